@@ -1,0 +1,315 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot Debian's real 6.12 kernel (unpacked by tools/fetch-kernel.sh) in QEMU/TCG with a
+# throw-away busybox initramfs, load out-of-tree module(s), run one command in the
+# guest, stream its output and exit with its status.
+#
+# Usage: tools/qemu-run.sh [options] -- COMMAND...
+#   --krel REL        kernel release (default: output of tools/fetch-kernel.sh)
+#   --cache DIR       kernel cache root (default: <repo>/.cache/kernel)
+#   --module F.ko[:ARGS]
+#                     insmod F.ko in the guest before COMMAND, with module parameters
+#                     ARGS (e.g. kmod/xsched_kfd.ko:sim_cus=4); repeatable, in order
+#   --amdgpu          first load Debian's amdgpu.ko and its dependencies (the order
+#                     `modprobe --show-depends` gives); /dev/kfd appears with no GPU
+#   --copy PATH       copy a file or directory into the guest's /xsched/ (repeatable;
+#                     directories keep their basename)
+#   --rmmod           after COMMAND, rmmod our --module modules in reverse order; a
+#                     failing rmmod is printed and makes the exit status non-zero
+#   --timeout SEC     kill QEMU after SEC seconds and exit 124 (default 1500)
+#   --smp N           guest CPUs (default 2)
+#   --mem MB          guest memory (default 2048)
+#
+# COMMAND (its words joined by spaces, as ssh does) runs as `sh -c COMMAND` under busybox
+# in /xsched with PATH=/xsched:/bin:/sbin:/usr/bin:/usr/sbin and stdin from /dev/null.
+# Mounted: proc, sysfs, devtmpfs (/dev), devpts, debugfs (/sys/kernel/debug), tracefs
+# (/sys/kernel/tracing), tmpfs on /tmp and /dev/shm.
+#
+# Output: the guest has two serial ports.  ttyS0 is the kernel console; it goes to a log
+# file and is never interleaved with test output.  ttyS1 (raw mode) carries COMMAND's
+# stdout+stderr and this tool's guest-side messages; it is streamed to our stdout.  If
+# COMMAND (or a module load, or --rmmod) fails, the guest prints its dmesg between
+# "---- dmesg ----" and "---- end dmesg ----" lines (messages from before /init started
+# are left out there; they are in the console log).  The guest ends with a marker line
+# "XSCHED-VM-EXIT=<rc>:<nonce>" (nonce unique per run; the line is not echoed) and
+# powers off; the kernel runs with panic=-1 and QEMU with -no-reboot, so a panic ends
+# QEMU at once.  If the marker never comes, the tail of the kernel console log is
+# printed to stderr.  Set QEMU_RUN_CONSOLE_LOG=FILE to keep the whole console log.
+#
+# Exit status: COMMAND's status; 1 if a module failed to load or an rmmod failed
+# (while COMMAND itself succeeded); 124 on --timeout; 125 if the guest never reported a
+# status (panic, crash); 2 for usage errors or missing host tools.
+set -euo pipefail
+
+prog=qemu-run
+repo=$(cd "$(dirname "$0")/.." && pwd)
+
+die() { echo "$prog: $*" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^#   --mem/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+krel=
+cache=$repo/.cache/kernel
+modules=()
+copies=()
+amdgpu=0
+do_rmmod=0
+timeout_s=1500
+smp=2
+mem=2048
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--krel) [ $# -ge 2 ] || usage; krel=$2; shift 2 ;;
+	--cache) [ $# -ge 2 ] || usage; cache=$2; shift 2 ;;
+	--module) [ $# -ge 2 ] || usage; modules+=("$2"); shift 2 ;;
+	--copy) [ $# -ge 2 ] || usage; copies+=("$2"); shift 2 ;;
+	--amdgpu) amdgpu=1; shift ;;
+	--rmmod) do_rmmod=1; shift ;;
+	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+	--smp) [ $# -ge 2 ] || usage; smp=$2; shift 2 ;;
+	--mem) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
+	--) shift; break ;;
+	-h|--help) usage ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "$prog: no COMMAND given" >&2; usage; }
+for n in "$timeout_s" "$smp" "$mem"; do
+	case "$n" in ''|*[!0-9]*) die "not a number: '$n'" ;; esac
+done
+
+need() { # tool package
+	command -v "$1" >/dev/null 2>&1 || die "'$1' not found; install the Debian package '$2'"
+}
+need qemu-system-x86_64 qemu-system-x86
+need cpio cpio
+need timeout coreutils
+busybox=
+for b in /bin/busybox /usr/bin/busybox; do
+	[ -x "$b" ] && { busybox=$b; break; }
+done
+[ -n "$busybox" ] || die "busybox not found; install the Debian package 'busybox-static'"
+if command -v ldd >/dev/null 2>&1 && ldd "$busybox" >/dev/null 2>&1; then
+	die "$busybox is dynamically linked; install the Debian package 'busybox-static'"
+fi
+if [ ${#modules[@]} -gt 0 ] || [ "$amdgpu" = 1 ]; then
+	need modinfo kmod
+fi
+if [ "$amdgpu" = 1 ]; then
+	need modprobe kmod
+	need xz xz-utils
+fi
+
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+if [ -z "$krel" ]; then
+	krel=$("$repo/tools/fetch-kernel.sh" "$cache") || die "tools/fetch-kernel.sh failed"
+fi
+kroot=$cache/$krel
+vmlinuz=$kroot/boot/vmlinuz-$krel
+[ -r "$vmlinuz" ] || die "no kernel at $vmlinuz (run tools/fetch-kernel.sh)"
+
+start=$(date +%s.%N)
+tmp=$(mktemp -d /tmp/qemu-run.XXXXXX)
+# shellcheck disable=SC2317
+cleanup() { rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+root=$tmp/root
+q=$root/.qemu-run
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,xsched} \
+	"$q/amd" "$q/mod"
+cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+printf '%s' "$*" >"$q/cmd"
+nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$nonce" >"$q/nonce"
+[ "$do_rmmod" = 1 ] && touch "$q/rmmod"
+
+# Debian's amdgpu and its dependencies, decompressed (the guest's insmod gets plain ELF).
+if [ "$amdgpu" = 1 ]; then
+	[ -e "$kroot/lib/modules/$krel/modules.dep.bin" ] ||
+		die "no modules.dep.bin under $kroot/lib/modules/$krel (run depmod -b)"
+	deps=$(modprobe -d "$kroot" -S "$krel" --show-depends amdgpu) ||
+		die "modprobe --show-depends amdgpu failed"
+	i=0
+	while read -r verb path opts; do
+		[ "$verb" = insmod ] || continue
+		i=$((i + 1))
+		base=$(basename "$path")
+		base=${base%.xz}; base=${base%.zst}; base=${base%.gz}
+		dst=$q/amd/$(printf '%02d' "$i")-$base
+		case "$path" in
+		*.xz) xz -dc "$path" >"$dst" ;;
+		*.zst) zstd -qdc "$path" >"$dst" ;;
+		*.gz) gzip -dc "$path" >"$dst" ;;
+		*) cp "$path" "$dst" ;;
+		esac
+		printf '%s' "$opts" >"$dst.args"
+	done <<<"$deps"
+	[ "$i" -gt 0 ] || die "modprobe listed no modules for amdgpu"
+fi
+
+# Our modules: NN.ko, NN.args, NN.name.
+i=0
+for spec in "${modules[@]}"; do
+	i=$((i + 1))
+	file=$spec args=
+	case "$spec" in
+	*.ko:*) file=${spec%%.ko:*}.ko; args=${spec#*.ko:} ;;
+	esac
+	[ -r "$file" ] || die "module not found: $file"
+	n=$(printf '%02d' "$i")
+	cp "$file" "$q/mod/$n.ko"
+	printf '%s' "$args" >"$q/mod/$n.args"
+	name=$(modinfo -F name "$file" 2>/dev/null || true)
+	if [ -z "$name" ]; then
+		name=$(basename "$file" .ko)
+		name=${name//-/_}
+	fi
+	printf '%s' "$name" >"$q/mod/$n.name"
+done
+
+for p in "${copies[@]}"; do
+	[ -e "$p" ] || die "--copy: no such file or directory: $p"
+	cp -rL "$p" "$root/xsched/"
+done
+
+cat >"$root/init" <<'EOF'
+#!/bin/sh
+# Guest side of tools/qemu-run.sh.
+export PATH=/xsched:/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TERM=dumb
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+Q=/.qemu-run
+OUT=/dev/ttyS1
+stty -F "$OUT" raw -echo 2>/dev/null
+# Kernel messages up to here are boot noise; failure reports show only what follows.
+boot_lines=$(dmesg | wc -l)
+
+print_dmesg() {
+	echo "---- dmesg ----"
+	echo "(first $boot_lines boot lines omitted)"
+	dmesg | tail -n "+$((boot_lines + 1))"
+	echo "---- end dmesg ----"
+}
+
+# Phase 1: load modules and run COMMAND.
+(
+	for m in "$Q"/amd/*.ko; do
+		[ -e "$m" ] || continue
+		# shellcheck disable=SC2046
+		if ! insmod "$m" $(cat "$m.args"); then
+			echo "qemu-run: insmod $(basename "$m") failed"
+			touch "$Q/setup-failed"
+			exit 1
+		fi
+	done
+	for m in "$Q"/mod/*.ko; do
+		[ -e "$m" ] || continue
+		name=$(cat "${m%.ko}.name")
+		# shellcheck disable=SC2046
+		if ! insmod "$m" $(cat "${m%.ko}.args"); then
+			echo "qemu-run: insmod $name failed"
+			touch "$Q/setup-failed"
+			exit 1
+		fi
+		echo "$name" >>"$Q/loaded"
+	done
+	cd /xsched || exit 1
+	sh -c "$(cat "$Q/cmd")"
+) <"/dev/null" >"$OUT" 2>&1
+rc=$?
+
+# Leftover background processes would hold module references and the serial port.
+kill -KILL -1 2>/dev/null
+sleep 0.1
+
+# Phase 2: rmmod, dmesg on failure, exit marker.  Closing the last fd of ttyS1 waits
+# for its output to drain, so nothing is lost at poweroff.
+(
+	if [ -e "$Q/rmmod" ] && [ -e "$Q/loaded" ]; then
+		for name in $(tac "$Q/loaded"); do
+			if ! rmmod "$name"; then
+				echo "qemu-run: rmmod $name failed"
+				[ "$rc" = 0 ] && rc=1
+			fi
+		done
+	fi
+	if [ "$rc" != 0 ]; then
+		print_dmesg
+	fi
+	echo "XSCHED-VM-EXIT=$rc:$(cat "$Q/nonce")"
+) <"/dev/null" >"$OUT" 2>&1
+poweroff -f
+EOF
+chmod +x "$root/init"
+
+initrd=$tmp/initrd.cpio
+(cd "$root" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) >"$initrd"
+
+nmods=${#modules[@]}
+extra=
+[ "$amdgpu" = 1 ] && extra=", amdgpu"
+echo "$prog: booting $krel (smp $smp, ${mem} MB, $nmods module(s)$extra) ..." >&2
+
+console=$tmp/console.log
+rcfile=$tmp/rc
+set +e
+timeout "$timeout_s" qemu-system-x86_64 \
+	-nographic -nodefaults -no-reboot \
+	-accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
+	-kernel "$vmlinuz" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 rdinit=/init" \
+	-monitor none \
+	-serial "file:$console" \
+	-serial stdio \
+	</dev/null |
+while IFS= read -r line || [ -n "$line" ]; do
+	case "$line" in
+	"XSCHED-VM-EXIT="*":$nonce")
+		v=${line#XSCHED-VM-EXIT=}
+		printf '%s\n' "${v%%:*}" >"$rcfile"
+		;;
+	*) printf '%s\n' "$line" ;;
+	esac
+done
+qst=${PIPESTATUS[0]}
+set -e
+
+elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+if [ -n "${QEMU_RUN_CONSOLE_LOG:-}" ] && [ -e "$console" ]; then
+	cp "$console" "$QEMU_RUN_CONSOLE_LOG"
+fi
+show_console() {
+	echo "$prog: ---- last kernel console lines ----" >&2
+	tail -n 60 "$console" >&2 2>/dev/null
+	echo "$prog: ---- end kernel console ----" >&2
+}
+
+if [ -s "$rcfile" ]; then
+	rc=$(cat "$rcfile")
+	echo "$prog: exit status $rc after ${elapsed} s" >&2
+	exit "$rc"
+fi
+if [ "$qst" = 124 ]; then
+	echo "$prog: timeout: killed QEMU after $timeout_s s (${elapsed} s total)" >&2
+	show_console
+	exit 124
+fi
+echo "$prog: guest ended without reporting an exit status (QEMU status $qst," \
+	"${elapsed} s); kernel panic or crash?" >&2
+show_console
+exit 125
