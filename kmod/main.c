@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/xsched: the client fd.  Opening the device makes a client; a client
+ * owns its sim device memory and sim queues, an optional KFD attachment, and
+ * registers queues, each of which becomes a queue fd (queue.c).
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "xsched.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+struct xsched_client {
+	struct xsim_vm *vm;
+	struct mutex lock;		/* protects kfd */
+	struct xkfd_attach *kfd;
+};
+
+static struct dentry *xsched_debugfs;
+
+static int xsched_open(struct inode *inode, struct file *file)
+{
+	struct xsched_client *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	c->vm = xsim_vm_create();
+	if (!c->vm) {
+		kfree(c);
+		return -ENOMEM;
+	}
+	mutex_init(&c->lock);
+	file->private_data = c;
+	return 0;
+}
+
+static int xsched_release(struct inode *inode, struct file *file)
+{
+	struct xsched_client *c = file->private_data;
+
+	if (c->kfd)
+		xkfd_detach(c->kfd);
+	xsim_vm_put(c->vm);
+	mutex_destroy(&c->lock);
+	kfree(c);
+	return 0;
+}
+
+static int xsched_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct xsched_client *c = file->private_data;
+
+	return xsim_mmap(c->vm, vma);
+}
+
+static int xsched_version(struct xsched_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->api_version = XSCHED_API_VERSION;
+	v->backends = BIT(XSCHED_BACKEND_SIM);
+	if (xkfd_available())
+		v->backends |= BIT(XSCHED_BACKEND_KFD);
+	xsim_version(v);
+	return 0;
+}
+
+static int xsched_register(struct xsched_client *c, struct xsched_register *r,
+			   struct xsched_register __user *ur)
+{
+	struct xsched_queue *q;
+	int ret;
+
+	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1] ||
+	    r->queue_fd || r->queue_uid)
+		return -EINVAL;
+	if (r->backend != XSCHED_BACKEND_SIM && r->backend != XSCHED_BACKEND_KFD)
+		return -EINVAL;
+	ret = xsched_priority_check(r->priority, 0);
+	if (ret)
+		return ret;
+
+	if (r->backend == XSCHED_BACKEND_SIM) {
+		q = xsim_register(c->vm, r->handle, r->priority);
+	} else {
+		mutex_lock(&c->lock);
+		q = c->kfd ? xkfd_register(c->kfd, r->handle, r->priority) :
+			     ERR_PTR(xkfd_available() ? -ENXIO : -ENODEV);
+		mutex_unlock(&c->lock);
+	}
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	return xsched_queue_install_fd(q, r, ur);
+}
+
+static int xsched_kfd_attach(struct xsched_client *c, struct xsched_kfd_attach *a)
+{
+	int ret;
+
+	if (a->flags || a->reserved0 || a->gpu_count || a->reserved[0] ||
+	    a->reserved[1] || a->reserved[2])
+		return -EINVAL;
+	mutex_lock(&c->lock);
+	if (c->kfd)
+		ret = -EEXIST;
+	else
+		ret = xkfd_attach(&c->kfd, a);
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct xsched_client *c = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	union {
+		struct xsched_version v;
+		struct xsched_sim_mem m;
+		struct xsched_sim_queue_create qc;
+		struct xsched_sim_submit s;
+		struct xsched_sim_wait w;
+		struct xsched_register r;
+		struct xsched_kfd_attach a;
+	} u;
+	long ret;
+
+	switch (cmd) {
+	case XSCHED_IOC_VERSION:
+		xsched_version(&u.v);
+		return copy_to_user(uarg, &u.v, sizeof(u.v)) ? -EFAULT : 0;
+	case XSCHED_IOC_SIM_MEM_ALLOC:
+	case XSCHED_IOC_SIM_QUEUE_CREATE:
+	case XSCHED_IOC_SIM_SUBMIT:
+	case XSCHED_IOC_SIM_WAIT:
+	case XSCHED_IOC_REGISTER:
+	case XSCHED_IOC_KFD_ATTACH:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+
+	switch (cmd) {
+	case XSCHED_IOC_SIM_MEM_ALLOC:
+		ret = xsim_mem_alloc(c->vm, &u.m);
+		break;
+	case XSCHED_IOC_SIM_QUEUE_CREATE:
+		ret = xsim_queue_create(c->vm, &u.qc);
+		break;
+	case XSCHED_IOC_SIM_SUBMIT:
+		ret = xsim_submit(c->vm, &u.s);
+		break;
+	case XSCHED_IOC_SIM_WAIT:
+		ret = xsim_wait(c->vm, &u.w);
+		/* completed is reported on timeout and failure too */
+		if (ret && ret != -EFAULT && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+			return -EFAULT;
+		break;
+	case XSCHED_IOC_REGISTER:
+		/* Copies its output itself, before the fd becomes visible. */
+		return xsched_register(c, &u.r, uarg);
+	default:
+		ret = xsched_kfd_attach(c, &u.a);
+		break;
+	}
+	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	return ret;
+}
+
+static const struct file_operations xsched_fops = {
+	.owner = THIS_MODULE,
+	.open = xsched_open,
+	.release = xsched_release,
+	.unlocked_ioctl = xsched_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = xsched_mmap,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice xsched_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = XSCHED_DEVICE_NAME,
+	.fops = &xsched_fops,
+	.mode = 0666,
+};
+
+static int __init xsched_init(void)
+{
+	int ret;
+
+	xsched_debugfs = debugfs_create_dir("xsched", NULL);
+	ret = xsim_init(xsched_debugfs);
+	if (ret)
+		goto err_debugfs;
+	xsched_queues_debugfs(xsched_debugfs);
+	ret = misc_register(&xsched_misc);
+	if (ret)
+		goto err_sim;
+	pr_info("xsched: /dev/%s ready, api %u, backends sim%s\n",
+		XSCHED_DEVICE_NAME, XSCHED_API_VERSION,
+		xkfd_available() ? " kfd" : "");
+	return 0;
+
+err_sim:
+	xsim_exit();
+err_debugfs:
+	debugfs_remove_recursive(xsched_debugfs);
+	return ret;
+}
+
+static void __exit xsched_exit(void)
+{
+	misc_deregister(&xsched_misc);
+	/* debugfs first: its knobs reach into the sim and the queue list. */
+	debugfs_remove_recursive(xsched_debugfs);
+	xsim_exit();
+	xsched_queues_exit();
+}
+
+module_init(xsched_init);
+module_exit(xsched_exit);
+MODULE_DESCRIPTION("Suspend and resume GPU queues for priority scheduling");
+MODULE_LICENSE("GPL");

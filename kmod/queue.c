@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xsched core: the queue object, its fd and its state machine.
+ *
+ *   ACTIVE --suspend--> SUSPENDING --backend done--> SUSPENDED --resume--> ACTIVE
+ *                           |  \--resume (cancel)-----------------------> ACTIVE
+ *                           \--drain grace expired--------------------> ACTIVE
+ *   any --backend fault/reset--> FAILED (terminal: the backend is not called again)
+ *
+ * A queue fd owns one registration.  Its release resumes a suspended queue
+ * first, so nothing stays stopped once its owner is gone.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "xsched.h"
+#include "trace.h"
+
+#define XSCHED_GRACE_MAX_NS	(60ULL * NSEC_PER_SEC)
+
+static DEFINE_IDA(xsched_uid_ida);
+/* All registered queues, for debugfs and fault injection by uid. */
+static LIST_HEAD(xsched_queues);
+static DEFINE_MUTEX(xsched_queues_lock);
+
+static const char *const xsched_state_names[] = {
+	[XSCHED_STATE_ACTIVE] = "active",
+	[XSCHED_STATE_SUSPENDING] = "suspending",
+	[XSCHED_STATE_SUSPENDED] = "suspended",
+	[XSCHED_STATE_FAILED] = "failed",
+};
+
+static const char *const xsched_backend_names[] = {
+	[XSCHED_BACKEND_SIM] = "sim",
+	[XSCHED_BACKEND_KFD] = "kfd",
+};
+
+int xsched_priority_check(s32 priority, s32 old)
+{
+	if (priority < XSCHED_PRIO_MIN || priority > XSCHED_PRIO_MAX)
+		return -EINVAL;
+	/* As for CPU nice values: raising urgency above the default is privileged. */
+	if (priority > 0 && priority > old && !capable(CAP_SYS_NICE))
+		return -EPERM;
+	return 0;
+}
+
+struct xsched_queue *xsched_queue_create(u32 backend,
+					 const struct xsched_backend_ops *ops,
+					 void *priv, s32 priority)
+{
+	struct xsched_queue *q;
+	int uid;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	uid = ida_alloc_min(&xsched_uid_ida, 1, GFP_KERNEL);
+	if (uid < 0) {
+		kfree(q);
+		return ERR_PTR(uid);
+	}
+	kref_init(&q->ref);
+	q->uid = uid;
+	q->backend = backend;
+	q->ops = ops;
+	q->priv = priv;
+	q->priority = priority;
+	q->state = XSCHED_STATE_ACTIVE;
+	mutex_init(&q->lock);
+	spin_lock_init(&q->state_lock);
+	init_waitqueue_head(&q->wq);
+
+	mutex_lock(&xsched_queues_lock);
+	list_add_tail(&q->node, &xsched_queues);
+	mutex_unlock(&xsched_queues_lock);
+	return q;
+}
+
+static void xsched_queue_free(struct kref *ref)
+{
+	struct xsched_queue *q = container_of(ref, struct xsched_queue, ref);
+
+	ida_free(&xsched_uid_ida, q->uid);
+	mutex_destroy(&q->lock);
+	kfree(q);
+}
+
+void xsched_queue_put(struct xsched_queue *q)
+{
+	kref_put(&q->ref, xsched_queue_free);
+}
+
+struct xsched_queue *xsched_queue_get_by_uid(u32 uid)
+{
+	struct xsched_queue *q, *found = NULL;
+
+	mutex_lock(&xsched_queues_lock);
+	list_for_each_entry(q, &xsched_queues, node) {
+		if (q->uid == uid) {
+			kref_get(&q->ref);
+			found = q;
+			break;
+		}
+	}
+	mutex_unlock(&xsched_queues_lock);
+	return found;
+}
+
+void xsched_queue_wake(struct xsched_queue *q)
+{
+	wake_up_all(&q->wq);
+}
+
+/* Called by the backend when the suspend numbered @seq has stopped the queue. */
+void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
+			       u64 saved_bytes)
+{
+	u64 ns;
+
+	spin_lock(&q->state_lock);
+	/* A late report for a suspend that was cancelled or superseded. */
+	if (q->state != XSCHED_STATE_SUSPENDING || q->seq != seq) {
+		spin_unlock(&q->state_lock);
+		return;
+	}
+	ns = ktime_to_ns(ktime_sub(ktime_get(), q->suspend_start));
+	if (err) {
+		/* The backend has undone the suspend (drain grace expired). */
+		q->state = XSCHED_STATE_ACTIVE;
+		q->last_error = err;
+		q->suspend_result = err;
+		q->faults++;
+	} else {
+		q->state = XSCHED_STATE_SUSPENDED;
+		q->suspended_at = ktime_get();
+		q->suspend_result = 0;
+		q->suspends++;
+		q->last_suspend_ns = ns;
+		q->total_suspend_ns += ns;
+		q->max_suspend_ns = max(q->max_suspend_ns, ns);
+		q->last_saved_bytes = saved_bytes;
+		q->saved_bytes += saved_bytes;
+	}
+	spin_unlock(&q->state_lock);
+	trace_xsched_queue_suspend(q->uid, q->mode, ns, saved_bytes, err);
+	wake_up_all(&q->wq);
+}
+
+/* Called by the backend when the queue was reset or faulted. */
+void xsched_queue_failed(struct xsched_queue *q, int err)
+{
+	spin_lock(&q->state_lock);
+	if (q->state == XSCHED_STATE_FAILED) {
+		spin_unlock(&q->state_lock);
+		return;
+	}
+	if (q->state == XSCHED_STATE_SUSPENDING)
+		q->suspend_result = err == -ETIMEDOUT ? err : -EIO;
+	q->state = XSCHED_STATE_FAILED;
+	q->last_error = err;
+	q->faults++;
+	spin_unlock(&q->state_lock);
+	trace_xsched_queue_fault(q->uid, err);
+	wake_up_all(&q->wq);
+}
+
+static u32 xsched_queue_state(struct xsched_queue *q)
+{
+	u32 state;
+
+	spin_lock(&q->state_lock);
+	state = q->state;
+	spin_unlock(&q->state_lock);
+	return state;
+}
+
+static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s)
+{
+	int ret;
+	u32 seq;
+
+	if (s->flags & ~XSCHED_SUSPEND_FLAGS || s->reserved[0] || s->reserved[1] ||
+	    s->latency_ns || s->saved_bytes)
+		return -EINVAL;
+	if (s->mode != XSCHED_MODE_DRAIN && s->mode != XSCHED_MODE_SAVE)
+		return -EINVAL;
+	if (s->grace_ns > XSCHED_GRACE_MAX_NS)
+		return -EINVAL;
+	if (!(q->ops->modes & BIT(s->mode)))
+		return -EOPNOTSUPP;
+
+	mutex_lock(&q->lock);
+	spin_lock(&q->state_lock);
+	switch (q->state) {
+	case XSCHED_STATE_FAILED:
+		ret = -EIO;
+		break;
+	case XSCHED_STATE_SUSPENDING:
+	case XSCHED_STATE_SUSPENDED:
+		ret = -EALREADY;
+		break;
+	default:
+		ret = 0;
+		q->state = XSCHED_STATE_SUSPENDING;
+		q->mode = s->mode;
+		q->seq++;
+		q->suspend_result = -EINPROGRESS;
+		q->suspend_start = ktime_get();
+		break;
+	}
+	seq = q->seq;
+	spin_unlock(&q->state_lock);
+	if (ret) {
+		mutex_unlock(&q->lock);
+		return ret;
+	}
+
+	ret = q->ops->suspend(q, s->mode, s->grace_ns, seq);
+	if (ret) {
+		spin_lock(&q->state_lock);
+		if (q->state == XSCHED_STATE_SUSPENDING && q->seq == seq) {
+			q->state = XSCHED_STATE_ACTIVE;
+			q->last_error = ret;
+			q->faults++;
+		}
+		spin_unlock(&q->state_lock);
+		mutex_unlock(&q->lock);
+		trace_xsched_queue_suspend(q->uid, s->mode, 0, 0, ret);
+		return ret;
+	}
+	/* Resume (which cancels) and query must go on while we wait. */
+	mutex_unlock(&q->lock);
+
+	if (s->flags & XSCHED_SUSPEND_NONBLOCK)
+		return 0;
+
+	if (wait_event_interruptible(q->wq,
+				     READ_ONCE(q->seq) != seq ||
+				     READ_ONCE(q->state) != XSCHED_STATE_SUSPENDING))
+		return -EINTR;	/* the suspend goes on; QUERY shows its outcome */
+
+	spin_lock(&q->state_lock);
+	if (q->seq != seq)
+		ret = -ECANCELED;
+	else if (q->suspend_result == -EINPROGRESS)
+		ret = -ECANCELED;	/* resumed before the backend finished */
+	else
+		ret = q->suspend_result;
+	if (!ret) {
+		s->latency_ns = q->last_suspend_ns;
+		s->saved_bytes = q->last_saved_bytes;
+	}
+	spin_unlock(&q->state_lock);
+	return ret;
+}
+
+static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
+{
+	ktime_t since;
+	u32 state;
+	int ret;
+
+	lockdep_assert_held(&q->lock);
+	state = xsched_queue_state(q);
+	if (state == XSCHED_STATE_FAILED)
+		return -EIO;
+	if (state == XSCHED_STATE_ACTIVE)
+		return -EALREADY;
+
+	ret = q->ops->resume(q);
+	spin_lock(&q->state_lock);
+	if (ret) {
+		/* The queue stays as it was: still stopped, saved state kept. */
+		q->last_error = ret;
+		q->faults++;
+		spin_unlock(&q->state_lock);
+		trace_xsched_queue_resume(q->uid, 0, ret);
+		return ret;
+	}
+	/*
+	 * Only a completed suspend counts as resumed; a cancelled one never
+	 * stopped the queue.  FAILED stays sticky if the backend failed the
+	 * queue meanwhile.
+	 */
+	since = ktime_get();
+	if (q->state == XSCHED_STATE_SUSPENDED) {
+		since = q->suspended_at;
+		q->resumes++;
+	}
+	if (q->state != XSCHED_STATE_FAILED)
+		q->state = XSCHED_STATE_ACTIVE;
+	spin_unlock(&q->state_lock);
+	*suspended_ns = ktime_to_ns(ktime_sub(ktime_get(), since));
+	trace_xsched_queue_resume(q->uid, *suspended_ns, 0);
+	wake_up_all(&q->wq);
+	return 0;
+}
+
+static int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r)
+{
+	int ret;
+
+	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1] ||
+	    r->suspended_ns)
+		return -EINVAL;
+	mutex_lock(&q->lock);
+	ret = xsched_queue_do_resume(q, &r->suspended_ns);
+	mutex_unlock(&q->lock);
+	return ret;
+}
+
+static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *i)
+{
+	struct xsched_progress p = {};
+	int k;
+
+	if (i->flags)
+		return -EINVAL;
+	for (k = 0; k < ARRAY_SIZE(i->reserved); k++)
+		if (i->reserved[k])
+			return -EINVAL;
+
+	/* Progress first: the backend lock nests outside state_lock. */
+	q->ops->progress(q, &p);
+	memset(i, 0, sizeof(*i));
+	i->rptr = p.rptr;
+	i->wptr = p.wptr;
+	i->steps_done = p.steps_done;
+	i->saved_waves = p.saved_waves;
+	i->save_area_size = p.save_area_size;
+
+	spin_lock(&q->state_lock);
+	i->state = q->state;
+	i->backend = q->backend;
+	i->priority = q->priority;
+	i->queue_uid = q->uid;
+	i->last_mode = q->mode;
+	i->last_error = q->last_error;
+	i->suspends = q->suspends;
+	i->resumes = q->resumes;
+	i->faults = q->faults;
+	i->last_suspend_ns = q->last_suspend_ns;
+	i->total_suspend_ns = q->total_suspend_ns;
+	i->max_suspend_ns = q->max_suspend_ns;
+	i->saved_bytes = q->saved_bytes;
+	spin_unlock(&q->state_lock);
+	return 0;
+}
+
+static int xsched_queue_set_priority(struct xsched_queue *q,
+				     struct xsched_set_priority *sp)
+{
+	int ret;
+
+	if (sp->flags || sp->reserved[0] || sp->reserved[1])
+		return -EINVAL;
+	mutex_lock(&q->lock);
+	ret = xsched_priority_check(sp->priority, q->priority);
+	if (!ret) {
+		spin_lock(&q->state_lock);
+		q->priority = sp->priority;
+		spin_unlock(&q->state_lock);
+	}
+	mutex_unlock(&q->lock);
+	return ret;
+}
+
+/*
+ * Copy in, run, copy out.  Every struct is copied whole so that reserved
+ * fields can be checked; _IOC_SIZE of the command fixes the size.
+ */
+static long xsched_queue_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct xsched_queue *q = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	union {
+		struct xsched_suspend s;
+		struct xsched_resume r;
+		struct xsched_queue_info i;
+		struct xsched_set_priority p;
+	} u;
+	long ret;
+
+	switch (cmd) {
+	case XSCHED_IOC_SUSPEND:
+	case XSCHED_IOC_RESUME:
+	case XSCHED_IOC_QUERY:
+	case XSCHED_IOC_SET_PRIORITY:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+
+	switch (cmd) {
+	case XSCHED_IOC_SUSPEND:
+		ret = xsched_queue_suspend(q, &u.s);
+		break;
+	case XSCHED_IOC_RESUME:
+		ret = xsched_queue_resume(q, &u.r);
+		break;
+	case XSCHED_IOC_QUERY:
+		ret = xsched_queue_query(q, &u.i);
+		break;
+	default:
+		return xsched_queue_set_priority(q, &u.p);
+	}
+	/* Outputs are valid on success only; EINTR leaves the suspend running. */
+	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	return ret;
+}
+
+static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
+{
+	struct xsched_queue *q = file->private_data;
+	struct xsched_progress p = {};
+	__poll_t mask = 0;
+	u32 state;
+
+	poll_wait(file, &q->wq, wait);
+	q->ops->progress(q, &p);
+	state = xsched_queue_state(q);
+	if (p.rptr == p.wptr)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (state == XSCHED_STATE_SUSPENDED)
+		mask |= EPOLLPRI;
+	if (state == XSCHED_STATE_FAILED)
+		mask |= EPOLLERR;
+	return mask;
+}
+
+/* Undo a registration: the backend lets go, then the last references drop. */
+static void xsched_queue_unregister(struct xsched_queue *q)
+{
+	mutex_lock(&q->lock);
+	q->ops->release(q);
+	mutex_unlock(&q->lock);
+
+	mutex_lock(&xsched_queues_lock);
+	list_del(&q->node);
+	mutex_unlock(&xsched_queues_lock);
+	xsched_queue_put(q);
+}
+
+static int xsched_queue_release(struct inode *inode, struct file *file)
+{
+	struct xsched_queue *q = file->private_data;
+	u64 ns;
+	int ret;
+
+	mutex_lock(&q->lock);
+	ret = xsched_queue_do_resume(q, &ns);
+	if (ret && ret != -EALREADY && ret != -EIO) {
+		/*
+		 * The backend could not resume (injected fault or hardware
+		 * error): a queue must not stay stopped without an owner, so
+		 * one more try, then it is reported failed.
+		 */
+		ret = xsched_queue_do_resume(q, &ns);
+		if (ret && ret != -EALREADY && ret != -EIO) {
+			pr_warn("xsched: queue %u: resume on close failed (%d)\n",
+				q->uid, ret);
+			xsched_queue_failed(q, ret);
+		}
+	}
+	mutex_unlock(&q->lock);
+	xsched_queue_unregister(q);
+	return 0;
+}
+
+static const struct file_operations xsched_queue_fops = {
+	.owner = THIS_MODULE,
+	.release = xsched_queue_release,
+	.unlocked_ioctl = xsched_queue_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = xsched_queue_poll,
+	.llseek = noop_llseek,
+};
+
+/*
+ * Give @q its fd.  The fd number is written to userspace before the fd is
+ * installed, so a fault leaves no fd behind.  On error the registration is
+ * undone here.
+ */
+int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
+			    struct xsched_register __user *ureg)
+{
+	struct file *file;
+	int fd;
+
+	fd = get_unused_fd_flags(O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		xsched_queue_unregister(q);
+		return fd;
+	}
+	file = anon_inode_getfile("[xsched-queue]", &xsched_queue_fops, q,
+				  O_RDWR | O_CLOEXEC);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		xsched_queue_unregister(q);
+		return PTR_ERR(file);
+	}
+	reg->queue_fd = fd;
+	reg->queue_uid = q->uid;
+	if (copy_to_user(ureg, reg, sizeof(*reg))) {
+		/* fput() runs the release, which unregisters q. */
+		put_unused_fd(fd);
+		fput(file);
+		return -EFAULT;
+	}
+	fd_install(fd, file);
+	return fd;
+}
+
+static int xsched_queues_show(struct seq_file *m, void *v)
+{
+	struct xsched_progress p;
+	struct xsched_queue *q;
+
+	seq_puts(m, "uid backend state prio rptr wptr steps suspends resumes faults last_ns max_ns total_ns saved_bytes saved_waves last_error\n");
+	mutex_lock(&xsched_queues_lock);
+	list_for_each_entry(q, &xsched_queues, node) {
+		memset(&p, 0, sizeof(p));
+		q->ops->progress(q, &p);
+		spin_lock(&q->state_lock);
+		seq_printf(m, "%u %s %s %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %d\n",
+			   q->uid, xsched_backend_names[q->backend],
+			   xsched_state_names[q->state], q->priority,
+			   p.rptr, p.wptr, p.steps_done, q->suspends,
+			   q->resumes, q->faults, q->last_suspend_ns,
+			   q->max_suspend_ns, q->total_suspend_ns,
+			   q->saved_bytes, p.saved_waves, q->last_error);
+		spin_unlock(&q->state_lock);
+	}
+	mutex_unlock(&xsched_queues_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xsched_queues);
+
+void xsched_queues_debugfs(struct dentry *root)
+{
+	debugfs_create_file("queues", 0444, root, NULL, &xsched_queues_fops);
+}
+
+void xsched_queues_exit(void)
+{
+	/* Every queue fd holds a module reference: none can be left. */
+	WARN_ON(!list_empty(&xsched_queues));
+	ida_destroy(&xsched_uid_ida);
+}

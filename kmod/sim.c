@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sim backend: a software GPU faithful enough for the core's tests.
+ *
+ * Compute units are kernel threads, each with wave slots.  A queue is a ring of
+ * dispatch packets with read and write pointers; packets run in order, each
+ * workgroup as one wave of @steps steps.  Time is simulated with deadlines: a
+ * wave's step completes at its deadline, and only then changes its registers
+ * and LDS, so a trap at any moment leaves a consistent wave whose position,
+ * registers, LDS and remaining step time are written to the queue's save area
+ * (SAVE).  DRAIN stops dispatch and lets started waves finish.  There is no
+ * separate command processor thread: a CU with a free slot dispatches under
+ * the device lock, which is what keeps dispatch exactly-once.
+ *
+ * Locking: xsim.lock (spinlock) protects every queue's ring pointers, run
+ * state, save area and every CU's slots.  It nests inside xsched_queue.lock
+ * and outside xsched_queue.state_lock.  xsim_vm.lock (mutex) protects a
+ * client's buffer and queue tables.
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/unaligned.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "xsched.h"
+
+static unsigned int sim_cus = 4;
+module_param(sim_cus, uint, 0444);
+MODULE_PARM_DESC(sim_cus, "Compute units of the sim GPU (1-64, default 4)");
+
+static unsigned int sim_waves_per_cu = 4;
+module_param(sim_waves_per_cu, uint, 0444);
+MODULE_PARM_DESC(sim_waves_per_cu, "Wave slots per sim compute unit (1-16, default 4)");
+
+static unsigned int sim_save_ns = 20000;
+module_param(sim_save_ns, uint, 0644);
+MODULE_PARM_DESC(sim_save_ns, "Time to save one wave's state, ns (default 20000)");
+
+static unsigned int sim_restore_ns = 20000;
+module_param(sim_restore_ns, uint, 0644);
+MODULE_PARM_DESC(sim_restore_ns, "Time to restore one wave's state, ns (default 20000)");
+
+/* Steps one wave may run back to back in one visit when step_ns is 0. */
+#define XSIM_BURST	4096
+
+/* Device addresses: buffer i lives at (i + 1) << 32, which is also its mmap offset. */
+#define XSIM_ADDR_SHIFT	32
+
+enum xsim_run {
+	XSIM_RUN,		/* dispatching */
+	XSIM_DRAIN,		/* no new workgroups; started ones finish */
+	XSIM_SAVE_GRACE,	/* no new workgroups; trap when grace expires */
+	XSIM_SAVE,		/* trapping: every resident wave saves */
+	XSIM_STOPPED,		/* suspended */
+	XSIM_FAILED,		/* reset or faulted */
+};
+
+enum xsim_phase {
+	XSIM_FREE,
+	XSIM_RESTORING,
+	XSIM_RUNNING,
+	XSIM_SAVING,
+};
+
+/* One wave's architectural state; also the record format of the save area. */
+struct xsim_wave_state {
+	u64 packet;		/* ring index of its packet */
+	u32 wg;
+	u32 step;		/* program position */
+	u64 remaining_ns;	/* of the current step */
+	u64 acc;		/* registers */
+	u32 lds[XSCHED_SIM_LDS_WORDS];
+};
+
+struct xsim_queue;
+
+struct xsim_wave {
+	struct xsim_queue *q;		/* NULL when the slot is free */
+	enum xsim_phase phase;
+	ktime_t deadline;		/* end of the current step, save or restore */
+	struct xsched_sim_packet pkt;	/* what the CP read from the ring */
+	struct xsim_wave_state st;
+};
+
+struct xsim_cu {
+	struct task_struct *thread;
+	wait_queue_head_t wq;
+	bool kick;			/* under xsim.lock */
+	struct xsim_wave *waves;
+};
+
+struct xsim_buffer {
+	void *vaddr;
+	u64 size;
+};
+
+/* A client's GPU address space: its device memory and its sim queues. */
+struct xsim_vm {
+	struct kref ref;
+	struct mutex lock;		/* protects bufs[] and queues[] */
+	struct xsim_buffer bufs[XSCHED_SIM_MEM_BUFFERS];
+	struct xsim_queue *queues[XSCHED_SIM_QUEUES];
+};
+
+struct xsim_queue {
+	struct kref ref;		/* vm->queues[] slot and registration */
+	struct xsim_vm *vm;		/* holds a reference */
+	u32 id;
+	struct list_head node;		/* xsim.queues */
+	wait_queue_head_t wq;		/* completions, for SIM_WAIT */
+	struct delayed_work grace_work;
+	struct delayed_work watchdog;
+
+	/* Under xsim.lock: */
+	struct xsched_queue *xq;	/* registration, or NULL */
+	struct xsched_sim_packet *ring;
+	u32 ring_size;
+	u64 wptr;			/* packets submitted */
+	u64 rptr;			/* packets completed */
+	u32 next_wg;			/* of packet rptr, next to dispatch */
+	u32 wg_done;			/* of packet rptr */
+	u32 resident;			/* waves in CU slots */
+	enum xsim_run run;
+	u32 seq;			/* suspend being served */
+	bool hang_save;			/* injected: waves never finish saving */
+	int error;
+	u64 steps_done;
+	u64 suspend_saved_bytes;
+	struct xsim_wave_state *save_area;
+	u32 save_cap;
+	u32 nsaved;
+};
+
+static struct {
+	spinlock_t lock;
+	struct list_head queues;	/* every sim queue, round-robin order */
+	struct xsim_cu *cus;
+	unsigned int ncu, nwaves;
+	struct dentry *dir;
+	/* Fault injection knobs, debugfs. */
+	u32 save_delay_us;
+	u32 fail_save;
+	u32 fail_resume;
+	u32 save_timeout_ms;
+} xsim;
+
+static void xsim_kick_all(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&xsim.lock);
+	for (i = 0; i < xsim.ncu; i++) {
+		xsim.cus[i].kick = true;
+		wake_up(&xsim.cus[i].wq);
+	}
+}
+
+/* Resolve @len bytes at device address @addr of @vm, or NULL (a GPU fault). */
+static void *xsim_translate(struct xsim_vm *vm, u64 addr, u64 len)
+{
+	u64 idx = (addr >> XSIM_ADDR_SHIFT) - 1;
+	u64 off = addr & ((1ULL << XSIM_ADDR_SHIFT) - 1);
+	void *vaddr;
+
+	if (idx >= XSCHED_SIM_MEM_BUFFERS)
+		return NULL;
+	/* Buffers are published once and live as long as the vm. */
+	vaddr = smp_load_acquire(&vm->bufs[idx].vaddr);
+	if (!vaddr || off + len > vm->bufs[idx].size)
+		return NULL;
+	return vaddr + off;
+}
+
+static void xsim_queue_report_stopped(struct xsim_queue *q)
+{
+	lockdep_assert_held(&xsim.lock);
+	q->run = XSIM_STOPPED;
+	cancel_delayed_work(&q->grace_work);
+	cancel_delayed_work(&q->watchdog);
+	if (q->xq)
+		xsched_queue_suspend_done(q->xq, q->seq, 0,
+					  q->suspend_saved_bytes);
+}
+
+/* A suspend completes once none of the queue's waves is left running. */
+static void xsim_queue_check_stopped(struct xsim_queue *q)
+{
+	lockdep_assert_held(&xsim.lock);
+	switch (q->run) {
+	case XSIM_DRAIN:
+		/* Saved waves are started workgroups: drain finishes them too. */
+		if (!q->resident && !q->nsaved)
+			xsim_queue_report_stopped(q);
+		break;
+	case XSIM_SAVE_GRACE:
+	case XSIM_SAVE:
+		if (!q->resident)
+			xsim_queue_report_stopped(q);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Reset: the queue's waves are killed, its unfinished work fails. */
+static void xsim_queue_fail(struct xsim_queue *q, int err)
+{
+	unsigned int c, w;
+
+	lockdep_assert_held(&xsim.lock);
+	if (q->run == XSIM_FAILED)
+		return;
+	for (c = 0; c < xsim.ncu; c++) {
+		for (w = 0; w < xsim.nwaves; w++) {
+			struct xsim_wave *wave = &xsim.cus[c].waves[w];
+
+			if (wave->q == q)
+				wave->q = NULL;
+		}
+	}
+	q->resident = 0;
+	q->nsaved = 0;
+	q->run = XSIM_FAILED;
+	q->error = err;
+	cancel_delayed_work(&q->grace_work);
+	cancel_delayed_work(&q->watchdog);
+	wake_up_all(&q->wq);
+	if (q->xq)
+		xsched_queue_failed(q->xq, err);
+}
+
+static bool xsim_dispatch_from(struct xsim_queue *q, struct xsim_wave *w,
+			       ktime_t now)
+{
+	const struct xsched_sim_packet *p;
+	u64 *src;
+
+	if (q->nsaved && (q->run == XSIM_RUN || q->run == XSIM_DRAIN)) {
+		/* Restore before anything new: these waves were already started. */
+		w->st = q->save_area[--q->nsaved];
+		w->pkt = q->ring[w->st.packet & (q->ring_size - 1)];
+		w->phase = XSIM_RESTORING;
+		w->deadline = ktime_add_ns(now, READ_ONCE(sim_restore_ns));
+		goto placed;
+	}
+	if (q->run != XSIM_RUN || q->rptr == q->wptr)
+		return false;
+	p = &q->ring[q->rptr & (q->ring_size - 1)];
+	if (q->next_wg >= p->grid)
+		return false;	/* packets run in order: wait for this one */
+
+	memset(&w->st, 0, sizeof(w->st));
+	w->pkt = *p;
+	w->st.packet = q->rptr;
+	w->st.wg = q->next_wg;
+	w->st.remaining_ns = p->step_ns;
+	if (p->src) {
+		src = xsim_translate(q->vm, p->src + (u64)w->st.wg * 8, 8);
+		if (!src) {
+			xsim_queue_fail(q, -EFAULT);
+			return false;
+		}
+		w->st.acc = get_unaligned(src);
+	} else {
+		w->st.acc = xsched_sim_init(p->seed, w->st.wg);
+	}
+	q->next_wg++;
+	w->phase = XSIM_RUNNING;
+	w->deadline = ktime_add_ns(now, p->step_ns);
+placed:
+	w->q = q;
+	q->resident++;
+	return true;
+}
+
+/* Fill a free slot from the next runnable queue, round robin. */
+static bool xsim_dispatch(struct xsim_wave *w, ktime_t now)
+{
+	struct xsim_queue *q;
+
+	list_for_each_entry(q, &xsim.queues, node) {
+		if (xsim_dispatch_from(q, w, now)) {
+			/* The next free slot looks at the following queue first. */
+			list_rotate_to_front(q->node.next, &xsim.queues);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void xsim_wave_save(struct xsim_wave *w)
+{
+	struct xsim_queue *q = w->q;
+
+	q->save_area[q->nsaved++] = w->st;
+	q->suspend_saved_bytes += sizeof(w->st);
+	w->q = NULL;
+	q->resident--;
+	xsim_queue_check_stopped(q);
+}
+
+static void xsim_wave_finish(struct xsim_wave *w)
+{
+	struct xsim_queue *q = w->q;
+	u64 *dst;
+
+	dst = xsim_translate(q->vm, w->pkt.dst + (u64)w->st.wg * 8, 8);
+	if (!dst) {
+		xsim_queue_fail(q, -EFAULT);
+		return;
+	}
+	put_unaligned(xsched_sim_finish(w->st.acc, w->st.lds), dst);
+	w->q = NULL;
+	q->resident--;
+	if (++q->wg_done == w->pkt.grid) {
+		q->rptr++;
+		q->next_wg = 0;
+		q->wg_done = 0;
+		wake_up_all(&q->wq);
+		if (q->xq)
+			xsched_queue_wake(q->xq);
+	}
+	xsim_queue_check_stopped(q);
+}
+
+/* Advance one wave to @now.  Returns false if the slot became free. */
+static bool xsim_wave_advance(struct xsim_wave *w, ktime_t now)
+{
+	struct xsim_queue *q = w->q;
+	unsigned int burst = 0;
+
+	if (q->run == XSIM_SAVE && w->phase != XSIM_SAVING) {
+		/* The trap: keep the unfinished part of the current step. */
+		if (w->phase == XSIM_RUNNING)
+			w->st.remaining_ns = ktime_after(w->deadline, now) ?
+				ktime_to_ns(ktime_sub(w->deadline, now)) : 0;
+		w->phase = XSIM_SAVING;
+		w->deadline = q->hang_save ? KTIME_MAX :
+			ktime_add_ns(now, READ_ONCE(sim_save_ns) +
+				     (u64)READ_ONCE(xsim.save_delay_us) * NSEC_PER_USEC);
+	}
+
+	while (!ktime_before(now, w->deadline)) {
+		switch (w->phase) {
+		case XSIM_SAVING:
+			xsim_wave_save(w);
+			return false;
+		case XSIM_RESTORING:
+			w->phase = XSIM_RUNNING;
+			w->deadline = ktime_add_ns(w->deadline, w->st.remaining_ns);
+			break;
+		case XSIM_RUNNING:
+			w->st.acc = xsched_sim_step(w->st.acc, w->st.step,
+						    w->st.lds);
+			w->st.step++;
+			q->steps_done++;
+			if (w->st.step == w->pkt.steps) {
+				xsim_wave_finish(w);
+				return false;
+			}
+			w->st.remaining_ns = w->pkt.step_ns;
+			w->deadline = ktime_add_ns(w->deadline, w->pkt.step_ns);
+			/* Zero-time steps: yield now and then, resume next visit. */
+			if (++burst == XSIM_BURST)
+				return true;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+static int xsim_cu_thread(void *data)
+{
+	struct xsim_cu *cu = data;
+	ktime_t now, next;
+	unsigned int i;
+
+	while (!kthread_should_stop()) {
+		spin_lock(&xsim.lock);
+		cu->kick = false;
+		now = ktime_get();
+		next = KTIME_MAX;
+		for (i = 0; i < xsim.nwaves; i++) {
+			struct xsim_wave *w = &cu->waves[i];
+
+			if (!w->q && !xsim_dispatch(w, now))
+				continue;
+			if (!xsim_wave_advance(w, now)) {
+				/* Freed: let the slot pick up work right away. */
+				next = now;
+				continue;
+			}
+			if (ktime_before(w->deadline, next))
+				next = w->deadline;
+		}
+		spin_unlock(&xsim.lock);
+
+		if (!ktime_after(next, now)) {
+			cond_resched();
+			continue;
+		}
+		if (next == KTIME_MAX)
+			wait_event_interruptible(cu->wq, READ_ONCE(cu->kick) ||
+						 kthread_should_stop());
+		else
+			wait_event_interruptible_hrtimeout(cu->wq,
+				READ_ONCE(cu->kick) || kthread_should_stop(),
+				ktime_sub(next, now));
+	}
+	return 0;
+}
+
+static void xsim_grace_work(struct work_struct *work)
+{
+	struct xsim_queue *q = container_of(to_delayed_work(work),
+					    struct xsim_queue, grace_work);
+
+	spin_lock(&xsim.lock);
+	if (q->run == XSIM_DRAIN) {
+		/* Drain took too long: undo it, report the timeout. */
+		q->run = XSIM_RUN;
+		cancel_delayed_work(&q->watchdog);
+		if (q->xq)
+			xsched_queue_suspend_done(q->xq, q->seq, -ETIMEDOUT, 0);
+		xsim_kick_all();
+	} else if (q->run == XSIM_SAVE_GRACE) {
+		q->run = XSIM_SAVE;
+		xsim_kick_all();
+	}
+	spin_unlock(&xsim.lock);
+}
+
+static void xsim_watchdog(struct work_struct *work)
+{
+	struct xsim_queue *q = container_of(to_delayed_work(work),
+					    struct xsim_queue, watchdog);
+
+	spin_lock(&xsim.lock);
+	if (q->run == XSIM_SAVE || q->run == XSIM_SAVE_GRACE) {
+		pr_warn("xsched: sim queue %u: wave save timed out, resetting queue\n",
+			q->id);
+		xsim_queue_fail(q, -ETIMEDOUT);
+	}
+	spin_unlock(&xsim.lock);
+}
+
+/* Backend ops: the core calls these with xsched_queue.lock held. */
+
+static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
+			   u32 seq)
+{
+	struct xsim_queue *q = xq->priv;
+	unsigned long timeout;
+	int ret = 0;
+
+	spin_lock(&xsim.lock);
+	if (q->run == XSIM_FAILED) {
+		ret = -EIO;
+		goto out;
+	}
+	q->seq = seq;
+	q->suspend_saved_bytes = 0;
+	q->hang_save = false;
+	if (mode == XSCHED_MODE_DRAIN) {
+		q->run = XSIM_DRAIN;
+		if (grace_ns)
+			mod_delayed_work(system_wq, &q->grace_work,
+					 nsecs_to_jiffies(grace_ns) + 1);
+	} else {
+		if (xsim.fail_save) {
+			xsim.fail_save--;
+			q->hang_save = true;
+		}
+		q->run = grace_ns ? XSIM_SAVE_GRACE : XSIM_SAVE;
+		if (grace_ns)
+			mod_delayed_work(system_wq, &q->grace_work,
+					 nsecs_to_jiffies(grace_ns) + 1);
+		timeout = nsecs_to_jiffies(grace_ns) +
+			  msecs_to_jiffies(READ_ONCE(xsim.save_timeout_ms)) + 1;
+		mod_delayed_work(system_wq, &q->watchdog, timeout);
+	}
+	xsim_kick_all();
+	xsim_queue_check_stopped(q);
+out:
+	spin_unlock(&xsim.lock);
+	return ret;
+}
+
+static int xsim_op_resume(struct xsched_queue *xq)
+{
+	struct xsim_queue *q = xq->priv;
+	unsigned int c, w;
+	ktime_t now;
+	int ret = 0;
+
+	spin_lock(&xsim.lock);
+	if (q->run == XSIM_FAILED) {
+		ret = -EIO;
+		goto out;
+	}
+	if (xsim.fail_resume) {
+		xsim.fail_resume--;
+		ret = -EIO;
+		goto out;
+	}
+	/* Cancel a trap in progress: saving waves continue where they were. */
+	now = ktime_get();
+	for (c = 0; c < xsim.ncu; c++) {
+		for (w = 0; w < xsim.nwaves; w++) {
+			struct xsim_wave *wave = &xsim.cus[c].waves[w];
+
+			if (wave->q == q && wave->phase == XSIM_SAVING) {
+				wave->phase = XSIM_RUNNING;
+				wave->deadline = ktime_add_ns(now,
+							      wave->st.remaining_ns);
+			}
+		}
+	}
+	q->run = XSIM_RUN;
+	q->hang_save = false;
+	cancel_delayed_work(&q->grace_work);
+	cancel_delayed_work(&q->watchdog);
+	xsim_kick_all();
+out:
+	spin_unlock(&xsim.lock);
+	return ret;
+}
+
+static void xsim_op_progress(struct xsched_queue *xq, struct xsched_progress *p)
+{
+	struct xsim_queue *q = xq->priv;
+
+	spin_lock(&xsim.lock);
+	p->rptr = q->rptr;
+	p->wptr = q->wptr;
+	p->steps_done = q->steps_done;
+	p->saved_waves = q->nsaved;
+	p->save_area_size = (u64)q->save_cap * sizeof(struct xsim_wave_state);
+	spin_unlock(&xsim.lock);
+}
+
+static void xsim_queue_release(struct kref *ref);
+
+static void xsim_op_release(struct xsched_queue *xq)
+{
+	struct xsim_queue *q = xq->priv;
+
+	spin_lock(&xsim.lock);
+	q->xq = NULL;
+	spin_unlock(&xsim.lock);
+	xsched_queue_put(xq);
+	kref_put(&q->ref, xsim_queue_release);
+}
+
+static const struct xsched_backend_ops xsim_ops = {
+	.name = "sim",
+	.modes = BIT(XSCHED_MODE_DRAIN) | BIT(XSCHED_MODE_SAVE),
+	.suspend = xsim_op_suspend,
+	.resume = xsim_op_resume,
+	.progress = xsim_op_progress,
+	.release = xsim_op_release,
+};
+
+/* Client side: device memory, queues, submission. */
+
+struct xsim_vm *xsim_vm_create(void)
+{
+	struct xsim_vm *vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+
+	if (!vm)
+		return NULL;
+	kref_init(&vm->ref);
+	mutex_init(&vm->lock);
+	return vm;
+}
+
+static void xsim_vm_release(struct kref *ref)
+{
+	struct xsim_vm *vm = container_of(ref, struct xsim_vm, ref);
+	int i;
+
+	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS; i++)
+		vfree(vm->bufs[i].vaddr);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
+}
+
+/* The client is gone: drop its queues; registered ones live on. */
+void xsim_vm_put(struct xsim_vm *vm)
+{
+	struct xsim_queue *q;
+	int i;
+
+	mutex_lock(&vm->lock);
+	for (i = 0; i < XSCHED_SIM_QUEUES; i++) {
+		q = vm->queues[i];
+		vm->queues[i] = NULL;
+		if (q)
+			kref_put(&q->ref, xsim_queue_release);
+	}
+	mutex_unlock(&vm->lock);
+	kref_put(&vm->ref, xsim_vm_release);
+}
+
+int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
+{
+	u64 size;
+	void *p;
+	int i;
+
+	if (m->flags || m->reserved0 || m->reserved[0] || m->reserved[1] ||
+	    m->gpu_addr)
+		return -EINVAL;
+	if (!m->size || m->size > XSCHED_SIM_MEM_MAX)
+		return -EINVAL;
+	size = PAGE_ALIGN(m->size);
+
+	mutex_lock(&vm->lock);
+	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS; i++)
+		if (!vm->bufs[i].vaddr)
+			break;
+	if (i == XSCHED_SIM_MEM_BUFFERS) {
+		mutex_unlock(&vm->lock);
+		return -ENOSPC;
+	}
+	p = vmalloc_user(size);
+	if (!p) {
+		mutex_unlock(&vm->lock);
+		return -ENOMEM;
+	}
+	vm->bufs[i].size = size;
+	smp_store_release(&vm->bufs[i].vaddr, p);
+	mutex_unlock(&vm->lock);
+	m->gpu_addr = (u64)(i + 1) << XSIM_ADDR_SHIFT;
+	return 0;
+}
+
+int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
+{
+	u64 addr = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	void *p = xsim_translate(vm, addr, len);
+
+	if (!p || !PAGE_ALIGNED(p))
+		return -EINVAL;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/* remap_vmalloc_range() takes the offset in pages within the buffer. */
+	return remap_vmalloc_range(vma, p - (addr & ((1ULL << XSIM_ADDR_SHIFT) - 1)),
+				   (addr & ((1ULL << XSIM_ADDR_SHIFT) - 1)) >> PAGE_SHIFT);
+}
+
+int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
+{
+	struct xsim_queue *q;
+	int i, ret;
+
+	if (c->flags || c->reserved0 || c->reserved[0] || c->reserved[1] ||
+	    c->queue_id || c->save_area_size)
+		return -EINVAL;
+	if (c->ring_size < 2 || c->ring_size > XSCHED_SIM_RING_MAX ||
+	    !is_power_of_2(c->ring_size))
+		return -EINVAL;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	kref_init(&q->ref);
+	init_waitqueue_head(&q->wq);
+	INIT_DELAYED_WORK(&q->grace_work, xsim_grace_work);
+	INIT_DELAYED_WORK(&q->watchdog, xsim_watchdog);
+	INIT_LIST_HEAD(&q->node);
+	q->ring_size = c->ring_size;
+	q->ring = kvcalloc(c->ring_size, sizeof(*q->ring), GFP_KERNEL);
+	/* Every slot of the GPU may hold one of this queue's waves. */
+	q->save_cap = xsim.ncu * xsim.nwaves;
+	q->save_area = vzalloc(array_size(q->save_cap, sizeof(*q->save_area)));
+	ret = -ENOMEM;
+	if (!q->ring || !q->save_area)
+		goto err_free;
+
+	mutex_lock(&vm->lock);
+	for (i = 0; i < XSCHED_SIM_QUEUES; i++)
+		if (!vm->queues[i])
+			break;
+	if (i == XSCHED_SIM_QUEUES) {
+		mutex_unlock(&vm->lock);
+		ret = -ENOSPC;
+		goto err_free;
+	}
+	q->id = i;
+	q->vm = vm;
+	kref_get(&vm->ref);
+	vm->queues[i] = q;
+	spin_lock(&xsim.lock);
+	list_add_tail(&q->node, &xsim.queues);
+	spin_unlock(&xsim.lock);
+	mutex_unlock(&vm->lock);
+
+	c->queue_id = i;
+	c->save_area_size = (u64)q->save_cap * sizeof(*q->save_area);
+	return 0;
+
+err_free:
+	vfree(q->save_area);
+	kvfree(q->ring);
+	kfree(q);
+	return ret;
+}
+
+static void xsim_queue_release(struct kref *ref)
+{
+	struct xsim_queue *q = container_of(ref, struct xsim_queue, ref);
+	unsigned int c, w;
+
+	spin_lock(&xsim.lock);
+	/* Nobody can reach the queue any more: take its waves off the CUs. */
+	for (c = 0; c < xsim.ncu; c++)
+		for (w = 0; w < xsim.nwaves; w++)
+			if (xsim.cus[c].waves[w].q == q)
+				xsim.cus[c].waves[w].q = NULL;
+	list_del(&q->node);
+	spin_unlock(&xsim.lock);
+	cancel_delayed_work_sync(&q->grace_work);
+	cancel_delayed_work_sync(&q->watchdog);
+	kref_put(&q->vm->ref, xsim_vm_release);
+	vfree(q->save_area);
+	kvfree(q->ring);
+	kfree(q);
+}
+
+static struct xsim_queue *xsim_queue_get(struct xsim_vm *vm, u64 id)
+{
+	struct xsim_queue *q = NULL;
+
+	if (id >= XSCHED_SIM_QUEUES)
+		return NULL;
+	mutex_lock(&vm->lock);
+	q = vm->queues[id];
+	if (q)
+		kref_get(&q->ref);
+	mutex_unlock(&vm->lock);
+	return q;
+}
+
+static int xsim_packet_check(const struct xsched_sim_packet *p)
+{
+	if (p->kernel != XSCHED_SIM_KERNEL_ACCUMULATE || p->flags ||
+	    p->reserved[0] || p->reserved[1])
+		return -EINVAL;
+	if (!p->grid || p->grid > XSCHED_SIM_GRID_MAX)
+		return -EINVAL;
+	if (!p->steps || p->steps > XSCHED_SIM_STEPS_MAX)
+		return -EINVAL;
+	if (p->step_ns > XSCHED_SIM_STEP_NS_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s)
+{
+	struct xsched_sim_packet *pkts;
+	struct xsim_queue *q;
+	u32 i;
+	int ret;
+
+	if (s->flags || s->reserved0 || s->reserved[0] || s->reserved[1] ||
+	    s->seq)
+		return -EINVAL;
+	if (!s->count || s->count > XSCHED_SIM_SUBMIT_MAX)
+		return -EINVAL;
+	q = xsim_queue_get(vm, s->queue_id);
+	if (!q)
+		return -ENOENT;
+
+	pkts = memdup_array_user(u64_to_user_ptr(s->packets), s->count,
+				 sizeof(*pkts));
+	if (IS_ERR(pkts)) {
+		ret = PTR_ERR(pkts);
+		goto out_put;
+	}
+	for (i = 0; i < s->count; i++) {
+		ret = xsim_packet_check(&pkts[i]);
+		if (ret)
+			goto out_free;
+	}
+
+	spin_lock(&xsim.lock);
+	if (q->run == XSIM_FAILED) {
+		ret = -EIO;
+	} else if (q->wptr - q->rptr + s->count > q->ring_size) {
+		ret = -EAGAIN;
+	} else {
+		for (i = 0; i < s->count; i++)
+			q->ring[(q->wptr + i) & (q->ring_size - 1)] = pkts[i];
+		q->wptr += s->count;
+		s->seq = q->wptr;
+		/* The doorbell. */
+		xsim_kick_all();
+		if (q->xq)
+			xsched_queue_wake(q->xq);
+		ret = 0;
+	}
+	spin_unlock(&xsim.lock);
+out_free:
+	kfree(pkts);
+out_put:
+	kref_put(&q->ref, xsim_queue_release);
+	return ret;
+}
+
+int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *wt)
+{
+	struct xsim_queue *q;
+	u64 wptr;
+	long ret;
+
+	if (wt->flags || wt->reserved[0] || wt->reserved[1] || wt->completed)
+		return -EINVAL;
+	q = xsim_queue_get(vm, wt->queue_id);
+	if (!q)
+		return -ENOENT;
+
+	spin_lock(&xsim.lock);
+	wptr = q->wptr;
+	spin_unlock(&xsim.lock);
+	if (wt->seq > wptr) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+#define XSIM_WAIT_DONE (READ_ONCE(q->rptr) >= wt->seq || \
+			READ_ONCE(q->run) == XSIM_FAILED)
+	if (!wt->timeout_ns)
+		ret = XSIM_WAIT_DONE ? 0 : -ETIME;
+	else
+		ret = wait_event_interruptible_hrtimeout(q->wq, XSIM_WAIT_DONE,
+			ns_to_ktime(min_t(u64, wt->timeout_ns, KTIME_MAX / 2)));
+#undef XSIM_WAIT_DONE
+	if (ret == -ERESTARTSYS)
+		ret = -EINTR;
+	else if (ret == -ETIME)
+		ret = -ETIMEDOUT;
+
+	spin_lock(&xsim.lock);
+	wt->completed = q->rptr;
+	/* Work that completed before a failure still counts as done. */
+	if (q->rptr < wt->seq && q->run == XSIM_FAILED)
+		ret = -EIO;
+	else if (q->rptr >= wt->seq)
+		ret = 0;
+	spin_unlock(&xsim.lock);
+out:
+	kref_put(&q->ref, xsim_queue_release);
+	return ret;
+}
+
+struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priority)
+{
+	struct xsched_queue *xq;
+	struct xsim_queue *q;
+
+	if (id >= XSCHED_SIM_QUEUES)
+		return ERR_PTR(-ENOENT);
+	/* vm->lock makes the EEXIST check and the binding one step. */
+	mutex_lock(&vm->lock);
+	q = vm->queues[id];
+	if (!q) {
+		xq = ERR_PTR(-ENOENT);
+		goto out;
+	}
+	if (READ_ONCE(q->xq)) {
+		xq = ERR_PTR(-EEXIST);
+		goto out;
+	}
+	xq = xsched_queue_create(XSCHED_BACKEND_SIM, &xsim_ops, q, priority);
+	if (IS_ERR(xq))
+		goto out;
+	/* The registration holds a reference on each side until release. */
+	kref_get(&q->ref);
+	kref_get(&xq->ref);
+	spin_lock(&xsim.lock);
+	q->xq = xq;
+	if (q->run == XSIM_FAILED)
+		xsched_queue_failed(xq, q->error);
+	spin_unlock(&xsim.lock);
+out:
+	mutex_unlock(&vm->lock);
+	return xq;
+}
+
+/* debugfs: reset a registered sim queue by uid. */
+static int xsim_reset_set(void *data, u64 uid)
+{
+	struct xsched_queue *xq = xsched_queue_get_by_uid(uid);
+	int ret = 0;
+
+	if (!xq)
+		return -ENOENT;
+	if (xq->ops != &xsim_ops) {
+		ret = -EINVAL;
+	} else {
+		spin_lock(&xsim.lock);
+		xsim_queue_fail(xq->priv, -EIO);
+		spin_unlock(&xsim.lock);
+	}
+	xsched_queue_put(xq);
+	return ret;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(xsim_reset_fops, NULL, xsim_reset_set, "%llu\n");
+
+void xsim_version(struct xsched_version *v)
+{
+	v->sim_cus = xsim.ncu;
+	v->sim_waves_per_cu = xsim.nwaves;
+	v->sim_wave_state_bytes = sizeof(struct xsim_wave_state);
+}
+
+int xsim_init(struct dentry *debugfs_root)
+{
+	unsigned int i;
+	int ret;
+
+	if (!sim_cus || sim_cus > 64 || !sim_waves_per_cu || sim_waves_per_cu > 16) {
+		pr_err("xsched: sim_cus must be 1-64 and sim_waves_per_cu 1-16\n");
+		return -EINVAL;
+	}
+	spin_lock_init(&xsim.lock);
+	INIT_LIST_HEAD(&xsim.queues);
+	xsim.ncu = sim_cus;
+	xsim.nwaves = sim_waves_per_cu;
+	xsim.save_timeout_ms = 1000;
+	xsim.cus = kcalloc(xsim.ncu, sizeof(*xsim.cus), GFP_KERNEL);
+	if (!xsim.cus)
+		return -ENOMEM;
+	for (i = 0; i < xsim.ncu; i++) {
+		struct xsim_cu *cu = &xsim.cus[i];
+
+		init_waitqueue_head(&cu->wq);
+		cu->waves = kcalloc(xsim.nwaves, sizeof(*cu->waves), GFP_KERNEL);
+		if (!cu->waves) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		cu->thread = kthread_run(xsim_cu_thread, cu, "xsched_cu/%u", i);
+		if (IS_ERR(cu->thread)) {
+			ret = PTR_ERR(cu->thread);
+			cu->thread = NULL;
+			goto err;
+		}
+	}
+
+	xsim.dir = debugfs_create_dir("sim", debugfs_root);
+	debugfs_create_u32("save_delay_us", 0644, xsim.dir, &xsim.save_delay_us);
+	debugfs_create_u32("fail_save", 0644, xsim.dir, &xsim.fail_save);
+	debugfs_create_u32("fail_resume", 0644, xsim.dir, &xsim.fail_resume);
+	debugfs_create_u32("save_timeout_ms", 0644, xsim.dir, &xsim.save_timeout_ms);
+	debugfs_create_file_unsafe("reset_queue", 0200, xsim.dir, NULL,
+				   &xsim_reset_fops);
+	return 0;
+err:
+	xsim_exit();
+	return ret;
+}
+
+void xsim_exit(void)
+{
+	unsigned int i;
+
+	if (!xsim.cus)
+		return;
+	for (i = 0; i < xsim.ncu; i++) {
+		if (xsim.cus[i].thread)
+			kthread_stop(xsim.cus[i].thread);
+		kfree(xsim.cus[i].waves);
+	}
+	kfree(xsim.cus);
+	xsim.cus = NULL;
+	WARN_ON(!list_empty(&xsim.queues));
+}

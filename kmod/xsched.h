@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xsched core: queue objects, their state machine and the backend ops table.
+ *
+ * The core knows nothing about hardware.  A backend (sim.c, kfd.c) binds a
+ * hardware queue to a struct xsched_queue and implements suspend/resume; the
+ * core owns the state, the counters, the queue fd and the tracepoints, so the
+ * same paths run for every backend.
+ *
+ * Lock order: xsched_queue.lock (mutex) -> backend locks -> xsched_queue.state_lock.
+ * Backends call xsched_queue_suspend_done() / xsched_queue_failed() /
+ * xsched_queue_wake() with their own spinlock held, never with state_lock held.
+ */
+#ifndef XSCHED_H
+#define XSCHED_H
+
+#include <linux/kref.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xsched_kfd.h>
+
+struct dentry;
+struct xsched_queue;
+struct xsched_client;
+
+/* What a backend reports about a queue's progress for XSCHED_IOC_QUERY / poll. */
+struct xsched_progress {
+	u64 rptr;
+	u64 wptr;
+	u64 steps_done;
+	u64 save_area_size;
+	u32 saved_waves;
+};
+
+struct xsched_backend_ops {
+	const char *name;
+	u32 modes;	/* BIT(XSCHED_MODE_*) this backend can do */
+	/*
+	 * Start stopping the queue.  Completion is reported, possibly before
+	 * this returns, by xsched_queue_suspend_done(q, seq, ...).
+	 */
+	int (*suspend)(struct xsched_queue *q, u32 mode, u64 grace_ns, u32 seq);
+	/* Undo a completed or still running suspend. */
+	int (*resume)(struct xsched_queue *q);
+	void (*progress)(struct xsched_queue *q, struct xsched_progress *p);
+	/* The registration is gone; no callback may reach @q after this. */
+	void (*release)(struct xsched_queue *q);
+};
+
+struct xsched_queue {
+	struct kref ref;
+	u32 uid;
+	u32 backend;
+	const struct xsched_backend_ops *ops;
+	void *priv;			/* backend's queue */
+	struct list_head node;		/* xsched_queues, under xsched_queues_lock */
+
+	struct mutex lock;		/* serialises suspend/resume/set_priority/release */
+
+	spinlock_t state_lock;		/* protects everything below */
+	u32 state;			/* enum xsched_state */
+	u32 seq;			/* number of the current/last suspend */
+	u32 mode;			/* of the current/last suspend */
+	int last_error;
+	int suspend_result;		/* what a waiting suspender returns */
+	s32 priority;
+	ktime_t suspend_start;
+	ktime_t suspended_at;
+	u64 last_saved_bytes;
+	u64 suspends, resumes, faults;
+	u64 last_suspend_ns, total_suspend_ns, max_suspend_ns;
+	u64 saved_bytes;
+	wait_queue_head_t wq;		/* state changes and progress (poll) */
+};
+
+/* queue.c */
+struct xsched_queue *xsched_queue_create(u32 backend,
+					 const struct xsched_backend_ops *ops,
+					 void *priv, s32 priority);
+void xsched_queue_put(struct xsched_queue *q);
+struct xsched_queue *xsched_queue_get_by_uid(u32 uid);
+int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
+			    struct xsched_register __user *ureg);
+void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
+			       u64 saved_bytes);
+void xsched_queue_failed(struct xsched_queue *q, int err);
+void xsched_queue_wake(struct xsched_queue *q);
+int xsched_priority_check(s32 priority, s32 old);
+void xsched_queues_debugfs(struct dentry *root);
+void xsched_queues_exit(void);
+
+/* sim.c: the software GPU */
+struct xsim_vm;
+int xsim_init(struct dentry *debugfs_root);
+void xsim_exit(void);
+void xsim_version(struct xsched_version *v);
+struct xsim_vm *xsim_vm_create(void);
+void xsim_vm_put(struct xsim_vm *vm);
+int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m);
+int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma);
+int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c);
+int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s);
+int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *w);
+struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priority);
+
+/* kfd.c: real amdgpu queues; answers -ENODEV when built without KFD_SRC */
+struct xkfd_attach;
+bool xkfd_available(void);
+int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *a);
+void xkfd_detach(struct xkfd_attach *attach);
+struct xsched_queue *xkfd_register(struct xkfd_attach *attach, u64 ring,
+				   s32 priority);
+
+#endif /* XSCHED_H */
