@@ -140,7 +140,7 @@ struct xsim_queue {
 };
 
 static struct {
-	spinlock_t lock;
+	spinlock_t lock;		/* see the top of this file */
 	struct list_head queues;	/* every sim queue, round-robin order */
 	struct xsim_cu *cus;
 	unsigned int ncu, nwaves;
@@ -289,7 +289,8 @@ static bool xsim_dispatch(struct xsim_wave *w, ktime_t now)
 	list_for_each_entry(q, &xsim.queues, node) {
 		if (xsim_dispatch_from(q, w, now)) {
 			/* The next free slot looks at the following queue first. */
-			list_rotate_to_front(q->node.next, &xsim.queues);
+			if (!list_is_last(&q->node, &xsim.queues))
+				list_rotate_to_front(q->node.next, &xsim.queues);
 			return true;
 		}
 	}
@@ -413,9 +414,9 @@ static int xsim_cu_thread(void *data)
 			wait_event_interruptible(cu->wq, READ_ONCE(cu->kick) ||
 						 kthread_should_stop());
 		else
-			wait_event_interruptible_hrtimeout(cu->wq,
-				READ_ONCE(cu->kick) || kthread_should_stop(),
-				ktime_sub(next, now));
+			wait_event_interruptible_hrtimeout(cu->wq, READ_ONCE(cu->kick) ||
+							   kthread_should_stop(),
+							   ktime_sub(next, now));
 	}
 	return 0;
 }
@@ -639,6 +640,7 @@ int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 		return -ENOMEM;
 	}
 	vm->bufs[i].size = size;
+	/* Pairs with xsim_translate(), which runs without vm->lock. */
 	smp_store_release(&vm->bufs[i].vaddr, p);
 	mutex_unlock(&vm->lock);
 	m->gpu_addr = (u64)(i + 1) << XSIM_ADDR_SHIFT;
@@ -821,6 +823,7 @@ out_put:
 int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *wt)
 {
 	struct xsim_queue *q;
+	ktime_t timeout;
 	u64 wptr;
 	long ret;
 
@@ -840,11 +843,12 @@ int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *wt)
 
 #define XSIM_WAIT_DONE (READ_ONCE(q->rptr) >= wt->seq || \
 			READ_ONCE(q->run) == XSIM_FAILED)
+	timeout = ns_to_ktime(min_t(u64, wt->timeout_ns, KTIME_MAX / 2));
 	if (!wt->timeout_ns)
 		ret = XSIM_WAIT_DONE ? 0 : -ETIME;
 	else
 		ret = wait_event_interruptible_hrtimeout(q->wq, XSIM_WAIT_DONE,
-			ns_to_ktime(min_t(u64, wt->timeout_ns, KTIME_MAX / 2)));
+							 timeout);
 #undef XSIM_WAIT_DONE
 	if (ret == -ERESTARTSYS)
 		ret = -EINTR;

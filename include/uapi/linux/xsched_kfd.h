@@ -171,11 +171,13 @@ struct xsched_kfd_attach {
 struct xsched_suspend {
 	__u32 mode;		/* in: enum xsched_mode */
 	__u32 flags;		/* in: XSCHED_SUSPEND_* */
-	__u64 grace_ns;		/* in: SAVE: time waves may finish on their own before
-				 *     they are trapped (0: trap at once);
-				 * DRAIN: longest wait for running workgroups
-				 *     (0: no limit); past it the suspend is
-				 *     undone and fails with ETIMEDOUT */
+	/*
+	 * in: SAVE: time waves may finish on their own before they are
+	 *     trapped (0: trap at once); DRAIN: longest wait for running
+	 *     workgroups (0: no limit), past it the suspend is undone and
+	 *     fails with ETIMEDOUT.  At most 60 s.
+	 */
+	__u64 grace_ns;
 	__u64 latency_ns;	/* out: blocking: request to queue stopped */
 	__u64 saved_bytes;	/* out: blocking: wave state written by this suspend */
 	__u64 reserved[2];	/* in: must be 0 */
@@ -201,8 +203,10 @@ struct xsched_queue_info {
 	__s32 priority;		/* out */
 	__u32 queue_uid;	/* out */
 	__u32 last_mode;	/* out: mode of the last suspend, 0 if none */
-	__s32 last_error;	/* out: negative errno of the last failed suspend,
-				 *      resume or the fault that failed the queue */
+	/* out: negative errno of the last failed suspend or resume, or of
+	 * the fault that failed the queue
+	 */
+	__s32 last_error;
 	__u32 saved_waves;	/* out: waves now held in the save area */
 	__u64 rptr;		/* out: packets (sim) or ring bytes (kfd) consumed */
 	__u64 wptr;		/* out: packets or ring bytes submitted */
@@ -220,8 +224,8 @@ struct xsched_queue_info {
 
 /* XSCHED_IOC_SET_PRIORITY (queue fd) */
 struct xsched_set_priority {
-	__s32 priority;		/* in: XSCHED_PRIO_MIN..MAX, raising above 0 needs
-				 *     CAP_SYS_NICE */
+	/* in: XSCHED_PRIO_MIN..MAX, raising above 0 needs CAP_SYS_NICE */
+	__s32 priority;
 	__u32 flags;		/* in: must be 0 */
 	__u64 reserved[2];	/* in: must be 0 */
 };

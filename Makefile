@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make module     build kmod/xsched_kfd.ko (KDIR= headers, default: Debian 6.12 from the cache)
+# make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
+# make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level
+# make bench      libxsched benchmark in a VM
+# make lint       checkpatch and sparse on the module
+# make install    install the module into the running kernel's tree (KDIR= its headers)
+#
+# Everything runs as root on Debian 12; missing packages are installed with apt.
+
+TOP := $(CURDIR)
+CACHE ?= $(TOP)/.cache/kernel
+BUILD ?= $(TOP)/build
+
+ifeq ($(KDIR),)
+# Debian's newest 6.12: the kernel the VM boots, unpacked by tools/fetch-kernel.sh.
+KREL = $(shell cat $(CACHE)/krel 2>/dev/null)
+KROOT = $(CACHE)/$(KREL)
+KDIR_USED = $(KROOT)/usr/src/linux-headers-$(KREL)
+KSRC = $(KROOT)/usr/src/linux-source-6.12
+KERNEL_DEP = kernel
+else
+KDIR_USED = $(KDIR)
+KERNEL_DEP =
+endif
+
+QEMU_RUN = $(TOP)/tools/qemu-run.sh --cache $(CACHE) --krel $(KREL)
+MODULE = kmod/xsched_kfd.ko
+USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
+
+.PHONY: all deps kernel module check demo bench lint install clean
+
+all: module
+
+deps:
+	@$(TOP)/tools/install-deps.sh
+
+kernel: deps
+	@$(TOP)/tools/fetch-kernel.sh $(CACHE) > $(CACHE).krel.tmp && \
+		mkdir -p $(CACHE) && mv $(CACHE).krel.tmp $(CACHE)/krel
+
+module: $(KERNEL_DEP)
+	$(MAKE) -C $(KDIR_USED) M=$(TOP) $(if $(KFD_SRC),KFD_SRC=$(KFD_SRC)) modules
+
+$(BUILD)/tools/xsched-demo: tools/demo/xsched-demo.c include/uapi/linux/xsched_kfd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
+
+check: module
+	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
+		$(TOP)/tools/check.sh
+
+demo: module $(BUILD)/tools/xsched-demo
+	$(QEMU_RUN) --module $(MODULE) --copy $(BUILD)/tools/xsched-demo --rmmod \
+		-- './xsched-demo $(DEMO_ARGS)'
+
+bench: module
+	$(MAKE) -C libxsched bench TOP=$(TOP) OUT=$(BUILD)/libxsched/bench
+	$(QEMU_RUN) --module $(MODULE) --copy $(BUILD)/libxsched/bench --rmmod \
+		-- 'cd bench && ./run-bench.sh'
+
+lint: $(KERNEL_DEP)
+	@KREL=$(KREL) KSRC=$(KSRC) KDIR=$(KDIR_USED) $(TOP)/tools/lint.sh
+
+install: module
+	$(MAKE) -C $(KDIR_USED) M=$(TOP) modules_install
+	depmod -a
+
+clean:
+	-$(MAKE) -C $(KDIR_USED) M=$(TOP) clean 2>/dev/null
+	-$(MAKE) -C libxsched clean TOP=$(TOP) 2>/dev/null
+	rm -rf $(BUILD)

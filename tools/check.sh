@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every test suite and print one closing line "N passed, N failed, N skipped"
+# summing them.  Called by `make check` (which builds the module first) with
+# KREL, CACHE, BUILD, KSRC and KDIR in the environment.
+#
+# Suites (each prints "<suite>: N passed, N failed[, N skipped]"):
+#   lint               checkpatch and sparse on kmod/ (host)
+#   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host)
+#   xsched-kselftest   module kselftests, in a VM running Debian's kernel
+#   libxsched-vm       libxsched on the sim GPU, same VM
+#   vm-module          module unload after all of the above (no leaked reference)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}" "${KDIR:?}"
+logs=$BUILD/check
+rm -rf "$logs"
+mkdir -p "$logs"
+vm=$BUILD/vm
+rm -rf "$vm"
+mkdir -p "$vm"
+status=0
+
+note() { echo "check: $*" >&2; }
+# A suite that could not even run counts as one failure, so it cannot vanish.
+broken() { echo "$1: 0 passed, 1 failed" >> "$logs/summary"; note "$1: $2"; status=1; }
+
+note "lint (checkpatch, sparse)"
+if KREL=$KREL KSRC=$KSRC KDIR=$KDIR "$top/tools/lint.sh" > "$logs/lint.log" 2>&1; then :; else status=1; fi
+tail -n 1 "$logs/lint.log" | grep -E '^lint: ' >> "$logs/summary" || broken lint "no result, see $logs/lint.log"
+
+if [ -f "$top/libxsched/Makefile" ]; then
+	note "libxsched host unit tests (ASan, UBSan)"
+	make -s -C "$top/libxsched" check TOP="$top" > "$logs/libxsched-unit.log" 2>&1 || status=1
+	cat "$logs/libxsched-unit.log"
+	grep -E '^libxsched-unit: ' "$logs/libxsched-unit.log" | tail -n 1 >> "$logs/summary" ||
+		broken libxsched-unit "no result"
+	if make -s -C "$top/libxsched" vmtests TOP="$top" OUT="$vm/libxsched" > "$logs/libxsched-build.log" 2>&1; then :; else
+		cat "$logs/libxsched-build.log"; broken libxsched-vm "build failed"
+	fi
+fi
+
+note "building kselftests"
+if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" KSFT_DIR="$KSRC/tools/testing/selftests" \
+	OUT="$vm/kselftest" > "$logs/kselftest-build.log" 2>&1; then
+	cat "$logs/kselftest-build.log"
+	broken xsched-kselftest "build failed"
+fi
+cp "$top/tools/check-vm.sh" "$vm/"
+
+note "booting $KREL in QEMU with kmod/xsched_kfd.ko"
+"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$top/kmod/xsched_kfd.ko" \
+	--copy "$vm" --rmmod --timeout 2400 -- 'cd vm && ./check-vm.sh' 2>&1 | tee "$logs/vm.log"
+rc=${PIPESTATUS[0]}
+grep -E '^(xsched-kselftest|libxsched-vm): [0-9]+ passed' "$logs/vm.log" >> "$logs/summary"
+if [ "$rc" = 0 ]; then
+	echo "vm-module: 1 passed, 0 failed" >> "$logs/summary"
+else
+	echo "vm-module: 0 passed, 1 failed" >> "$logs/summary"
+	note "VM run exited $rc"
+	status=1
+fi
+for s in xsched-kselftest libxsched-vm; do
+	if [ -d "$vm/${s#xsched-}" ] || [ "$s" = xsched-kselftest ]; then
+		grep -qE "^$s: " "$logs/summary" || broken "$s" "no result in the VM log"
+	fi
+done
+
+echo
+echo "suites:"
+sed 's/^/  /' "$logs/summary"
+awk '
+	{ for (i = 2; i <= NF; i++) {
+		v = $i; w = $(i + 1); gsub(/,/, "", w)
+		if (w == "passed") p += v; else if (w == "failed") f += v; else if (w == "skipped") s += v
+	} }
+	END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }
+' "$logs/summary" || status=1
+exit $status

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xsched-demo: an urgent queue of short periodic kernels beside a batch queue
+ * of long kernels on the sim GPU.  For each way of preempting the batch queue
+ * it prints the urgent queue's latency (submit to completion), its ratio to the
+ * urgent queue running alone, the batch queue's throughput and the suspend
+ * latency the module measured.
+ *
+ *   alone  urgent queue only
+ *   none   batch queue running, no preemption
+ *   drain  batch queue suspended with XSCHED_MODE_DRAIN (Lv2) per urgent kernel
+ *   save   batch queue suspended with XSCHED_MODE_SAVE (Lv3) per urgent kernel
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/xsched_kfd.h>
+
+struct opts {
+	unsigned int requests;
+	unsigned int period_us;
+	unsigned int batch_wg_ms;
+	unsigned int urgent_steps;
+	unsigned int urgent_step_us;
+};
+
+struct queue {
+	uint32_t id;
+	int fd;
+	uint64_t seq;
+};
+
+static int dev;
+static uint32_t gpu_slots;
+static uint64_t batch_addr, urgent_addr;
+static atomic_bool batch_stop;
+static atomic_ulong batch_done;
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t mem_alloc(uint64_t size)
+{
+	struct xsched_sim_mem m = { .size = size };
+
+	if (ioctl(dev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
+		die("XSCHED_IOC_SIM_MEM_ALLOC");
+	return m.gpu_addr;
+}
+
+static void queue_open(struct queue *q, int priority)
+{
+	struct xsched_sim_queue_create c = { .ring_size = 64 };
+	struct xsched_register r = { .backend = XSCHED_BACKEND_SIM };
+
+	if (ioctl(dev, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
+		die("XSCHED_IOC_SIM_QUEUE_CREATE");
+	r.handle = c.queue_id;
+	r.priority = priority;
+	q->fd = ioctl(dev, XSCHED_IOC_REGISTER, &r);
+	if (q->fd < 0)
+		die("XSCHED_IOC_REGISTER");
+	q->id = c.queue_id;
+	q->seq = 0;
+}
+
+static uint64_t submit(struct queue *q, uint32_t grid, uint32_t steps,
+		       uint64_t step_ns, uint64_t dst)
+{
+	struct xsched_sim_packet p = {
+		.kernel = XSCHED_SIM_KERNEL_ACCUMULATE,
+		.grid = grid, .steps = steps, .step_ns = step_ns,
+		.seed = 1, .dst = dst,
+	};
+	struct xsched_sim_submit s = {
+		.queue_id = q->id, .count = 1, .packets = (uintptr_t)&p,
+	};
+
+	while (ioctl(dev, XSCHED_IOC_SIM_SUBMIT, &s)) {
+		if (errno != EAGAIN)
+			die("XSCHED_IOC_SIM_SUBMIT");
+		usleep(100);
+	}
+	return s.seq;
+}
+
+static int wait_seq(struct queue *q, uint64_t seq, uint64_t timeout_ns)
+{
+	struct xsched_sim_wait w = {
+		.queue_id = q->id, .seq = seq, .timeout_ns = timeout_ns,
+	};
+
+	return ioctl(dev, XSCHED_IOC_SIM_WAIT, &w) ? -errno : 0;
+}
+
+static struct queue batch_q, urgent_q;
+static struct opts opt = {
+	.requests = 60, .period_us = 15000, .batch_wg_ms = 40,
+	.urgent_steps = 10, .urgent_step_us = 100,
+};
+
+/* Keeps two long kernels that fill every wave slot in flight. */
+static void *batch_thread(void *arg)
+{
+	const uint32_t steps = 20;
+	uint64_t step_ns = (uint64_t)opt.batch_wg_ms * 1000000ull / steps;
+	uint64_t last = 0, s;
+
+	(void)arg;
+	while (!atomic_load(&batch_stop)) {
+		s = submit(&batch_q, gpu_slots, steps, step_ns, batch_addr);
+		if (last) {
+			if (wait_seq(&batch_q, last, 60ull * 1000000000ull))
+				die("batch wait");
+			atomic_fetch_add(&batch_done, 1);
+		}
+		last = s;
+	}
+	if (last && !wait_seq(&batch_q, last, 60ull * 1000000000ull))
+		atomic_fetch_add(&batch_done, 1);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(uint64_t *v, unsigned int n, unsigned int p)
+{
+	unsigned int i = (n * p + 99) / 100;
+
+	return v[i ? i - 1 : 0];
+}
+
+struct result {
+	const char *name;
+	uint64_t p50, p99;
+	double batch_per_s;
+	uint64_t susp_p50, susp_p99;
+};
+
+static void run_case(const char *name, int with_batch, uint32_t mode,
+		     struct result *res)
+{
+	uint64_t *lat = calloc(opt.requests, sizeof(*lat));
+	uint64_t *susp = calloc(opt.requests, sizeof(*susp));
+	unsigned int i, nsusp = 0;
+	pthread_t th;
+	uint64_t t0, t, start;
+
+	if (!lat || !susp)
+		die("calloc");
+	fprintf(stderr, "xsched-demo: running '%s' (%u urgent requests)...\n",
+		name, opt.requests);
+	atomic_store(&batch_stop, false);
+	atomic_store(&batch_done, 0);
+	if (with_batch) {
+		if (pthread_create(&th, NULL, batch_thread, NULL))
+			die("pthread_create");
+		/* Let the batch queue fill the GPU. */
+		usleep(opt.batch_wg_ms * 1000 / 2);
+	}
+	start = now_ns();
+	for (i = 0; i < opt.requests; i++) {
+		struct xsched_suspend sp = { .mode = mode };
+		struct xsched_resume rs = {};
+		uint64_t seq;
+
+		usleep(opt.period_us + (rand() % 1000));
+		t0 = now_ns();
+		if (mode) {
+			if (ioctl(batch_q.fd, XSCHED_IOC_SUSPEND, &sp))
+				die("XSCHED_IOC_SUSPEND");
+			susp[nsusp++] = sp.latency_ns;
+		}
+		seq = submit(&urgent_q, 4, opt.urgent_steps,
+			     opt.urgent_step_us * 1000ull, urgent_addr);
+		if (wait_seq(&urgent_q, seq, 60ull * 1000000000ull))
+			die("urgent wait");
+		t = now_ns();
+		if (mode && ioctl(batch_q.fd, XSCHED_IOC_RESUME, &rs))
+			die("XSCHED_IOC_RESUME");
+		lat[i] = t - t0;
+	}
+	t = now_ns();
+	if (with_batch) {
+		atomic_store(&batch_stop, true);
+		pthread_join(th, NULL);
+	}
+	qsort(lat, opt.requests, sizeof(*lat), cmp_u64);
+	res->name = name;
+	res->p50 = pct(lat, opt.requests, 50);
+	res->p99 = pct(lat, opt.requests, 99);
+	res->batch_per_s = with_batch ?
+		atomic_load(&batch_done) * 1e9 / (double)(t - start) : 0;
+	res->susp_p50 = res->susp_p99 = 0;
+	if (nsusp) {
+		qsort(susp, nsusp, sizeof(*susp), cmp_u64);
+		res->susp_p50 = pct(susp, nsusp, 50);
+		res->susp_p99 = pct(susp, nsusp, 99);
+	}
+	free(lat);
+	free(susp);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: xsched-demo [-n requests] [-p period_us] [-b batch_workgroup_ms]\n"
+		"                   [-s urgent_steps] [-t urgent_step_us]\n");
+	exit(2);
+}
+
+static unsigned int arg_uint(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v == 0 || v > 1000000)
+		usage();
+	return (unsigned int)v;
+}
+
+int main(int argc, char **argv)
+{
+	struct xsched_version v = {};
+	struct result r[4];
+	int c, i;
+
+	while ((c = getopt(argc, argv, "n:p:b:s:t:")) != -1) {
+		switch (c) {
+		case 'n': opt.requests = arg_uint(optarg); break;
+		case 'p': opt.period_us = arg_uint(optarg); break;
+		case 'b': opt.batch_wg_ms = arg_uint(optarg); break;
+		case 's': opt.urgent_steps = arg_uint(optarg); break;
+		case 't': opt.urgent_step_us = arg_uint(optarg); break;
+		default: usage();
+		}
+	}
+	srand(1);
+	dev = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		die("open /dev/xsched (is xsched_kfd.ko loaded?)");
+	if (ioctl(dev, XSCHED_IOC_VERSION, &v))
+		die("XSCHED_IOC_VERSION");
+	gpu_slots = v.sim_cus * v.sim_waves_per_cu;
+	batch_addr = mem_alloc(gpu_slots * 8);
+	urgent_addr = mem_alloc(4096);
+	queue_open(&batch_q, -1);
+	queue_open(&urgent_q, 0);
+
+	printf("sim GPU: %u CUs x %u wave slots; batch: %u workgroups of %u ms; urgent: 4 workgroups x %u steps x %u us, every %u us\n",
+	       v.sim_cus, v.sim_waves_per_cu, gpu_slots, opt.batch_wg_ms,
+	       opt.urgent_steps, opt.urgent_step_us, opt.period_us);
+	run_case("alone", 0, 0, &r[0]);
+	run_case("none (no preemption)", 1, 0, &r[1]);
+	run_case("drain (Lv2)", 1, XSCHED_MODE_DRAIN, &r[2]);
+	run_case("save (Lv3)", 1, XSCHED_MODE_SAVE, &r[3]);
+
+	printf("\n%-22s %10s %10s %8s %8s %12s %14s %14s\n", "urgent queue",
+	       "P50 ms", "P99 ms", "P50 x", "P99 x", "batch it/s",
+	       "suspend P50 us", "suspend P99 us");
+	for (i = 0; i < 4; i++)
+		printf("%-22s %10.2f %10.2f %8.2f %8.2f %12.2f %14.1f %14.1f\n",
+		       r[i].name, r[i].p50 / 1e6, r[i].p99 / 1e6,
+		       (double)r[i].p50 / r[0].p50, (double)r[i].p99 / r[0].p99,
+		       r[i].batch_per_s, r[i].susp_p50 / 1e3, r[i].susp_p99 / 1e3);
+	close(batch_q.fd);
+	close(urgent_q.fd);
+	close(dev);
+	return 0;
+}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch (from Debian's linux-source) on every kernel file, and sparse on
+# the module build.  One result per file and one for sparse; last line
+# "lint: N passed, N failed".  KSRC and KDIR come from `make lint`.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${KSRC:?}" "${KDIR:?}"
+pass=0
+fail=0
+
+for f in "$top"/kmod/*.[ch] "$top"/include/uapi/linux/*.h; do
+	rel=${f#"$top"/}
+	# trace.h follows the TRACE_EVENT layout checkpatch does not know.
+	ignore=SPDX_LICENSE_TAG,FILE_PATH_CHANGES
+	case "$rel" in
+	*.mod.c) continue ;;
+	kmod/trace.h) ignore=$ignore,PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE ;;
+	# BIT() does not exist for userspace.
+	include/uapi/*) ignore=$ignore,BIT_MACRO ;;
+	esac
+	if out=$(perl "$KSRC/scripts/checkpatch.pl" --no-tree -f --strict --terse --show-types \
+			--ignore "$ignore" "$f" 2>&1) &&
+	   ! grep -qE '(ERROR|WARNING|CHECK):' <<< "$out"; then
+		echo "ok checkpatch $rel"
+		pass=$((pass + 1))
+	else
+		echo "not ok checkpatch $rel"
+		grep -E '(ERROR|WARNING|CHECK):' <<< "$out" | sed 's/^/#   /'
+		fail=$((fail + 1))
+	fi
+done
+
+if ! command -v sparse > /dev/null; then
+	echo "not ok sparse (not installed: apt-get install sparse)"
+	fail=$((fail + 1))
+else
+	# C=2 checks every file whether or not it needs rebuilding.
+	out=$(make -C "$KDIR" M="$top" C=2 CHECK="sparse -Wno-decl" modules 2>&1)
+	rc=$?
+	warnings=$(grep -E '^/.*: (warning|error):' <<< "$out" | grep -E "^$top/(kmod|include)/" || true)
+	if [ $rc -eq 0 ] && [ -z "$warnings" ]; then
+		echo "ok sparse kmod"
+		pass=$((pass + 1))
+	else
+		echo "not ok sparse kmod"
+		{ [ -n "$warnings" ] && echo "$warnings" || echo "$out" | tail -20; } | sed 's/^/#   /'
+		fail=$((fail + 1))
+	fi
+fi
+echo "lint: $pass passed, $fail failed"
+[ $fail -eq 0 ]
