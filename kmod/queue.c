@@ -446,13 +446,14 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 /* Undo a registration: the backend lets go, then the last references drop. */
 static void xsched_queue_unregister(struct xsched_queue *q)
 {
-	mutex_lock(&q->lock);
-	q->ops->release(q);
-	mutex_unlock(&q->lock);
-
+	/* Off the list first: debugfs must not find a queue being released. */
 	mutex_lock(&xsched_queues_lock);
 	list_del(&q->node);
 	mutex_unlock(&xsched_queues_lock);
+
+	mutex_lock(&q->lock);
+	q->ops->release(q);
+	mutex_unlock(&q->lock);
 	xsched_queue_put(q);
 }
 
@@ -464,20 +465,11 @@ static int xsched_queue_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&q->lock);
 	ret = xsched_queue_do_resume(q, &ns);
-	if (ret && ret != -EALREADY && ret != -EIO) {
-		/*
-		 * The backend could not resume (injected fault or hardware
-		 * error): a queue must not stay stopped without an owner, so
-		 * one more try, then it is reported failed.
-		 */
-		ret = xsched_queue_do_resume(q, &ns);
-		if (ret && ret != -EALREADY && ret != -EIO) {
-			pr_warn("xsched: queue %u: resume on close failed (%d)\n",
-				q->uid, ret);
-			xsched_queue_failed(q, ret);
-		}
-	}
 	mutex_unlock(&q->lock);
+	/* The backend's release restarts the queue even if this failed. */
+	if (ret && ret != -EALREADY && ret != -EIO)
+		pr_warn("xsched: queue %u: resume on close failed (%d), forcing it\n",
+			q->uid, ret);
 	xsched_queue_unregister(q);
 	return 0;
 }

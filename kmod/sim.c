@@ -497,25 +497,14 @@ out:
 	return ret;
 }
 
-static int xsim_op_resume(struct xsched_queue *xq)
+/* Let the queue dispatch again; a trap in progress is cancelled. */
+static void xsim_queue_restart(struct xsim_queue *q)
 {
-	struct xsim_queue *q = xq->priv;
 	unsigned int c, w;
-	ktime_t now;
-	int ret = 0;
+	ktime_t now = ktime_get();
 
-	spin_lock(&xsim.lock);
-	if (q->run == XSIM_FAILED) {
-		ret = -EIO;
-		goto out;
-	}
-	if (xsim.fail_resume) {
-		xsim.fail_resume--;
-		ret = -EIO;
-		goto out;
-	}
-	/* Cancel a trap in progress: saving waves continue where they were. */
-	now = ktime_get();
+	lockdep_assert_held(&xsim.lock);
+	/* Saving waves continue where they were; saved ones are restored. */
 	for (c = 0; c < xsim.ncu; c++) {
 		for (w = 0; w < xsim.nwaves; w++) {
 			struct xsim_wave *wave = &xsim.cus[c].waves[w];
@@ -532,7 +521,22 @@ static int xsim_op_resume(struct xsched_queue *xq)
 	cancel_delayed_work(&q->grace_work);
 	cancel_delayed_work(&q->watchdog);
 	xsim_kick_all();
-out:
+}
+
+static int xsim_op_resume(struct xsched_queue *xq)
+{
+	struct xsim_queue *q = xq->priv;
+	int ret = 0;
+
+	spin_lock(&xsim.lock);
+	if (q->run == XSIM_FAILED) {
+		ret = -EIO;
+	} else if (xsim.fail_resume) {
+		xsim.fail_resume--;
+		ret = -EIO;
+	} else {
+		xsim_queue_restart(q);
+	}
 	spin_unlock(&xsim.lock);
 	return ret;
 }
@@ -557,7 +561,11 @@ static void xsim_op_release(struct xsched_queue *xq)
 	struct xsim_queue *q = xq->priv;
 
 	spin_lock(&xsim.lock);
+	/* Nothing stays stopped without an owner, even if resume failed. */
+	if (q->run != XSIM_RUN && q->run != XSIM_FAILED)
+		xsim_queue_restart(q);
 	q->xq = NULL;
+	xq->priv = NULL;
 	spin_unlock(&xsim.lock);
 	xsched_queue_put(xq);
 	kref_put(&q->ref, xsim_queue_release);
@@ -913,8 +921,12 @@ static int xsim_reset_set(void *data, u64 uid)
 	if (xq->ops != &xsim_ops) {
 		ret = -EINVAL;
 	} else {
+		/* priv is cleared under the lock when the queue is released. */
 		spin_lock(&xsim.lock);
-		xsim_queue_fail(xq->priv, -EIO);
+		if (xq->priv)
+			xsim_queue_fail(xq->priv, -EIO);
+		else
+			ret = -ENOENT;
 		spin_unlock(&xsim.lock);
 	}
 	xsched_queue_put(xq);

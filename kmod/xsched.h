@@ -47,7 +47,11 @@ struct xsched_backend_ops {
 	/* Undo a completed or still running suspend. */
 	int (*resume)(struct xsched_queue *q);
 	void (*progress)(struct xsched_queue *q, struct xsched_progress *p);
-	/* The registration is gone; no callback may reach @q after this. */
+	/*
+	 * The registration is gone: restart the queue if it is still stopped
+	 * (whatever resume said before), and make sure no callback reaches @q
+	 * after this returns.
+	 */
 	void (*release)(struct xsched_queue *q);
 };
 
