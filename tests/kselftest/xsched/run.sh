@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs every xsched kselftest binary in this folder (inside the VM, with
+# xsched_kfd.ko loaded), prints the TAP output of each and ends with one line
+#   xsched-kselftest: N passed, N failed, N skipped
+# counting individual harness test cases.  Exits non-zero if any failed.
+# Plain POSIX sh: it runs under busybox.
+#
+# Usage: ./run.sh [test ...]        (default: all of them)
+
+cd "$(dirname "$0")" || exit 1
+
+TESTS=${*:-"uapi exactly_once partway latency cleanup faults concurrency"}
+
+timeout_s=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
+[ -n "$timeout_s" ] || timeout_s=180
+
+# The sim's fault knobs and the queue table live in debugfs.
+if [ ! -d /sys/kernel/debug/xsched ]; then
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+fi
+
+if command -v timeout >/dev/null 2>&1; then
+	run_limited() { timeout "$timeout_s" "$@"; }
+else
+	run_limited() { "$@"; }
+fi
+
+passed=0
+failed=0
+skipped=0
+suite_start=$(date +%s)
+
+for t in $TESTS; do
+	log=./.$t.tap
+	rcfile=./.$t.rc
+
+	echo "# xsched: running $t (timeout ${timeout_s}s)"
+	if [ ! -x "./$t" ]; then
+		echo "not ok - $t # binary missing"
+		failed=$((failed + 1))
+		continue
+	fi
+	start=$(date +%s)
+	{ run_limited "./$t" 2>&1; echo $? >"$rcfile"; } | tee "$log"
+	rc=$(cat "$rcfile")
+	elapsed=$(( $(date +%s) - start ))
+
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
+	skip=$(grep -c '^ok .*# SKIP' "$log")
+	pass=$(( $(grep -c '^ok ' "$log") - skip ))
+	fail=$(grep -c '^not ok ' "$log")
+	seen=$((pass + skip + fail))
+
+	# A binary that crashed or hit the timeout leaves cases unreported.
+	if [ -n "$plan" ] && [ "$seen" -lt "$plan" ]; then
+		echo "# xsched: $t reported $seen of $plan cases (exit $rc); the rest count as failed"
+		fail=$((fail + plan - seen))
+	elif [ -z "$plan" ] && [ "$rc" -ne 0 ]; then
+		echo "# xsched: $t printed no plan (exit $rc); counted as one failure"
+		fail=$((fail + 1))
+	fi
+	echo "# xsched: $t: $pass passed, $fail failed, $skip skipped, exit $rc, ${elapsed}s"
+
+	passed=$((passed + pass))
+	failed=$((failed + fail))
+	skipped=$((skipped + skip))
+	rm -f "$log" "$rcfile"
+done
+
+echo "# xsched: suite took $(( $(date +%s) - suite_start ))s"
+echo "xsched-kselftest: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

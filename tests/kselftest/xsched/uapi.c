@@ -1,0 +1,1373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uapi: every ioctl of /dev/xsched and of a queue fd against every bad input
+ * the uAPI v1 names, with the exact errno; plus the basic good paths the
+ * error checks lean on (sequence numbers, counters, poll, close).
+ */
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <linux/capability.h>
+
+#include "xsched_test.h"
+
+FIXTURE(uapi) {
+	int cfd;
+	struct xsched_version ver;
+	void *guard;		/* a PROT_NONE page: a user pointer that faults */
+};
+
+FIXTURE_SETUP(uapi)
+{
+	int ret = xs_client_open(&self->cfd, &self->ver);
+
+	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
+		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
+		     xs_err(ret));
+	ASSERT_EQ(0, ret) TH_LOG("open/VERSION: %s", xs_err(ret));
+	self->guard = mmap(NULL, XS_PAGE, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->guard);
+}
+
+FIXTURE_TEARDOWN(uapi)
+{
+	if (self->cfd >= 0)
+		close(self->cfd);
+}
+
+/* User pointers that no ioctl may read or write. */
+static void bad_pointers(FIXTURE_DATA(uapi) *self, void *out[3])
+{
+	out[0] = NULL;
+	out[1] = self->guard;
+	out[2] = (void *)(uintptr_t)0xffff888000000000ULL;	/* kernel half */
+}
+
+/* A sim queue of @ring packets, registered at priority 0. */
+static int make_queue(int cfd, uint32_t ring, uint32_t *id, uint32_t *uid)
+{
+	int ret = xs_queue_create(cfd, ring, id, NULL);
+
+	return ret ? ret : xs_register(cfd, *id, 0, uid);
+}
+
+TEST_F(uapi, version_reports_api_and_sim_backend)
+{
+	struct xsched_version v;
+	int i;
+
+	memset(&v, 0xff, sizeof(v));
+	ASSERT_EQ(0, xs_ioctl(self->cfd, XSCHED_IOC_VERSION, &v));
+	EXPECT_EQ(XSCHED_API_VERSION, v.api_version);
+	EXPECT_TRUE(v.backends & (1U << XSCHED_BACKEND_SIM))
+		TH_LOG("backends 0x%x lacks the sim bit", v.backends);
+	EXPECT_EQ(0, v.backends & ~((1U << XSCHED_BACKEND_SIM) |
+				     (1U << XSCHED_BACKEND_KFD)));
+	EXPECT_GT(v.sim_cus, 0);
+	EXPECT_GT(v.sim_waves_per_cu, 0);
+	EXPECT_GT(v.sim_wave_state_bytes, 0);
+	EXPECT_EQ(0, v.reserved0);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0, v.reserved[i]) TH_LOG("reserved[%d]", i);
+	}
+	ksft_print_msg("sim GPU: %u CUs x %u waves, %u bytes per saved wave, backends 0x%x\n",
+		       v.sim_cus, v.sim_waves_per_cu, v.sim_wave_state_bytes,
+		       v.backends);
+}
+
+TEST_F(uapi, unknown_ioctl_on_client_fd_is_enotty)
+{
+	char buf[256] = { 0 };
+	const unsigned long cmds[] = {
+		_IO(XSCHED_IOC_MAGIC, 0x3f),
+		_IOWR(XSCHED_IOC_MAGIC, 0x07, struct xsched_version),
+		_IOWR(XSCHED_IOC_MAGIC, 0x3f, struct xsched_version),
+		/* a known number with the wrong size or direction */
+		_IOR(XSCHED_IOC_MAGIC, 0x00, __u32),
+		_IOW(XSCHED_IOC_MAGIC, 0x01, struct xsched_sim_mem),
+		_IOWR(0xC7, 0x00, struct xsched_version),
+		TCGETS,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		EXPECT_EQ(-ENOTTY, xs_ioctl(self->cfd, cmds[i], buf))
+			TH_LOG("cmd 0x%lx", cmds[i]);
+	}
+}
+
+TEST_F(uapi, unknown_ioctl_on_queue_fd_is_enotty)
+{
+	char buf[256] = { 0 };
+	const unsigned long cmds[] = {
+		_IO(XSCHED_IOC_MAGIC, 0x44),
+		_IOWR(XSCHED_IOC_MAGIC, 0x44, struct xsched_queue_info),
+		_IOWR(XSCHED_IOC_MAGIC, 0x7f, struct xsched_suspend),
+		_IOR(XSCHED_IOC_MAGIC, 0x42, __u64),
+		TCGETS,
+	};
+	uint32_t id, uid;
+	size_t i;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, cmds[i], buf))
+			TH_LOG("cmd 0x%lx", cmds[i]);
+	}
+	close(qfd);
+}
+
+TEST_F(uapi, client_ioctls_on_queue_fd_are_enotty)
+{
+	struct xsched_version v = { 0 };
+	struct xsched_sim_mem m = { .size = XS_PAGE };
+	struct xsched_sim_queue_create c = { .ring_size = 8 };
+	struct xsched_sim_packet p = xs_packet(1, 1, 0, 1, 0, 0);
+	struct xsched_sim_submit s = { .count = 1, .packets = (uintptr_t)&p };
+	struct xsched_sim_wait w = { .seq = 1 };
+	struct xsched_register r = { .backend = XSCHED_BACKEND_SIM };
+	struct xsched_kfd_attach a = { .kfd_fd = 0 };
+	uint32_t id, uid;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
+	s.queue_id = id;
+	w.queue_id = id;
+	r.handle = id;
+	EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, XSCHED_IOC_VERSION, &v));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, XSCHED_IOC_SIM_SUBMIT, &s));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, XSCHED_IOC_SIM_WAIT, &w));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, XSCHED_IOC_REGISTER, &r));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, XSCHED_IOC_KFD_ATTACH, &a));
+	/* mmap of device memory belongs to the client fd too */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, qfd, 0));
+	close(qfd);
+}
+
+TEST_F(uapi, queue_ioctls_on_client_fd_are_enotty)
+{
+	struct xsched_suspend s = { .mode = XSCHED_MODE_SAVE };
+	struct xsched_resume r = { 0 };
+	struct xsched_queue_info i = { 0 };
+	struct xsched_set_priority p = { 0 };
+
+	EXPECT_EQ(-ENOTTY, xs_ioctl(self->cfd, XSCHED_IOC_SUSPEND, &s));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(self->cfd, XSCHED_IOC_RESUME, &r));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(self->cfd, XSCHED_IOC_QUERY, &i));
+	EXPECT_EQ(-ENOTTY, xs_ioctl(self->cfd, XSCHED_IOC_SET_PRIORITY, &p));
+}
+
+TEST_F(uapi, bad_pointer_is_efault_for_every_client_ioctl)
+{
+	const unsigned long cmds[] = {
+		XSCHED_IOC_VERSION, XSCHED_IOC_SIM_MEM_ALLOC,
+		XSCHED_IOC_SIM_QUEUE_CREATE, XSCHED_IOC_SIM_SUBMIT,
+		XSCHED_IOC_SIM_WAIT, XSCHED_IOC_REGISTER,
+		XSCHED_IOC_KFD_ATTACH,
+	};
+	void *bad[3];
+	size_t i, j;
+
+	bad_pointers(self, bad);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		for (j = 0; j < 3; j++) {
+			EXPECT_EQ(-EFAULT, xs_ioctl(self->cfd, cmds[i], bad[j]))
+				TH_LOG("cmd 0x%lx, pointer %p", cmds[i], bad[j]);
+		}
+	}
+}
+
+TEST_F(uapi, bad_pointer_is_efault_for_every_queue_ioctl)
+{
+	const unsigned long cmds[] = {
+		XSCHED_IOC_SUSPEND, XSCHED_IOC_RESUME, XSCHED_IOC_QUERY,
+		XSCHED_IOC_SET_PRIORITY,
+	};
+	uint32_t id, uid;
+	void *bad[3];
+	size_t i, j;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
+	bad_pointers(self, bad);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		for (j = 0; j < 3; j++) {
+			EXPECT_EQ(-EFAULT, xs_ioctl(qfd, cmds[i], bad[j]))
+				TH_LOG("cmd 0x%lx, pointer %p", cmds[i], bad[j]);
+		}
+	}
+	/* none of them changed the queue */
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
+	close(qfd);
+}
+
+TEST_F(uapi, mem_alloc_rejects_flags_and_reserved)
+{
+	struct xsched_sim_mem m;
+	int i;
+
+	memset(&m, 0, sizeof(m));
+	m.size = XS_PAGE;
+	m.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	m.flags = 0x80000000;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	m.flags = 0;
+	m.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	m.reserved0 = 0;
+	for (i = 0; i < 2; i++) {
+		m.reserved[i] = 1ULL << 63;
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m))
+			TH_LOG("reserved[%d]", i);
+		m.reserved[i] = 0;
+	}
+	/* the same struct with everything zeroed is accepted */
+	EXPECT_EQ(0, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+}
+
+TEST_F(uapi, mem_alloc_rejects_bad_sizes)
+{
+	const uint64_t bad[] = {
+		0, XSCHED_SIM_MEM_MAX + 1, XSCHED_SIM_MEM_MAX + XS_PAGE,
+		1ULL << 40, ~0ULL, ~0ULL - XS_PAGE + 2,	/* wraps when rounded */
+	};
+	uint64_t addr;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, xs_mem_alloc(self->cfd, bad[i], &addr))
+			TH_LOG("size %#" PRIx64, bad[i]);
+	}
+	EXPECT_EQ(0, xs_mem_alloc(self->cfd, 1, &addr));
+	/* the largest size is legal; only memory pressure may refuse it */
+	ret = xs_mem_alloc(self->cfd, XSCHED_SIM_MEM_MAX, &addr);
+	EXPECT_TRUE(ret == 0 || ret == -ENOMEM)
+		TH_LOG("size XSCHED_SIM_MEM_MAX: expected 0 or ENOMEM, got %s",
+		       xs_err(ret));
+}
+
+TEST_F(uapi, mem_alloc_limit_is_enospc)
+{
+	uint64_t addr[XSCHED_SIM_MEM_BUFFERS];
+	int i, j;
+
+	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS; i++) {
+		ASSERT_EQ(0, xs_mem_alloc(self->cfd, XS_PAGE, &addr[i]))
+			TH_LOG("buffer %d of %d", i, XSCHED_SIM_MEM_BUFFERS);
+		for (j = 0; j < i; j++) {
+			ASSERT_NE(addr[j], addr[i]);
+		}
+	}
+	EXPECT_EQ(-ENOSPC, xs_mem_alloc(self->cfd, XS_PAGE, NULL));
+	EXPECT_EQ(-ENOSPC, xs_mem_alloc(self->cfd, 1, NULL));
+}
+
+TEST_F(uapi, mem_size_rounds_up_to_pages)
+{
+	uint64_t one, more;
+	void *p;
+
+	ASSERT_EQ(0, xs_mem_alloc(self->cfd, 1, &one));
+	EXPECT_EQ(0, one % XS_PAGE) TH_LOG("gpu_addr %#" PRIx64, one);
+	p = mmap(NULL, XS_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->cfd,
+		 (off_t)one);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("1-byte buffer, 1 page: %s", strerror(errno));
+	memset(p, 0x5a, XS_PAGE);
+	munmap(p, XS_PAGE);
+	p = mmap(NULL, 2 * XS_PAGE, PROT_READ, MAP_SHARED, self->cfd, (off_t)one);
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("1-byte buffer mapped as 2 pages");
+	if (p == MAP_FAILED) {
+		EXPECT_EQ(EINVAL, errno);
+	} else {
+		munmap(p, 2 * XS_PAGE);
+	}
+
+	ASSERT_EQ(0, xs_mem_alloc(self->cfd, XS_PAGE + 1, &more));
+	p = mmap(NULL, 2 * XS_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->cfd, (off_t)more);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("page+1 buffer, 2 pages: %s", strerror(errno));
+	memset(p, 0x5a, 2 * XS_PAGE);
+	munmap(p, 2 * XS_PAGE);
+	p = mmap(NULL, 3 * XS_PAGE, PROT_READ, MAP_SHARED, self->cfd, (off_t)more);
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("page+1 buffer mapped as 3 pages");
+	if (p == MAP_FAILED) {
+		EXPECT_EQ(EINVAL, errno);
+	} else {
+		munmap(p, 3 * XS_PAGE);
+	}
+}
+
+TEST_F(uapi, mmap_unknown_offset_is_einval)
+{
+	uint64_t addr, off;
+	void *p;
+
+	ASSERT_EQ(0, xs_mem_alloc(self->cfd, XS_PAGE, &addr));
+	/* far past every buffer this client has */
+	off = addr + (1ULL << 36);
+	p = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, self->cfd, (off_t)off);
+	EXPECT_EQ(MAP_FAILED, p);
+	if (p == MAP_FAILED) {
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* a client with no buffers at all */
+	{
+		int cfd2;
+
+		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
+		p = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, cfd2, (off_t)addr);
+		EXPECT_EQ(MAP_FAILED, p) TH_LOG("another client's buffer mapped");
+		if (p == MAP_FAILED) {
+			EXPECT_EQ(EINVAL, errno);
+		}
+		close(cfd2);
+	}
+}
+
+TEST_F(uapi, mmap_shows_kernel_writes)
+{
+	struct xsched_sim_packet p;
+	struct xs_buf dst;
+	uint64_t ref[64], seq, *second;
+	uint32_t id;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, sizeof(ref), &dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	second = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, self->cfd,
+		      (off_t)dst.gpu_addr);
+	ASSERT_NE(MAP_FAILED, second);
+	p = xs_packet(64, 7, 0, 0x1234, dst.gpu_addr, 0);
+	xs_ref_packet(&p, NULL, ref);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	EXPECT_EQ(-1, xs_first_mismatch(dst.map, ref, 64));
+	EXPECT_EQ(-1, xs_first_mismatch(second, ref, 64));
+	munmap(second, XS_PAGE);
+}
+
+TEST_F(uapi, queue_create_rejects_bad_ring_sizes)
+{
+	const uint32_t bad[] = { 0, 1, 3, 6, 100, 4095, 4097, 8192, 1U << 31,
+				 ~0U };
+	uint32_t id;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, xs_queue_create(self->cfd, bad[i], &id, NULL))
+			TH_LOG("ring_size %u", bad[i]);
+	}
+	EXPECT_EQ(0, xs_queue_create(self->cfd, 2, &id, NULL));
+	EXPECT_EQ(0, xs_queue_create(self->cfd, XSCHED_SIM_RING_MAX, &id, NULL));
+}
+
+TEST_F(uapi, queue_create_rejects_flags_and_reserved)
+{
+	struct xsched_sim_queue_create c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.ring_size = 8;
+	c.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	c.flags = 0;
+	c.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	c.reserved0 = 0;
+	for (i = 0; i < 2; i++) {
+		c.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
+			TH_LOG("reserved[%d]", i);
+		c.reserved[i] = 0;
+	}
+	EXPECT_EQ(0, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	EXPECT_GT(c.save_area_size, 0);
+}
+
+TEST_F(uapi, queue_create_limit_is_enospc)
+{
+	uint32_t ids[XSCHED_SIM_QUEUES];
+	uint64_t save;
+	int i, j;
+
+	for (i = 0; i < XSCHED_SIM_QUEUES; i++) {
+		ASSERT_EQ(0, xs_queue_create(self->cfd, 2, &ids[i], &save))
+			TH_LOG("queue %d of %d", i, XSCHED_SIM_QUEUES);
+		EXPECT_GT(save, 0);
+		for (j = 0; j < i; j++) {
+			ASSERT_NE(ids[j], ids[i]);
+		}
+	}
+	EXPECT_EQ(-ENOSPC, xs_queue_create(self->cfd, 2, NULL, NULL));
+	/* the limit is per client */
+	{
+		int cfd2;
+
+		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
+		EXPECT_EQ(0, xs_queue_create(cfd2, 2, NULL, NULL));
+		close(cfd2);
+	}
+}
+
+TEST_F(uapi, submit_unknown_queue_is_enoent)
+{
+	struct xsched_sim_packet p = xs_packet(1, 1, 0, 1, 0, 0);
+	uint32_t id;
+	uint64_t seq;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	EXPECT_EQ(-ENOENT, xs_submit(self->cfd, id + 1000, &p, 1, &seq));
+	EXPECT_EQ(-ENOENT, xs_submit(self->cfd, ~0U, &p, 1, &seq));
+	/* another client's queue id means nothing here */
+	{
+		int cfd2;
+
+		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
+		EXPECT_EQ(-ENOENT, xs_submit(cfd2, id, &p, 1, &seq));
+		close(cfd2);
+	}
+}
+
+TEST_F(uapi, submit_bad_count_is_einval)
+{
+	static struct xsched_sim_packet p[XSCHED_SIM_SUBMIT_MAX + 1];
+	const uint32_t bad[] = { 0, XSCHED_SIM_SUBMIT_MAX + 1, 1U << 31, ~0U };
+	struct xs_buf dst;
+	uint32_t id;
+	uint64_t seq;
+	size_t i;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	for (i = 0; i < XSCHED_SIM_SUBMIT_MAX + 1; i++)
+		p[i] = xs_packet(1, 1, 0, i, dst.gpu_addr, 0);
+	ASSERT_EQ(0, xs_queue_create(self->cfd, XSCHED_SIM_RING_MAX, &id, NULL));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, xs_submit(self->cfd, id, p, bad[i], &seq))
+			TH_LOG("count %u", bad[i]);
+	}
+	/* the largest batch is accepted */
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p, XSCHED_SIM_SUBMIT_MAX, &seq));
+	EXPECT_EQ(XSCHED_SIM_SUBMIT_MAX, seq);
+	EXPECT_EQ(0, xs_wait(self->cfd, id, seq, 30 * XS_SEC, NULL));
+}
+
+TEST_F(uapi, submit_bad_packets_pointer_is_efault)
+{
+	struct xsched_sim_packet p = xs_packet(1, 1, 0, 1, 0, 0);
+	void *bad[3];
+	uint32_t id;
+	uint64_t seq;
+	int j;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	bad_pointers(self, bad);
+	for (j = 0; j < 3; j++) {
+		EXPECT_EQ(-EFAULT, xs_submit(self->cfd, id, bad[j], 1, &seq))
+			TH_LOG("packets %p", bad[j]);
+	}
+	/* a batch whose tail runs into an unmapped page */
+	{
+		char *page = mmap(NULL, 2 * XS_PAGE, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct xsched_sim_packet *tail;
+
+		ASSERT_NE(MAP_FAILED, page);
+		ASSERT_EQ(0, munmap(page + XS_PAGE, XS_PAGE));
+		tail = (void *)(page + XS_PAGE - sizeof(p));
+		*tail = p;
+		EXPECT_EQ(-EFAULT, xs_submit(self->cfd, id, tail, 2, &seq));
+		munmap(page, XS_PAGE);
+	}
+	/* nothing of it was queued: waiting for packet 1 is out of range */
+	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
+}
+
+TEST_F(uapi, submit_rejects_flags_and_reserved)
+{
+	struct xsched_sim_packet p = xs_packet(1, 1, 0, 1, 0, 0);
+	struct xsched_sim_submit s;
+	uint32_t id;
+	int i;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	memset(&s, 0, sizeof(s));
+	s.queue_id = id;
+	s.count = 1;
+	s.packets = (uintptr_t)&p;
+	s.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_SUBMIT, &s));
+	s.flags = 0;
+	s.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_SUBMIT, &s));
+	s.reserved0 = 0;
+	for (i = 0; i < 2; i++) {
+		s.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_SUBMIT, &s))
+			TH_LOG("reserved[%d]", i);
+		s.reserved[i] = 0;
+	}
+	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
+}
+
+struct bad_packet {
+	const char *what;
+	void (*spoil)(struct xsched_sim_packet *p);
+};
+
+static void spoil_kernel0(struct xsched_sim_packet *p) { p->kernel = 0; }
+static void spoil_kernel2(struct xsched_sim_packet *p) { p->kernel = 2; }
+static void spoil_kernel_max(struct xsched_sim_packet *p) { p->kernel = ~0U; }
+static void spoil_flags(struct xsched_sim_packet *p) { p->flags = 1; }
+static void spoil_grid0(struct xsched_sim_packet *p) { p->grid = 0; }
+static void spoil_grid_big(struct xsched_sim_packet *p) { p->grid = XSCHED_SIM_GRID_MAX + 1; }
+static void spoil_steps0(struct xsched_sim_packet *p) { p->steps = 0; }
+static void spoil_steps_big(struct xsched_sim_packet *p) { p->steps = XSCHED_SIM_STEPS_MAX + 1; }
+static void spoil_step_ns(struct xsched_sim_packet *p) { p->step_ns = XSCHED_SIM_STEP_NS_MAX + 1; }
+static void spoil_step_ns_huge(struct xsched_sim_packet *p) { p->step_ns = ~0ULL; }
+static void spoil_reserved0(struct xsched_sim_packet *p) { p->reserved[0] = 1; }
+static void spoil_reserved1(struct xsched_sim_packet *p) { p->reserved[1] = 1ULL << 63; }
+
+static const struct bad_packet bad_packets[] = {
+	{ "kernel 0", spoil_kernel0 },
+	{ "kernel 2", spoil_kernel2 },
+	{ "kernel ~0", spoil_kernel_max },
+	{ "flags 1", spoil_flags },
+	{ "grid 0", spoil_grid0 },
+	{ "grid GRID_MAX+1", spoil_grid_big },
+	{ "steps 0", spoil_steps0 },
+	{ "steps STEPS_MAX+1", spoil_steps_big },
+	{ "step_ns STEP_NS_MAX+1", spoil_step_ns },
+	{ "step_ns ~0", spoil_step_ns_huge },
+	{ "reserved[0]", spoil_reserved0 },
+	{ "reserved[1]", spoil_reserved1 },
+};
+
+TEST_F(uapi, submit_invalid_packet_rejects_whole_batch)
+{
+	struct xsched_sim_packet batch[3];
+	struct xs_buf dst;
+	uint64_t seq, ref[3];
+	uint32_t id;
+	size_t i, pos;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	for (i = 0; i < sizeof(bad_packets) / sizeof(bad_packets[0]); i++) {
+		for (pos = 0; pos < 3; pos++) {
+			batch[0] = xs_packet(1, 3, 0, 11, dst.gpu_addr, 0);
+			batch[1] = xs_packet(1, 3, 0, 12, dst.gpu_addr + 8, 0);
+			batch[2] = xs_packet(1, 3, 0, 13, dst.gpu_addr + 16, 0);
+			bad_packets[i].spoil(&batch[pos]);
+			EXPECT_EQ(-EINVAL, xs_submit(self->cfd, id, batch, 3, &seq))
+				TH_LOG("%s in packet %zu of 3", bad_packets[i].what, pos);
+		}
+	}
+	/* nothing was queued: packet 1 does not exist yet, memory untouched */
+	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, dst.map[0]);
+	/* the first accepted packet is number 1 */
+	batch[0] = xs_packet(1, 3, 0, 11, dst.gpu_addr, 0);
+	batch[1] = xs_packet(1, 3, 0, 12, dst.gpu_addr + 8, 0);
+	batch[2] = xs_packet(1, 3, 0, 13, dst.gpu_addr + 16, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, batch, 1, &seq));
+	EXPECT_EQ(1, seq);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, batch + 1, 2, &seq));
+	EXPECT_EQ(3, seq);
+	ASSERT_EQ(0, xs_wait(self->cfd, id, 3, 20 * XS_SEC, NULL));
+	for (i = 0; i < 3; i++)
+		ref[i] = xs_ref_workgroup(11 + i, 0, 3, NULL);
+	EXPECT_EQ(-1, xs_first_mismatch(dst.map, ref, 3));
+}
+
+TEST_F_TIMEOUT(uapi, submit_boundary_packets_are_accepted, 90)
+{
+	const uint32_t grid = XSCHED_SIM_GRID_MAX;
+	struct xsched_sim_packet p[2];
+	struct xs_buf big, small;
+	uint64_t *ref, seq, one;
+	uint32_t id;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, grid * sizeof(uint64_t), &big));
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &small));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	p[0] = xs_packet(grid, 1, 0, 77, big.gpu_addr, 0);
+	p[1] = xs_packet(1, 2, XSCHED_SIM_STEP_NS_MAX, 78, small.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 2, &seq));
+	EXPECT_EQ(2, seq);
+	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 60 * XS_SEC, NULL));
+	ref = calloc(grid, sizeof(*ref));
+	ASSERT_NE(NULL, ref);
+	xs_ref_packet(&p[0], NULL, ref);
+	EXPECT_EQ(-1, xs_first_mismatch(big.map, ref, grid));
+	one = xs_ref_workgroup(78, 0, 2, NULL);
+	EXPECT_EQ(one, small.map[0]);
+	free(ref);
+}
+
+TEST_F(uapi, submit_seq_counts_packets)
+{
+	struct xsched_sim_packet p[5];
+	struct xs_buf dst;
+	uint64_t seq, done;
+	uint32_t id;
+	int i;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &id, NULL));
+	for (i = 0; i < 5; i++)
+		p[i] = xs_packet(1, 2, 0, i, dst.gpu_addr + 8 * i, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 1, &seq));
+	EXPECT_EQ(1, seq);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p + 1, 3, &seq));
+	EXPECT_EQ(4, seq);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p + 4, 1, &seq));
+	EXPECT_EQ(5, seq);
+	ASSERT_EQ(0, xs_wait(self->cfd, id, 5, 20 * XS_SEC, &done));
+	EXPECT_EQ(5, done);
+	/* waiting again for an old packet succeeds at once */
+	EXPECT_EQ(0, xs_wait(self->cfd, id, 2, 0, &done));
+	EXPECT_EQ(5, done);
+}
+
+TEST_F(uapi, submit_ring_full_is_eagain)
+{
+	struct xsched_sim_packet p[3];
+	struct xs_buf dst;
+	uint64_t seq;
+	uint32_t id, uid;
+	int qfd, i;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	for (i = 0; i < 3; i++)
+		p[i] = xs_packet(1, 1, 0, i, dst.gpu_addr + 8 * i, 0);
+	qfd = make_queue(self->cfd, 2, &id, &uid);
+	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
+	/* more packets than the ring holds never fit */
+	EXPECT_EQ(-EAGAIN, xs_submit(self->cfd, id, p, 3, &seq));
+	/* a stopped queue consumes nothing: its ring fills up */
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, NULL));
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 2, &seq));
+	EXPECT_EQ(2, seq);
+	EXPECT_EQ(-EAGAIN, xs_submit(self->cfd, id, p + 2, 1, &seq));
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, id, 2, 0, NULL));
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	ASSERT_EQ(0, xs_wait(self->cfd, id, 2, 20 * XS_SEC, NULL));
+	/* the rejected packet did not take a number */
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p + 2, 1, &seq));
+	EXPECT_EQ(3, seq);
+	EXPECT_EQ(0, xs_wait(self->cfd, id, 3, 20 * XS_SEC, NULL));
+	close(qfd);
+}
+
+TEST_F(uapi, wait_unknown_queue_is_enoent)
+{
+	uint32_t id;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	EXPECT_EQ(-ENOENT, xs_wait(self->cfd, id + 1000, 1, 0, NULL));
+	EXPECT_EQ(-ENOENT, xs_wait(self->cfd, ~0U, 1, 0, NULL));
+}
+
+TEST_F(uapi, wait_beyond_last_seq_is_einval)
+{
+	struct xsched_sim_packet p;
+	struct xs_buf dst;
+	uint64_t seq;
+	uint32_t id;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, ~0ULL, XS_SEC, NULL));
+	p = xs_packet(1, 1, 0, 5, dst.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, seq + 1, XS_SEC, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1ULL << 62, XS_SEC, NULL));
+	EXPECT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+}
+
+TEST_F(uapi, wait_rejects_flags_and_reserved)
+{
+	struct xsched_sim_wait w;
+	uint32_t id;
+	int i;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	memset(&w, 0, sizeof(w));
+	w.queue_id = id;
+	w.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_WAIT, &w));
+	w.flags = 0;
+	for (i = 0; i < 2; i++) {
+		w.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_WAIT, &w))
+			TH_LOG("reserved[%d]", i);
+		w.reserved[i] = 0;
+	}
+}
+
+TEST_F(uapi, wait_timeout_is_etimedout_and_reports_completed)
+{
+	struct xsched_sim_packet p[2];
+	struct xs_buf dst;
+	uint64_t seq, done;
+	uint32_t id;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	/* a quick packet, then a slow one (40 x 10 ms) */
+	p[0] = xs_packet(1, 1, 0, 1, dst.gpu_addr, 0);
+	p[1] = xs_packet(1, 40, 10 * XS_MS, 2, dst.gpu_addr + 8, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 2, &seq));
+	ASSERT_EQ(0, xs_wait(self->cfd, id, 1, 20 * XS_SEC, &done));
+	EXPECT_LE(1, done);
+	/* timeout 0 polls once */
+	done = ~0ULL;
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, id, 2, 0, &done));
+	EXPECT_EQ(1, done) TH_LOG("completed must be filled in on ETIMEDOUT");
+	done = ~0ULL;
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, id, 2, 5 * XS_MS, &done));
+	EXPECT_EQ(1, done);
+	ASSERT_EQ(0, xs_wait(self->cfd, id, 2, 30 * XS_SEC, &done));
+	EXPECT_EQ(2, done);
+	EXPECT_EQ(0, xs_wait(self->cfd, id, 2, 0, &done));
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+TEST_F(uapi, wait_interrupted_by_signal_is_eintr)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval it = { .it_value = { .tv_usec = 100000 } };
+	struct xsched_sim_packet p;
+	struct xs_buf dst;
+	uint64_t seq, done;
+	uint32_t id;
+	int ret;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	p = xs_packet(1, 100, 10 * XS_MS, 3, dst.gpu_addr, 0);	/* 1 s */
+	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	done = ~0ULL;
+	ret = xs_wait(self->cfd, id, seq, 60 * XS_SEC, &done);
+	EXPECT_EQ(-EINTR, ret) TH_LOG("got %s", xs_err(ret));
+	EXPECT_EQ(0, done);
+	/* the packet was not disturbed */
+	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 30 * XS_SEC, NULL));
+	EXPECT_EQ(xs_ref_workgroup(3, 0, 100, NULL), dst.map[0]);
+}
+
+TEST_F(uapi, register_rejects_bad_backend_flags_reserved)
+{
+	struct xsched_register r;
+	uint32_t id;
+	int i;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	memset(&r, 0, sizeof(r));
+	r.backend = XSCHED_BACKEND_SIM;
+	r.handle = id;
+	r.backend = 2;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	r.backend = ~0U;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	r.backend = XSCHED_BACKEND_SIM;
+	r.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	r.flags = 0;
+	r.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	r.reserved0 = 0;
+	for (i = 0; i < 2; i++) {
+		r.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r))
+			TH_LOG("reserved[%d]", i);
+		r.reserved[i] = 0;
+	}
+	/* the rejected attempts registered nothing */
+	i = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r);
+	EXPECT_LE(0, i) TH_LOG("register after rejects: %s", xs_err(i));
+	if (i >= 0)
+		close(i);
+}
+
+TEST_F(uapi, register_rejects_priority_out_of_range)
+{
+	const int32_t bad[] = { XSCHED_PRIO_MIN - 1, XSCHED_PRIO_MAX + 1,
+				INT32_MIN, INT32_MAX };
+	uint32_t id;
+	size_t i;
+	int qfd;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, xs_register(self->cfd, id, bad[i], NULL))
+			TH_LOG("priority %d", bad[i]);
+	}
+	qfd = xs_register(self->cfd, id, XSCHED_PRIO_MIN, NULL);
+	ASSERT_LE(0, qfd) TH_LOG("priority MIN: %s", xs_err(qfd));
+	close(qfd);
+	/* root (CAP_SYS_NICE) may use the top priority */
+	qfd = xs_register(self->cfd, id, XSCHED_PRIO_MAX, NULL);
+	ASSERT_LE(0, qfd) TH_LOG("priority MAX: %s", xs_err(qfd));
+	close(qfd);
+}
+
+TEST_F(uapi, register_unknown_sim_queue_is_enoent)
+{
+	uint32_t id;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	EXPECT_EQ(-ENOENT, xs_register(self->cfd, id + 1000, 0, NULL));
+	{
+		struct xsched_register r = {
+			.backend = XSCHED_BACKEND_SIM,
+			.handle = (1ULL << 32) | id,	/* ids are 32 bits */
+		};
+
+		EXPECT_EQ(-ENOENT, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	}
+	/* another client's queue id means nothing here */
+	{
+		int cfd2;
+
+		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
+		EXPECT_EQ(-ENOENT, xs_register(cfd2, id, 0, NULL));
+		close(cfd2);
+	}
+}
+
+TEST_F(uapi, register_same_queue_twice_is_eexist)
+{
+	uint32_t id, uid;
+	int qfd;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	qfd = xs_register(self->cfd, id, 0, &uid);
+	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
+	EXPECT_EQ(-EEXIST, xs_register(self->cfd, id, 0, NULL));
+	EXPECT_EQ(-EEXIST, xs_register(self->cfd, id, -5, NULL));
+	close(qfd);
+}
+
+TEST_F(uapi, register_returns_queue_fd_and_unique_uid)
+{
+	struct xsched_register r[2];
+	struct xsched_queue_info info;
+	char state[24];
+	uint32_t id[2];
+	int ret[2], i;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id[i], NULL));
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].backend = XSCHED_BACKEND_SIM;
+		r[i].handle = id[i];
+		r[i].priority = -i;
+		r[i].queue_fd = ~0U;
+		ret[i] = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r[i]);
+		ASSERT_LE(0, ret[i]) TH_LOG("register: %s", xs_err(ret[i]));
+		EXPECT_EQ((uint32_t)ret[i], r[i].queue_fd);
+		EXPECT_LE(0, fcntl(ret[i], F_GETFD));
+		EXPECT_TRUE(fcntl(ret[i], F_GETFD) & FD_CLOEXEC)
+			TH_LOG("queue fds are close-on-exec");
+		ASSERT_EQ(0, xs_query(ret[i], &info));
+		EXPECT_EQ(r[i].queue_uid, info.queue_uid);
+		EXPECT_EQ(-i, info.priority);
+		EXPECT_EQ(XSCHED_BACKEND_SIM, info.backend);
+	}
+	EXPECT_NE(r[0].queue_uid, r[1].queue_uid);
+	EXPECT_NE(ret[0], ret[1]);
+	if (!xs_debugfs_ready()) {
+		for (i = 0; i < 2; i++) {
+			EXPECT_EQ(1, xs_table_state(r[i].queue_uid, state,
+						    sizeof(state)))
+				TH_LOG("uid %u missing from %s", r[i].queue_uid,
+				       XS_QUEUES_PATH);
+		}
+	}
+	close(ret[0]);
+	close(ret[1]);
+}
+
+TEST_F(uapi, register_again_after_close_succeeds)
+{
+	uint32_t id, uid1, uid2;
+	char state[24];
+	int qfd;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	qfd = xs_register(self->cfd, id, 0, &uid1);
+	ASSERT_LE(0, qfd);
+	ASSERT_EQ(0, close(qfd));
+	if (!xs_debugfs_ready()) {
+		EXPECT_EQ(0, xs_table_state(uid1, state, sizeof(state)))
+			TH_LOG("closed queue uid %u still listed", uid1);
+	}
+	qfd = xs_register(self->cfd, id, 0, &uid2);
+	ASSERT_LE(0, qfd) TH_LOG("register after close: %s", xs_err(qfd));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
+	close(qfd);
+}
+
+TEST_F(uapi, register_kfd_without_attach_is_enodev)
+{
+	struct xsched_register r = {
+		.backend = XSCHED_BACKEND_KFD,
+		.handle = 0x7f0000001000ULL,
+	};
+	int ret = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r);
+
+	EXPECT_TRUE(ret == -ENODEV || ret == -ENXIO)
+		TH_LOG("expected ENODEV (no kfd build) or ENXIO (not attached), got %s",
+		       xs_err(ret));
+	if (ret >= 0)
+		close(ret);
+}
+
+/* Drops CAP_SYS_NICE from the effective set of this (test) process. */
+static int drop_cap_sys_nice(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[CAP_SYS_NICE / 32].effective &= ~(1U << (CAP_SYS_NICE % 32));
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+TEST_F(uapi, positive_priority_needs_cap_sys_nice)
+{
+	uint32_t id, id2;
+	int qfd, ret;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id2, NULL));
+	qfd = xs_register(self->cfd, id, 0, NULL);
+	ASSERT_LE(0, qfd);
+	ret = drop_cap_sys_nice();
+	if (ret)
+		SKIP(return, "cannot drop CAP_SYS_NICE: %s", xs_err(ret));
+	EXPECT_EQ(-EPERM, xs_register(self->cfd, id2, 1, NULL));
+	EXPECT_EQ(-EPERM, xs_register(self->cfd, id2, XSCHED_PRIO_MAX, NULL));
+	EXPECT_EQ(-EPERM, xs_set_priority(qfd, 1));
+	EXPECT_EQ(-EPERM, xs_set_priority(qfd, XSCHED_PRIO_MAX));
+	/* range errors still win over permission */
+	EXPECT_EQ(-EINVAL, xs_set_priority(qfd, XSCHED_PRIO_MAX + 1));
+	/* lowering and the default need nothing */
+	EXPECT_EQ(0, xs_set_priority(qfd, -7));
+	EXPECT_EQ(0, xs_set_priority(qfd, 0));
+	ret = xs_register(self->cfd, id2, -3, NULL);
+	EXPECT_LE(0, ret) TH_LOG("priority -3 without CAP_SYS_NICE: %s", xs_err(ret));
+	if (ret >= 0)
+		close(ret);
+	close(qfd);
+}
+
+TEST_F(uapi, set_priority_rejects_bad_input)
+{
+	struct xsched_set_priority p;
+	uint32_t id, uid;
+	int qfd, i;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	EXPECT_EQ(-EINVAL, xs_set_priority(qfd, XSCHED_PRIO_MIN - 1));
+	EXPECT_EQ(-EINVAL, xs_set_priority(qfd, XSCHED_PRIO_MAX + 1));
+	EXPECT_EQ(-EINVAL, xs_set_priority(qfd, INT32_MIN));
+	memset(&p, 0, sizeof(p));
+	p.priority = 3;
+	p.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_SET_PRIORITY, &p));
+	p.flags = 0;
+	for (i = 0; i < 2; i++) {
+		p.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_SET_PRIORITY, &p))
+			TH_LOG("reserved[%d]", i);
+		p.reserved[i] = 0;
+	}
+	{
+		struct xsched_queue_info info;
+
+		ASSERT_EQ(0, xs_query(qfd, &info));
+		EXPECT_EQ(0, info.priority) TH_LOG("a rejected call changed it");
+	}
+	close(qfd);
+}
+
+TEST_F(uapi, set_priority_shows_in_query)
+{
+	const int32_t prios[] = { XSCHED_PRIO_MIN, -1, 42, XSCHED_PRIO_MAX, 0 };
+	struct xsched_queue_info info;
+	uint32_t id, uid;
+	size_t i;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	for (i = 0; i < sizeof(prios) / sizeof(prios[0]); i++) {
+		ASSERT_EQ(0, xs_set_priority(qfd, prios[i]));
+		ASSERT_EQ(0, xs_query(qfd, &info));
+		EXPECT_EQ(prios[i], info.priority);
+	}
+	close(qfd);
+}
+
+TEST_F(uapi, suspend_rejects_bad_mode_flags_reserved)
+{
+	const uint32_t modes[] = { 0, 3, 0x100, ~0U };
+	struct xsched_suspend s;
+	uint32_t id, uid;
+	size_t i;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		EXPECT_EQ(-EINVAL, xs_suspend(qfd, modes[i], 0, 0, NULL))
+			TH_LOG("mode %u", modes[i]);
+	}
+	EXPECT_EQ(-EINVAL, xs_suspend(qfd, XSCHED_MODE_SAVE, 2, 0, NULL));
+	EXPECT_EQ(-EINVAL, xs_suspend(qfd, XSCHED_MODE_DRAIN,
+				      XSCHED_SUSPEND_NONBLOCK | (1U << 31), 0,
+				      NULL));
+	for (i = 0; i < 2; i++) {
+		memset(&s, 0, sizeof(s));
+		s.mode = XSCHED_MODE_SAVE;
+		s.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_SUSPEND, &s))
+			TH_LOG("reserved[%zu]", i);
+	}
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
+	close(qfd);
+}
+
+TEST_F(uapi, suspend_rejects_grace_over_60s)
+{
+	uint32_t id, uid;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	EXPECT_EQ(-EINVAL, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 60 * XS_SEC + 1, NULL));
+	EXPECT_EQ(-EINVAL, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 60 * XS_SEC + 1, NULL));
+	EXPECT_EQ(-EINVAL, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, ~0ULL, NULL));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
+	/* exactly 60 s is allowed; an idle queue stops at once anyway */
+	EXPECT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 60 * XS_SEC, NULL));
+	EXPECT_EQ(0, xs_resume(qfd, NULL));
+	EXPECT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 60 * XS_SEC, NULL));
+	EXPECT_EQ(0, xs_resume(qfd, NULL));
+	close(qfd);
+}
+
+TEST_F(uapi, suspend_twice_is_ealready)
+{
+	const uint32_t modes[] = { XSCHED_MODE_DRAIN, XSCHED_MODE_SAVE };
+	struct xsched_suspend out;
+	uint32_t id, uid;
+	size_t i, j;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, xs_suspend(qfd, modes[i], 0, 0, &out));
+		EXPECT_EQ(0, out.saved_bytes) TH_LOG("idle queue, nothing to save");
+		EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+		for (j = 0; j < 2; j++) {
+			EXPECT_EQ(-EALREADY, xs_suspend(qfd, modes[j], 0, 0, NULL));
+			EXPECT_EQ(-EALREADY, xs_suspend(qfd, modes[j],
+							XSCHED_SUSPEND_NONBLOCK,
+							0, NULL));
+		}
+		EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+		ASSERT_EQ(0, xs_resume(qfd, NULL));
+	}
+	close(qfd);
+}
+
+TEST_F(uapi, suspend_while_suspending_is_ealready)
+{
+	struct xsched_sim_packet p;
+	struct xs_buf dst;
+	uint64_t seq;
+	uint32_t id, uid;
+	int qfd, ret;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	/* one workgroup of 30 x 10 ms: a DRAIN takes that long */
+	p = xs_packet(1, 30, 10 * XS_MS, 9, dst.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, XSCHED_SUSPEND_NONBLOCK,
+				0, NULL));
+	ret = xs_state(qfd);
+	EXPECT_TRUE(ret == XSCHED_STATE_SUSPENDING || ret == XSCHED_STATE_SUSPENDED)
+		TH_LOG("state after NONBLOCK: %s", xs_state_name(ret));
+	EXPECT_EQ(-EALREADY, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	EXPECT_EQ(-EALREADY, xs_suspend(qfd, XSCHED_MODE_DRAIN,
+					XSCHED_SUSPEND_NONBLOCK, 0, NULL));
+	ASSERT_EQ(0, xs_wait_state(qfd, XSCHED_STATE_SUSPENDED, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	EXPECT_EQ(xs_ref_workgroup(9, 0, 30, NULL), dst.map[0]);
+	close(qfd);
+}
+
+TEST_F(uapi, resume_active_queue_is_ealready)
+{
+	uint32_t id, uid;
+	int qfd;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	EXPECT_EQ(-EALREADY, xs_resume(qfd, NULL));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	EXPECT_EQ(-EALREADY, xs_resume(qfd, NULL));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
+	close(qfd);
+}
+
+TEST_F(uapi, resume_rejects_flags_and_reserved)
+{
+	struct xsched_resume r;
+	uint32_t id, uid;
+	int qfd, i;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, NULL));
+	memset(&r, 0, sizeof(r));
+	r.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_RESUME, &r));
+	r.flags = 0;
+	r.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_RESUME, &r));
+	r.reserved0 = 0;
+	for (i = 0; i < 2; i++) {
+		r.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_RESUME, &r))
+			TH_LOG("reserved[%d]", i);
+		r.reserved[i] = 0;
+	}
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+	EXPECT_EQ(0, xs_ioctl(qfd, XSCHED_IOC_RESUME, &r));
+	close(qfd);
+}
+
+TEST_F(uapi, query_rejects_flags_and_reserved)
+{
+	struct xsched_queue_info info;
+	uint32_t id, uid;
+	int qfd, i;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	memset(&info, 0, sizeof(info));
+	info.flags = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_QUERY, &info));
+	for (i = 0; i < 4; i++) {
+		memset(&info, 0, sizeof(info));
+		info.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_QUERY, &info))
+			TH_LOG("reserved[%d]", i);
+	}
+	close(qfd);
+}
+
+TEST_F(uapi, query_fresh_queue_reports_initial_state)
+{
+	struct xsched_queue_info info;
+	uint64_t save;
+	uint32_t id, uid;
+	int qfd;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &id, &save));
+	qfd = xs_register(self->cfd, id, -9, &uid);
+	ASSERT_LE(0, qfd);
+	memset(&info, 0, sizeof(info));
+	ASSERT_EQ(0, xs_ioctl(qfd, XSCHED_IOC_QUERY, &info));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, info.state);
+	EXPECT_EQ(XSCHED_BACKEND_SIM, info.backend);
+	EXPECT_EQ(-9, info.priority);
+	EXPECT_EQ(uid, info.queue_uid);
+	EXPECT_EQ(0, info.last_mode);
+	EXPECT_EQ(0, info.last_error);
+	EXPECT_EQ(0, info.saved_waves);
+	EXPECT_EQ(0, info.rptr);
+	EXPECT_EQ(0, info.wptr);
+	EXPECT_EQ(0, info.steps_done);
+	EXPECT_EQ(0, info.suspends);
+	EXPECT_EQ(0, info.resumes);
+	EXPECT_EQ(0, info.faults);
+	EXPECT_EQ(0, info.last_suspend_ns);
+	EXPECT_EQ(0, info.total_suspend_ns);
+	EXPECT_EQ(0, info.max_suspend_ns);
+	EXPECT_EQ(0, info.saved_bytes);
+	EXPECT_EQ(save, info.save_area_size);
+	EXPECT_EQ(0, info.reserved[0]);
+	close(qfd);
+}
+
+TEST_F(uapi, suspend_resume_updates_counters)
+{
+	struct xsched_queue_info info;
+	struct xsched_suspend out[2];
+	struct xsched_sim_packet p;
+	struct xs_buf dst;
+	uint64_t seq, susp_ns;
+	uint32_t id, uid;
+	int qfd;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	p = xs_packet(3, 4, 0, 21, dst.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, &out[0]));
+	ASSERT_EQ(0, xs_query(qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
+	EXPECT_EQ(XSCHED_MODE_DRAIN, info.last_mode);
+	EXPECT_EQ(1, info.suspends);
+	EXPECT_EQ(0, info.resumes);
+	EXPECT_EQ(out[0].latency_ns, info.last_suspend_ns);
+	xs_sleep_ns(2 * XS_MS);
+	ASSERT_EQ(0, xs_resume(qfd, &susp_ns));
+	EXPECT_LE(2 * XS_MS, susp_ns) TH_LOG("slept 2 ms while suspended");
+
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, &out[1]));
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	ASSERT_EQ(0, xs_query(qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, info.state);
+	EXPECT_EQ(XSCHED_MODE_SAVE, info.last_mode);
+	EXPECT_EQ(2, info.suspends);
+	EXPECT_EQ(2, info.resumes);
+	EXPECT_EQ(0, info.faults);
+	EXPECT_EQ(0, info.last_error);
+	EXPECT_EQ(out[1].latency_ns, info.last_suspend_ns);
+	EXPECT_EQ(out[0].latency_ns + out[1].latency_ns, info.total_suspend_ns);
+	EXPECT_EQ(out[0].latency_ns > out[1].latency_ns ? out[0].latency_ns :
+		  out[1].latency_ns, info.max_suspend_ns);
+	EXPECT_EQ(1, info.rptr);
+	EXPECT_EQ(1, info.wptr);
+	EXPECT_EQ(12, info.steps_done);
+	close(qfd);
+}
+
+TEST_F(uapi, poll_reports_idle_busy_suspended)
+{
+	struct xsched_sim_packet p;
+	struct xs_buf dst;
+	uint64_t seq;
+	uint32_t id, uid;
+	int qfd, ev;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	ev = xs_poll(qfd, POLLIN | POLLPRI, 0);
+	EXPECT_EQ(POLLIN, ev) TH_LOG("idle queue: revents %#x", ev);
+
+	p = xs_packet(1, 50, 10 * XS_MS, 4, dst.gpu_addr, 0);	/* 0.5 s */
+	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ev = xs_poll(qfd, POLLIN | POLLPRI, 0);
+	EXPECT_EQ(0, ev) TH_LOG("busy queue: revents %#x", ev);
+
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	ev = xs_poll(qfd, POLLPRI, 0);
+	EXPECT_EQ(POLLPRI, ev) TH_LOG("suspended queue: revents %#x", ev);
+	ev = xs_poll(qfd, POLLIN, 0);
+	EXPECT_EQ(0, ev & POLLIN) TH_LOG("work left: no POLLIN (revents %#x)", ev);
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	EXPECT_EQ(0, xs_poll(qfd, POLLPRI, 0) & POLLPRI);
+
+	/* POLLIN wakes up the poller when the work is done */
+	ev = xs_poll(qfd, POLLIN, 20000);
+	EXPECT_EQ(POLLIN, ev) TH_LOG("revents %#x after completion", ev);
+	EXPECT_EQ(0, xs_wait(self->cfd, id, seq, 0, NULL));
+	close(qfd);
+}
+
+TEST_F(uapi, nonblock_suspend_signals_pollpri)
+{
+	struct xsched_sim_packet p;
+	struct xsched_suspend out;
+	struct xs_buf dst;
+	uint64_t seq;
+	uint32_t id, uid;
+	int qfd, ev;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	/* DRAIN of a 30 x 10 ms workgroup: SUSPENDING for a while */
+	p = xs_packet(1, 30, 10 * XS_MS, 5, dst.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, XSCHED_SUSPEND_NONBLOCK,
+				0, &out));
+	ev = xs_poll(qfd, POLLPRI, 20000);
+	EXPECT_EQ(POLLPRI, ev & POLLPRI) TH_LOG("revents %#x", ev);
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	EXPECT_EQ(xs_ref_workgroup(5, 0, 30, NULL), dst.map[0]);
+	close(qfd);
+}
+
+TEST_F(uapi, double_close_is_ebadf)
+{
+	struct xsched_version v = { 0 };
+	uint32_t id, uid;
+	char state[24];
+	int qfd, cfd2;
+
+	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	EXPECT_EQ(0, close(qfd));
+	EXPECT_EQ(-1, close(qfd));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-EBADF, xs_state(qfd));
+	EXPECT_EQ(0, close(self->cfd));
+	EXPECT_EQ(-1, close(self->cfd));
+	EXPECT_EQ(EBADF, errno);
+	self->cfd = -1;
+	/* the module still works */
+	ASSERT_EQ(0, xs_client_open(&cfd2, &v));
+	EXPECT_EQ(XSCHED_API_VERSION, v.api_version);
+	qfd = make_queue(cfd2, 8, &id, &uid);
+	EXPECT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
+	if (qfd >= 0)
+		close(qfd);
+	if (!xs_debugfs_ready()) {
+		EXPECT_EQ(0, xs_table_state(uid, state, sizeof(state)));
+	}
+	close(cfd2);
+}
+
+TEST_HARNESS_MAIN
