@@ -76,8 +76,7 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 	struct xsched_queue *q;
 	int ret;
 
-	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1] ||
-	    r->queue_fd || r->queue_uid)
+	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1])
 		return -EINVAL;
 	if (r->backend != XSCHED_BACKEND_SIM && r->backend != XSCHED_BACKEND_KFD)
 		return -EINVAL;
@@ -102,8 +101,8 @@ static int xsched_kfd_attach(struct xsched_client *c, struct xsched_kfd_attach *
 {
 	int ret;
 
-	if (a->flags || a->reserved0 || a->gpu_count || a->reserved[0] ||
-	    a->reserved[1] || a->reserved[2])
+	if (a->flags || a->reserved0 || a->reserved[0] || a->reserved[1] ||
+	    a->reserved[2])
 		return -EINVAL;
 	mutex_lock(&c->lock);
 	if (c->kfd)

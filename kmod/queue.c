@@ -189,9 +189,10 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 	int ret;
 	u32 seq;
 
-	if (s->flags & ~XSCHED_SUSPEND_FLAGS || s->reserved[0] || s->reserved[1] ||
-	    s->latency_ns || s->saved_bytes)
+	if (s->flags & ~XSCHED_SUSPEND_FLAGS || s->reserved[0] || s->reserved[1])
 		return -EINVAL;
+	s->latency_ns = 0;
+	s->saved_bytes = 0;
 	if (s->mode != XSCHED_MODE_DRAIN && s->mode != XSCHED_MODE_SAVE)
 		return -EINVAL;
 	if (s->grace_ns > XSCHED_GRACE_MAX_NS)
@@ -310,9 +311,9 @@ static int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r)
 {
 	int ret;
 
-	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1] ||
-	    r->suspended_ns)
+	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1])
 		return -EINVAL;
+	r->suspended_ns = 0;
 	mutex_lock(&q->lock);
 	ret = xsched_queue_do_resume(q, &r->suspended_ns);
 	mutex_unlock(&q->lock);

@@ -627,8 +627,7 @@ int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 	void *p;
 	int i;
 
-	if (m->flags || m->reserved0 || m->reserved[0] || m->reserved[1] ||
-	    m->gpu_addr)
+	if (m->flags || m->reserved0 || m->reserved[0] || m->reserved[1])
 		return -EINVAL;
 	if (!m->size || m->size > XSCHED_SIM_MEM_MAX)
 		return -EINVAL;
@@ -674,8 +673,7 @@ int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
 	struct xsim_queue *q;
 	int i, ret;
 
-	if (c->flags || c->reserved0 || c->reserved[0] || c->reserved[1] ||
-	    c->queue_id || c->save_area_size)
+	if (c->flags || c->reserved0 || c->reserved[0] || c->reserved[1])
 		return -EINVAL;
 	if (c->ring_size < 2 || c->ring_size > XSCHED_SIM_RING_MAX ||
 	    !is_power_of_2(c->ring_size))
@@ -783,8 +781,7 @@ int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s)
 	u32 i;
 	int ret;
 
-	if (s->flags || s->reserved0 || s->reserved[0] || s->reserved[1] ||
-	    s->seq)
+	if (s->flags || s->reserved0 || s->reserved[0] || s->reserved[1])
 		return -EINVAL;
 	if (!s->count || s->count > XSCHED_SIM_SUBMIT_MAX)
 		return -EINVAL;
@@ -835,7 +832,7 @@ int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *wt)
 	u64 wptr;
 	long ret;
 
-	if (wt->flags || wt->reserved[0] || wt->reserved[1] || wt->completed)
+	if (wt->flags || wt->reserved[0] || wt->reserved[1])
 		return -EINVAL;
 	q = xsim_queue_get(vm, wt->queue_id);
 	if (!q)
