@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libxsched: priority scheduling of GPU submission streams.
+ *
+ * One XQueue per submission stream.  Each XQueue has a priority (integer,
+ * higher is more urgent, 0 by default) and a preemption level:
+ *
+ *   XSCHED_LV1  launch: commands are buffered in the library and at most
+ *               `threshold` are in flight on the hardware queue; suspending
+ *               stops launching.
+ *   XSCHED_LV2  drain: launches go to the hardware queue; suspending stops
+ *               dispatch of new workgroups, running ones finish (module DRAIN).
+ *   XSCHED_LV3  save: launches go to the hardware queue; suspending saves the
+ *               running waves mid-kernel (module SAVE, CWSR).
+ *
+ * In-process policy: while an XQueue of higher priority has work (submitted,
+ * not completed), XQueues of lower priority are suspended at their level;
+ * they are resumed when it is idle.  Commands of one XQueue always complete
+ * in submission order.
+ *
+ * Every function returns 0 (or a count) on success and a negative errno on
+ * failure, like liburing.  Every function is thread safe.  The environment
+ * variables XSCHED_PRIORITY, XSCHED_LEVEL, XSCHED_THRESHOLD, XSCHED_BATCH and
+ * XSCHED_LOG give defaults; Documentation/libxsched.rst describes them.
+ */
+#ifndef XSCHED_H
+#define XSCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XSCHED_LIB_VERSION_MAJOR 0
+#define XSCHED_LIB_VERSION_MINOR 1
+
+/* Preemption levels. */
+enum xsched_level {
+	XSCHED_LV_DEFAULT = 0,	/* the best the platform supports */
+	XSCHED_LV1 = 1,		/* launch */
+	XSCHED_LV2 = 2,		/* drain */
+	XSCHED_LV3 = 3,		/* save */
+};
+
+#define XSCHED_PRIORITY_MIN (-100)
+#define XSCHED_PRIORITY_MAX 100
+
+/* Lv1 parameters: limits and defaults. */
+#define XSCHED_THRESHOLD_DEFAULT 16
+#define XSCHED_BATCH_DEFAULT 8
+#define XSCHED_THRESHOLD_MAX 4096
+
+/* Which fields of struct xsched_attr are set; unset ones come from the
+ * environment or the defaults. */
+#define XSCHED_ATTR_PRIORITY	(1U << 0)
+#define XSCHED_ATTR_LEVEL	(1U << 1)
+#define XSCHED_ATTR_THRESHOLD	(1U << 2)
+#define XSCHED_ATTR_BATCH	(1U << 3)
+
+struct xsched_attr {
+	uint32_t flags;		/* XSCHED_ATTR_* */
+	int32_t priority;
+	uint32_t level;		/* enum xsched_level */
+	uint32_t threshold;	/* Lv1: commands in flight, 1..XSCHED_THRESHOLD_MAX */
+	uint32_t batch;		/* Lv1: synchronize every batch commands, 1..threshold */
+	uint32_t reserved[3];	/* must be 0 */
+};
+
+/* XQueue states. */
+enum xsched_xq_state {
+	XSCHED_XQ_ACTIVE = 0,
+	XSCHED_XQ_SUSPENDED = 1,	/* held by the user or the policy */
+	XSCHED_XQ_FAILED = 2,		/* the hardware queue failed; terminal */
+};
+
+/* Why an XQueue is held (bits of xsched_xq_info.hold). */
+#define XSCHED_HOLD_USER	(1U << 0)	/* xsched_suspend() */
+#define XSCHED_HOLD_POLICY	(1U << 1)	/* a higher-priority XQueue has work */
+
+struct xsched_xq_info {
+	uint32_t id;			/* library-wide XQueue id, as in the log */
+	uint32_t state;			/* enum xsched_xq_state */
+	uint32_t hold;			/* XSCHED_HOLD_* */
+	uint32_t level;
+	int32_t priority;
+	uint32_t threshold;
+	uint32_t batch;
+	int32_t last_error;		/* negative errno of the last failure, or 0 */
+	uint64_t submitted;		/* commands submitted */
+	uint64_t launched;		/* commands handed to the hardware queue */
+	uint64_t completed;		/* commands known to have completed */
+	uint64_t buffered;		/* Lv1: submitted, not yet launched */
+	uint64_t max_in_flight;		/* Lv1: most commands seen in flight */
+	uint64_t suspends;		/* times this XQueue was suspended */
+	uint64_t resumes;
+	uint64_t suspended_ns;		/* total time suspended (completed suspends) */
+	/* From the platform (the module's counters for sim queues), or 0: */
+	uint64_t hw_suspends;
+	uint64_t hw_saved_bytes;
+	uint64_t hw_last_suspend_ns;	/* latency of the last suspend */
+	uint64_t hw_max_suspend_ns;
+	uint64_t hw_steps_done;
+	uint64_t reserved[4];
+};
+
+/* Scheduling decision records, read with xsched_decisions(). */
+enum xsched_action {
+	XSCHED_ACT_SUSPEND = 1,
+	XSCHED_ACT_RESUME = 2,
+};
+
+enum xsched_reason {
+	XSCHED_WHY_HIGHER_BUSY = 1,	/* suspend: `other` has higher priority and work */
+	XSCHED_WHY_HIGHER_IDLE = 2,	/* resume: no higher-priority XQueue has work */
+	XSCHED_WHY_USER = 3,		/* xsched_suspend() / xsched_resume() */
+	XSCHED_WHY_PRIORITY = 4,	/* a priority changed */
+	XSCHED_WHY_DESTROY = 5,		/* the XQueue (or its blocker) went away */
+	XSCHED_WHY_FAILED = 6,		/* the blocking XQueue failed */
+};
+
+struct xsched_decision {
+	uint64_t seq;		/* 1, 2, ... library-wide; gaps mean records were lost */
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+	uint32_t queue;		/* XQueue id acted on */
+	uint32_t other;		/* XQueue id that caused it, or 0 */
+	uint32_t action;	/* enum xsched_action */
+	uint32_t reason;	/* enum xsched_reason */
+	uint32_t level;		/* level the action used */
+	int32_t error;		/* negative errno if the action failed, else 0 */
+	uint64_t duration_ns;	/* resume: how long the XQueue was suspended */
+};
+
+#define XSCHED_DECISION_LOG_SIZE 1024
+
+struct xsched_platform;		/* where XQueues run: sim GPU, mock, ... */
+struct xsched_xqueue;		/* one submission stream */
+struct xsched_sim;		/* an open /dev/xsched client */
+
+/* ---- the sim platform: the xsched_kfd module's software GPU ------------- */
+
+/* Open /dev/xsched (or @path) and check the API version and the sim backend. */
+int xsched_sim_open(struct xsched_sim **simp, const char *path);
+/* Close; every XQueue of this sim must have been destroyed. */
+void xsched_sim_close(struct xsched_sim *sim);
+/* The client fd, for direct ioctls. */
+int xsched_sim_fd(const struct xsched_sim *sim);
+/* Allocate sim device memory and map it; *cpu stays valid until close. */
+int xsched_sim_alloc(struct xsched_sim *sim, uint64_t size, uint64_t *gpu_addr,
+		     void **cpu);
+/* Create a sim queue of @ring_size packets (power of two). */
+int xsched_sim_queue_create(struct xsched_sim *sim, uint32_t ring_size,
+			    uint32_t *queue_id);
+/* The platform object of this sim client (owned by the sim). */
+struct xsched_platform *xsched_sim_platform(struct xsched_sim *sim);
+
+/* ---- XQueues ------------------------------------------------------------ */
+
+/*
+ * Create an XQueue over a platform queue @handle (sim: a queue id).  The
+ * XQueue owns the hardware queue's submissions from now on.  @attr may be
+ * NULL.  An explicit level above what the platform supports gives
+ * -EOPNOTSUPP; bad values give -EINVAL.
+ */
+int xsched_xqueue_create(struct xsched_xqueue **xqp,
+			 struct xsched_platform *platform, uint64_t handle,
+			 const struct xsched_attr *attr);
+/* Same, for a sim queue. */
+int xsched_xqueue_create_sim(struct xsched_xqueue **xqp, struct xsched_sim *sim,
+			     uint32_t queue_id, const struct xsched_attr *attr);
+/*
+ * Destroy: the XQueue is resumed, its buffered commands are launched and all
+ * its work is waited for (unless the hardware queue failed), then it is
+ * unregistered.
+ */
+int xsched_xqueue_destroy(struct xsched_xqueue *xq);
+
+/*
+ * Submit @count commands (for the sim platform: struct xsched_sim_packet from
+ * <linux/xsched_kfd.h>).  On success *seq (may be NULL) is the XQueue's
+ * sequence number of the last command: commands are numbered 1, 2, ... per
+ * XQueue.  At Lv2/Lv3 the commands reach the hardware queue before this
+ * returns; at Lv1 they may be buffered.
+ */
+int xsched_submit(struct xsched_xqueue *xq, const void *cmds, unsigned int count,
+		  uint64_t *seq);
+/* Wait until command @seq completed.  timeout_ns < 0: no limit.  -ETIMEDOUT,
+ * -EIO (hardware queue failed). */
+int xsched_wait(struct xsched_xqueue *xq, uint64_t seq, int64_t timeout_ns);
+/* Wait until everything submitted so far completed. */
+int xsched_synchronize(struct xsched_xqueue *xq);
+
+int xsched_set_priority(struct xsched_xqueue *xq, int32_t priority);
+/* Change the level; only while the XQueue is idle and not suspended (-EBUSY). */
+int xsched_set_level(struct xsched_xqueue *xq, unsigned int level);
+/* Lv1 parameters: 1 <= batch <= threshold <= XSCHED_THRESHOLD_MAX. */
+int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
+		   unsigned int batch);
+
+/* Suspend at the XQueue's level.  Blocks until the queue has stopped unless
+ * XSCHED_SUSPEND_NOWAIT.  -EALREADY if already suspended by the user. */
+#define XSCHED_SUSPEND_NOWAIT (1U << 0)
+int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags);
+/* Undo xsched_suspend() (the policy may still hold the queue). -EALREADY if
+ * not suspended by the user. */
+int xsched_resume(struct xsched_xqueue *xq);
+
+int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info);
+uint32_t xsched_xqueue_id(const struct xsched_xqueue *xq);
+
+/*
+ * Copy up to @max of the most recent scheduling decisions, oldest first, into
+ * @out.  Returns how many were copied.
+ */
+int xsched_decisions(struct xsched_decision *out, unsigned int max);
+
+/* Names for printing. */
+const char *xsched_action_name(uint32_t action);
+const char *xsched_reason_name(uint32_t reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XSCHED_H */

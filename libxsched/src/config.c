@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Configuration from the environment, and logging.
+ *
+ * Every variable is parsed once, at first use.  A value that cannot be used
+ * gives one message on stderr (whatever XSCHED_LOG says) naming the variable,
+ * the value and what is used instead; nothing is silently misconfigured.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "internal.h"
+
+static struct xs_config cfg;
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint64_t xs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void config_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Configuration problems are always printed: they are the user's mistake. */
+static void config_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&log_lock);
+	fputs("xsched: config: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	pthread_mutex_unlock(&log_lock);
+}
+
+/* Parse a whole decimal integer; false on garbage, overflow or empty. */
+static bool parse_long(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void config_load(void)
+{
+	const char *s;
+	long v;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.log_level = XS_LOG_WARN;
+	cfg.threshold = XSCHED_THRESHOLD_DEFAULT;
+	cfg.batch = XSCHED_BATCH_DEFAULT;
+
+	s = getenv("XSCHED_LOG");
+	if (s && *s) {
+		if (!strcasecmp(s, "error"))
+			cfg.log_level = XS_LOG_ERROR;
+		else if (!strcasecmp(s, "warn") || !strcasecmp(s, "warning"))
+			cfg.log_level = XS_LOG_WARN;
+		else if (!strcasecmp(s, "info"))
+			cfg.log_level = XS_LOG_INFO;
+		else if (!strcasecmp(s, "debug"))
+			cfg.log_level = XS_LOG_DEBUG;
+		else
+			config_msg("XSCHED_LOG='%s' is not one of error|warn|info|debug; using warn",
+				   s);
+	}
+
+	s = getenv("XSCHED_PRIORITY");
+	if (s && *s) {
+		if (parse_long(s, &v) && v >= XSCHED_PRIORITY_MIN &&
+		    v <= XSCHED_PRIORITY_MAX) {
+			cfg.has_priority = true;
+			cfg.priority = (int32_t)v;
+		} else {
+			config_msg("XSCHED_PRIORITY='%s' is not an integer in %d..%d; using 0",
+				   s, XSCHED_PRIORITY_MIN, XSCHED_PRIORITY_MAX);
+		}
+	}
+
+	s = getenv("XSCHED_LEVEL");
+	if (s && *s) {
+		if (parse_long(s, &v) && v >= 1 && v <= 3) {
+			cfg.has_level = true;
+			cfg.level = (unsigned int)v;
+		} else {
+			config_msg("XSCHED_LEVEL='%s' is not 1, 2 or 3; using the best level of each platform",
+				   s);
+		}
+	}
+
+	s = getenv("XSCHED_THRESHOLD");
+	if (s && *s) {
+		if (parse_long(s, &v) && v >= 1 && v <= XSCHED_THRESHOLD_MAX)
+			cfg.threshold = (unsigned int)v;
+		else
+			config_msg("XSCHED_THRESHOLD='%s' is not an integer in 1..%d; using %d",
+				   s, XSCHED_THRESHOLD_MAX, XSCHED_THRESHOLD_DEFAULT);
+	}
+
+	s = getenv("XSCHED_BATCH");
+	if (s && *s) {
+		if (parse_long(s, &v) && v >= 1 && v <= XSCHED_THRESHOLD_MAX)
+			cfg.batch = (unsigned int)v;
+		else
+			config_msg("XSCHED_BATCH='%s' is not an integer in 1..%d; using %d",
+				   s, XSCHED_THRESHOLD_MAX, XSCHED_BATCH_DEFAULT);
+	}
+	if (cfg.batch > cfg.threshold) {
+		config_msg("XSCHED_BATCH=%u is larger than the threshold %u; using %u",
+			   cfg.batch, cfg.threshold, cfg.threshold);
+		cfg.batch = cfg.threshold;
+	}
+}
+
+const struct xs_config *xs_config(void)
+{
+	pthread_once(&cfg_once, config_load);
+	return &cfg;
+}
+
+void xs_config_reload(void)
+{
+	pthread_once(&cfg_once, config_load);
+	config_load();
+}
+
+bool xs_log_enabled(int level)
+{
+	return level <= xs_config()->log_level;
+}
+
+void xs_log(int level, const char *fmt, ...)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	uint64_t now;
+	va_list ap;
+
+	if (!xs_log_enabled(level))
+		return;
+	now = xs_now_ns();
+	pthread_mutex_lock(&log_lock);
+	fprintf(stderr, "xsched[%llu.%06llu] %s: ",
+		(unsigned long long)(now / 1000000000ULL),
+		(unsigned long long)(now % 1000000000ULL / 1000), names[level]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	pthread_mutex_unlock(&log_lock);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libxsched internals: the platform ops table, the XQueue object, the
+ * in-process scheduler.
+ *
+ * Locks:
+ *   sched.lock (one per process) protects the scheduling state of every
+ *     XQueue (the s_* fields), the XQueue list and the decision log.
+ *   xq->lock protects the submission state of one XQueue (the fields between
+ *     "submission state" and "end of submission state").
+ * Order: sched.lock -> xq->lock.  Never take sched.lock while holding an
+ * xq->lock; code that changes busy/idle drops xq->lock first and then calls
+ * xs_sched_refresh().
+ */
+#ifndef XSCHED_INTERNAL_H
+#define XSCHED_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xsched.h"
+
+#define XS_EXPORT __attribute__((visibility("default")))
+
+/* Suspend modes a platform can do, as in the module's uAPI. */
+#define XS_MODE_DRAIN 1
+#define XS_MODE_SAVE 2
+
+/* What the platform knows about one of its queues. */
+struct xs_hw_info {
+	uint64_t completed;
+	uint64_t suspends;
+	uint64_t saved_bytes;
+	uint64_t last_suspend_ns;
+	uint64_t max_suspend_ns;
+	uint64_t steps_done;
+	uint32_t state;		/* XS_HW_* */
+	int32_t last_error;
+};
+
+#define XS_HW_ACTIVE 0
+#define XS_HW_SUSPENDING 1
+#define XS_HW_SUSPENDED 2
+#define XS_HW_FAILED 3
+
+/*
+ * A platform: the hardware (or model) under the XQueues.  Every op returns 0
+ * or a negative errno.  A platform queue (@pq) is what bind() returned.
+ */
+struct xs_platform_ops {
+	const char *name;
+	size_t cmd_size;		/* bytes of one command */
+	unsigned int max_level;		/* best level the platform supports */
+	uint32_t max_submit;		/* commands per launch() call */
+	uint32_t (*ring_size)(struct xsched_platform *p, void *pq);
+
+	int (*bind)(struct xsched_platform *p, uint64_t handle, int32_t priority,
+		    void **pq);
+	void (*unbind)(struct xsched_platform *p, void *pq);
+	/* Hand @n (<= max_submit) commands to the hardware queue.  *hw_seq is the
+	 * hardware completion number of the last one.  -EAGAIN: ring full. */
+	int (*launch)(struct xsched_platform *p, void *pq, const void *cmds,
+		      unsigned int n, uint64_t *hw_seq);
+	/* Wait until hardware command @hw_seq completed; -ETIMEDOUT, -EIO. */
+	int (*wait)(struct xsched_platform *p, void *pq, uint64_t hw_seq,
+		    int64_t timeout_ns);
+	/* Cheap progress read: hardware commands completed; -EIO if failed. */
+	int (*completed)(struct xsched_platform *p, void *pq, uint64_t *done);
+	/* Module suspend/resume (Lv2: DRAIN, Lv3: SAVE).  Optional. */
+	int (*suspend)(struct xsched_platform *p, void *pq, int mode, bool nonblock);
+	int (*resume)(struct xsched_platform *p, void *pq);
+	/* Wait until a suspend has completed; -ETIMEDOUT. */
+	int (*wait_suspended)(struct xsched_platform *p, void *pq,
+			      int64_t timeout_ns);
+	/* fd that polls POLLIN when the queue is idle, POLLERR when failed. */
+	int (*poll_fd)(struct xsched_platform *p, void *pq);
+	int (*query)(struct xsched_platform *p, void *pq, struct xs_hw_info *hw);
+	int (*set_priority)(struct xsched_platform *p, void *pq, int32_t priority);
+};
+
+struct xsched_platform {
+	const struct xs_platform_ops *ops;
+	void *priv;
+};
+
+struct xsched_xqueue {
+	struct xsched_platform *plat;
+	void *pq;
+	uint32_t id;
+	atomic_int refs;		/* list + monitor iterations */
+
+	/* Scheduling state, under sched.lock. */
+	struct xsched_xqueue *s_next;	/* sched list */
+	int32_t s_prio;
+	unsigned int s_level;
+	bool s_busy;			/* has work, as last refreshed */
+	bool s_failed;
+	bool s_dead;			/* being destroyed: blocks nobody */
+	uint32_t s_hold;		/* XSCHED_HOLD_* */
+	bool s_suspended;		/* a suspend is in effect (issued, not undone) */
+	uint32_t s_blocker;		/* id of the XQueue that caused the policy hold */
+	uint64_t s_since_ns;		/* when s_suspended became true */
+	uint64_t s_suspends, s_resumes, s_suspended_ns;
+
+	/* Submission state, under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* launched/completed/stopped changed */
+	unsigned int level;		/* copy of s_level, for the submit path */
+	uint64_t submitted;
+	uint64_t launched;
+	uint64_t completed;
+	int64_t hw_offset;		/* hw_seq = xq seq + hw_offset */
+	bool hw_offset_set;
+	int error;			/* sticky: -EIO once failed */
+	/* Lv1 */
+	bool stopped;			/* Lv1 hold: launch nothing */
+	bool worker_exit;
+	bool worker_running;
+	pthread_t worker;
+	unsigned int threshold, batch;
+	uint64_t max_in_flight;
+	unsigned char *buf;		/* ring of buffered commands */
+	uint64_t buf_cap;		/* commands; power of two */
+	uint64_t buf_head;		/* seq - 1 of the first buffered command */
+	/* end of submission state */
+};
+
+/* config.c */
+enum xs_log_level { XS_LOG_ERROR, XS_LOG_WARN, XS_LOG_INFO, XS_LOG_DEBUG };
+
+struct xs_config {
+	int log_level;
+	bool has_priority, has_level;
+	int32_t priority;
+	unsigned int level;
+	unsigned int threshold, batch;
+};
+
+const struct xs_config *xs_config(void);
+void xs_config_reload(void);	/* tests: re-read the environment */
+void xs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool xs_log_enabled(int level);
+uint64_t xs_now_ns(void);
+
+#define xs_err(...) xs_log(XS_LOG_ERROR, __VA_ARGS__)
+#define xs_warn(...) xs_log(XS_LOG_WARN, __VA_ARGS__)
+#define xs_info(...) xs_log(XS_LOG_INFO, __VA_ARGS__)
+#define xs_debug(...) xs_log(XS_LOG_DEBUG, __VA_ARGS__)
+
+/* sched.c */
+void xs_sched_add(struct xsched_xqueue *xq);
+void xs_sched_remove(struct xsched_xqueue *xq);
+void xs_sched_refresh(struct xsched_xqueue *xq);
+void xs_sched_kick_monitor(void);
+int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags);
+int xs_sched_user_resume(struct xsched_xqueue *xq);
+int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio);
+int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level);
+void xs_sched_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info);
+void xs_xqueue_put(struct xsched_xqueue *xq);
+/* tests: number of XQueues alive, and a clean slate for the decision log */
+int xs_sched_count(void);
+void xs_sched_reset_log(void);
+
+/* xqueue.c */
+void xs_xq_lv1_stop(struct xsched_xqueue *xq, bool stop);
+int xs_xq_lv1_start_worker(struct xsched_xqueue *xq);
+void xs_xq_lv1_stop_worker(struct xsched_xqueue *xq);
+bool xs_xq_busy_locked(const struct xsched_xqueue *xq);
+void xs_xq_update_completed(struct xsched_xqueue *xq);
+void xs_xq_free(struct xsched_xqueue *xq);
+
+#endif /* XSCHED_INTERNAL_H */

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process scheduler: fixed-priority policy, the decision log and the
+ * monitor thread.
+ *
+ * Policy: an XQueue is held (XSCHED_HOLD_POLICY) while another live XQueue of
+ * strictly higher priority has work and has not failed.  A held XQueue is
+ * suspended at its level: Lv1 stops launching, Lv2 suspends the hardware
+ * queue with DRAIN, Lv3 with SAVE (non-blocking, so the thread that made the
+ * urgent XQueue busy never waits for a save).  It is resumed when no
+ * higher-priority XQueue has work.
+ *
+ * Busy/idle: an XQueue becomes busy in xsched_submit() on the caller's
+ * thread.  It becomes idle when someone learns that its last command
+ * completed: the Lv1 worker, a thread in xsched_wait(), or the monitor, which
+ * poll()s the hardware queue fd (POLLIN: idle) of every busy Lv2/Lv3 XQueue.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static struct {
+	pthread_mutex_t lock;
+	struct xsched_xqueue *head;
+	int count;
+	uint32_t next_id;
+	/* decision log */
+	struct xsched_decision log[XSCHED_DECISION_LOG_SIZE];
+	uint64_t log_seq;
+	/* monitor */
+	bool mon_running;
+	bool mon_exit;
+	pthread_t mon;
+	int mon_efd;
+} sched = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.next_id = 1,
+	.mon_efd = -1,
+};
+
+static const char *level_mode(unsigned int level)
+{
+	switch (level) {
+	case XSCHED_LV1:
+		return "launch";
+	case XSCHED_LV2:
+		return "drain";
+	default:
+		return "save";
+	}
+}
+
+XS_EXPORT const char *xsched_action_name(uint32_t action)
+{
+	switch (action) {
+	case XSCHED_ACT_SUSPEND:
+		return "suspend";
+	case XSCHED_ACT_RESUME:
+		return "resume";
+	default:
+		return "?";
+	}
+}
+
+XS_EXPORT const char *xsched_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case XSCHED_WHY_HIGHER_BUSY:
+		return "higher-priority queue busy";
+	case XSCHED_WHY_HIGHER_IDLE:
+		return "higher-priority queues idle";
+	case XSCHED_WHY_USER:
+		return "user request";
+	case XSCHED_WHY_PRIORITY:
+		return "priority changed";
+	case XSCHED_WHY_DESTROY:
+		return "queue destroyed";
+	case XSCHED_WHY_FAILED:
+		return "blocking queue failed";
+	default:
+		return "?";
+	}
+}
+
+static struct xsched_xqueue *find_id(uint32_t id)
+{
+	struct xsched_xqueue *q;
+
+	for (q = sched.head; q; q = q->s_next)
+		if (q->id == id)
+			return q;
+	return NULL;
+}
+
+/* Locked: append one decision record and print it at debug level. */
+static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
+		   uint32_t other, int err, uint64_t now, uint64_t duration)
+{
+	struct xsched_decision *d;
+	struct xsched_xqueue *o;
+
+	d = &sched.log[sched.log_seq % XSCHED_DECISION_LOG_SIZE];
+	d->seq = ++sched.log_seq;
+	d->time_ns = now;
+	d->queue = q->id;
+	d->other = other;
+	d->action = action;
+	d->reason = reason;
+	d->level = q->s_level;
+	d->error = err;
+	d->duration_ns = duration;
+
+	if (!xs_log_enabled(XS_LOG_DEBUG))
+		return;
+	o = other ? find_id(other) : NULL;
+	if (action == XSCHED_ACT_SUSPEND) {
+		if (o)
+			xs_debug("suspend q%u (prio %d, Lv%u %s): q%u (prio %d) %s%s%s",
+				 q->id, q->s_prio, q->s_level, level_mode(q->s_level),
+				 o->id, o->s_prio,
+				 reason == XSCHED_WHY_HIGHER_BUSY ? "has work" :
+				 xsched_reason_name(reason),
+				 err ? ", failed: " : "", err ? strerror(-err) : "");
+		else
+			xs_debug("suspend q%u (prio %d, Lv%u %s): %s%s%s", q->id,
+				 q->s_prio, q->s_level, level_mode(q->s_level),
+				 xsched_reason_name(reason),
+				 err ? ", failed: " : "", err ? strerror(-err) : "");
+	} else {
+		xs_debug("resume q%u (prio %d, Lv%u %s): %s%s%u, was stopped %llu.%03llu us%s%s",
+			 q->id, q->s_prio, q->s_level, level_mode(q->s_level),
+			 xsched_reason_name(reason), other ? ", by q" : "", other,
+			 (unsigned long long)(duration / 1000),
+			 (unsigned long long)(duration % 1000),
+			 err ? ", failed: " : "", err ? strerror(-err) : "");
+	}
+}
+
+/* Locked: make the queue's suspension match its holds. */
+static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
+{
+	const struct xs_platform_ops *ops = q->plat->ops;
+	bool want = q->s_hold != 0;
+	uint64_t now = xs_now_ns();
+	int err = 0;
+
+	if (want == q->s_suspended)
+		return 0;
+	if (want) {
+		if (q->s_level == XSCHED_LV1) {
+			xs_xq_lv1_stop(q, true);
+		} else {
+			err = ops->suspend(q->plat, q->pq,
+					   q->s_level == XSCHED_LV2 ? XS_MODE_DRAIN :
+					   XS_MODE_SAVE, true);
+			if (err == -EALREADY)
+				err = 0;
+		}
+		if (!err) {
+			q->s_suspended = true;
+			q->s_since_ns = now;
+			q->s_suspends++;
+		} else {
+			xs_warn("q%u: suspend at Lv%u failed: %s", q->id, q->s_level,
+				strerror(-err));
+		}
+		record(q, XSCHED_ACT_SUSPEND, reason, other, err, now, 0);
+	} else {
+		uint64_t dur = now - q->s_since_ns;
+
+		if (q->s_level == XSCHED_LV1) {
+			xs_xq_lv1_stop(q, false);
+		} else {
+			err = ops->resume(q->plat, q->pq);
+			if (err == -EALREADY)
+				err = 0;
+		}
+		if (err)
+			xs_warn("q%u: resume at Lv%u failed: %s", q->id, q->s_level,
+				strerror(-err));
+		/* Whatever the platform said, the library no longer holds it. */
+		q->s_suspended = false;
+		q->s_resumes++;
+		q->s_suspended_ns += dur;
+		record(q, XSCHED_ACT_RESUME, reason, other, err, now, dur);
+	}
+	return err;
+}
+
+/* Locked: the highest-priority XQueue other than @q that blocks it. */
+static struct xsched_xqueue *blocker_of(struct xsched_xqueue *q)
+{
+	struct xsched_xqueue *o, *best = NULL;
+
+	for (o = sched.head; o; o = o->s_next) {
+		if (o == q || !o->s_busy || o->s_failed || o->s_dead)
+			continue;
+		if (o->s_prio > q->s_prio && (!best || o->s_prio > best->s_prio))
+			best = o;
+	}
+	return best;
+}
+
+/*
+ * Locked: apply the policy to every XQueue.  @why_resume is the reason a
+ * release is recorded with; suspends are recorded as HIGHER_BUSY (or
+ * PRIORITY when priorities changed).
+ */
+static void evaluate(uint32_t why_resume, uint32_t cause)
+{
+	struct xsched_xqueue *q, *b;
+
+	/* Resumes first, so that an idle queue never waits behind a suspend. */
+	for (q = sched.head; q; q = q->s_next) {
+		if (q->s_dead || !(q->s_hold & XSCHED_HOLD_POLICY))
+			continue;
+		if (blocker_of(q))
+			continue;
+		q->s_hold &= ~XSCHED_HOLD_POLICY;
+		apply(q, why_resume, cause ? cause : q->s_blocker);
+		q->s_blocker = 0;
+	}
+	for (q = sched.head; q; q = q->s_next) {
+		if (q->s_dead)
+			continue;
+		b = blocker_of(q);
+		if (!b)
+			continue;
+		q->s_blocker = b->id;
+		if (q->s_hold & XSCHED_HOLD_POLICY)
+			continue;
+		q->s_hold |= XSCHED_HOLD_POLICY;
+		apply(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
+		      XSCHED_WHY_HIGHER_BUSY, b->id);
+	}
+}
+
+static void *monitor(void *arg);
+
+static void monitor_kick_locked(void)
+{
+	uint64_t one = 1;
+
+	if (sched.mon_efd >= 0)
+		(void)!write(sched.mon_efd, &one, sizeof(one));
+}
+
+void xs_sched_kick_monitor(void)
+{
+	pthread_mutex_lock(&sched.lock);
+	monitor_kick_locked();
+	pthread_mutex_unlock(&sched.lock);
+}
+
+void xs_sched_add(struct xsched_xqueue *xq)
+{
+	pthread_mutex_lock(&sched.lock);
+	xq->id = sched.next_id++;
+	xq->s_next = sched.head;
+	sched.head = xq;
+	sched.count++;
+	if (!sched.mon_running) {
+		sched.mon_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		sched.mon_exit = false;
+		if (sched.mon_efd < 0 ||
+		    pthread_create(&sched.mon, NULL, monitor, NULL)) {
+			xs_err("cannot start the monitor thread; Lv2/Lv3 XQueues will only be seen idle by xsched_wait()");
+			if (sched.mon_efd >= 0)
+				close(sched.mon_efd);
+			sched.mon_efd = -1;
+		} else {
+			sched.mon_running = true;
+		}
+	}
+	/* A new XQueue may have to be held at once. */
+	evaluate(XSCHED_WHY_HIGHER_IDLE, 0);
+	pthread_mutex_unlock(&sched.lock);
+}
+
+void xs_sched_remove(struct xsched_xqueue *xq)
+{
+	struct xsched_xqueue **pp;
+	bool stop_mon = false;
+	pthread_t mon = 0;
+
+	pthread_mutex_lock(&sched.lock);
+	xq->s_dead = true;
+	if (xq->s_suspended) {
+		xq->s_hold = 0;
+		apply(xq, XSCHED_WHY_DESTROY, 0);
+	}
+	for (pp = &sched.head; *pp; pp = &(*pp)->s_next) {
+		if (*pp == xq) {
+			*pp = xq->s_next;
+			break;
+		}
+	}
+	sched.count--;
+	evaluate(XSCHED_WHY_DESTROY, xq->id);
+	if (!sched.count && sched.mon_running) {
+		sched.mon_exit = true;
+		sched.mon_running = false;
+		mon = sched.mon;
+		monitor_kick_locked();
+		stop_mon = true;
+	}
+	pthread_mutex_unlock(&sched.lock);
+	if (stop_mon) {
+		pthread_join(mon, NULL);
+		pthread_mutex_lock(&sched.lock);
+		if (!sched.mon_running && sched.mon_efd >= 0) {
+			close(sched.mon_efd);
+			sched.mon_efd = -1;
+		}
+		pthread_mutex_unlock(&sched.lock);
+	}
+}
+
+void xs_xqueue_put(struct xsched_xqueue *xq)
+{
+	if (atomic_fetch_sub(&xq->refs, 1) == 1)
+		xs_xq_free(xq);
+}
+
+void xs_sched_refresh(struct xsched_xqueue *xq)
+{
+	bool busy, failed;
+
+	pthread_mutex_lock(&sched.lock);
+	if (xq->s_dead) {
+		pthread_mutex_unlock(&sched.lock);
+		return;
+	}
+	pthread_mutex_lock(&xq->lock);
+	busy = xs_xq_busy_locked(xq);
+	failed = xq->error != 0;
+	pthread_mutex_unlock(&xq->lock);
+	if (busy != xq->s_busy || failed != xq->s_failed) {
+		xq->s_busy = busy;
+		xq->s_failed = failed;
+		if (busy && xq->s_level >= XSCHED_LV2)
+			monitor_kick_locked();
+		evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
+			 busy ? 0 : xq->id);
+	}
+	pthread_mutex_unlock(&sched.lock);
+}
+
+static void *monitor(void *arg)
+{
+	struct xsched_xqueue **qs = NULL;
+	struct pollfd *fds = NULL;
+	size_t cap = 0;
+	(void)arg;
+
+	for (;;) {
+		struct xsched_xqueue *q;
+		size_t n = 0, i;
+		uint64_t v;
+
+		pthread_mutex_lock(&sched.lock);
+		if (sched.mon_exit) {
+			pthread_mutex_unlock(&sched.lock);
+			break;
+		}
+		if (cap < (size_t)sched.count + 1) {
+			size_t nc = (size_t)sched.count + 16;
+			void *a = realloc(qs, nc * sizeof(*qs));
+			void *b = a ? realloc(fds, nc * sizeof(*fds)) : NULL;
+
+			if (a)
+				qs = a;
+			if (b) {
+				fds = b;
+				cap = nc;
+			}
+		}
+		if (!cap) {
+			pthread_mutex_unlock(&sched.lock);
+			usleep(10000);
+			continue;
+		}
+		fds[0].fd = sched.mon_efd;
+		fds[0].events = POLLIN;
+		for (q = sched.head; q && n + 1 < cap; q = q->s_next) {
+			int fd;
+
+			if (!q->s_busy || q->s_failed || q->s_level < XSCHED_LV2 ||
+			    !q->plat->ops->poll_fd)
+				continue;
+			fd = q->plat->ops->poll_fd(q->plat, q->pq);
+			if (fd < 0)
+				continue;
+			atomic_fetch_add(&q->refs, 1);
+			qs[n] = q;
+			fds[n + 1].fd = fd;
+			fds[n + 1].events = POLLIN;
+			fds[n + 1].revents = 0;
+			n++;
+		}
+		pthread_mutex_unlock(&sched.lock);
+
+		fds[0].revents = 0;
+		/* The timeout is a safety net only; every change kicks the eventfd. */
+		if (poll(fds, n + 1, 1000) < 0)
+			fds[0].revents = 0;
+		if (fds[0].revents & POLLIN)
+			(void)!read(fds[0].fd, &v, sizeof(v));
+		for (i = 0; i < n; i++) {
+			if (fds[i + 1].revents & (POLLIN | POLLERR | POLLHUP)) {
+				xs_xq_update_completed(qs[i]);
+				xs_sched_refresh(qs[i]);
+			}
+			xs_xqueue_put(qs[i]);
+		}
+	}
+	free(qs);
+	free(fds);
+	return NULL;
+}
+
+int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
+{
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	unsigned int level;
+	int ret = 0;
+
+	pthread_mutex_lock(&sched.lock);
+	if (xq->s_hold & XSCHED_HOLD_USER) {
+		pthread_mutex_unlock(&sched.lock);
+		return -EALREADY;
+	}
+	xq->s_hold |= XSCHED_HOLD_USER;
+	ret = apply(xq, XSCHED_WHY_USER, 0);
+	if (ret)	/* the platform refused: do not pretend */
+		xq->s_hold &= ~XSCHED_HOLD_USER;
+	level = xq->s_level;
+	pthread_mutex_unlock(&sched.lock);
+	if (ret || (flags & XSCHED_SUSPEND_NOWAIT) || level == XSCHED_LV1)
+		return ret;
+	return ops->wait_suspended(xq->plat, xq->pq, -1);
+}
+
+int xs_sched_user_resume(struct xsched_xqueue *xq)
+{
+	pthread_mutex_lock(&sched.lock);
+	if (!(xq->s_hold & XSCHED_HOLD_USER)) {
+		pthread_mutex_unlock(&sched.lock);
+		return -EALREADY;
+	}
+	xq->s_hold &= ~XSCHED_HOLD_USER;
+	apply(xq, XSCHED_WHY_USER, 0);
+	pthread_mutex_unlock(&sched.lock);
+	return 0;
+}
+
+int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&sched.lock);
+	if (xq->plat->ops->set_priority) {
+		ret = xq->plat->ops->set_priority(xq->plat, xq->pq, prio);
+		if (ret == -EPERM) {
+			xs_warn("q%u: the module refused priority %d (needs CAP_SYS_NICE); it applies in this process only",
+				xq->id, prio);
+			ret = 0;
+		}
+	}
+	if (!ret) {
+		xq->s_prio = prio;
+		evaluate(XSCHED_WHY_PRIORITY, 0);
+	}
+	pthread_mutex_unlock(&sched.lock);
+	return ret;
+}
+
+int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&sched.lock);
+	pthread_mutex_lock(&xq->lock);
+	if (xq->s_hold || xq->s_suspended || xs_xq_busy_locked(xq) ||
+	    xq->submitted != xq->launched) {
+		ret = -EBUSY;
+	} else {
+		xq->s_level = level;
+		xq->level = level;
+		xq->stopped = false;
+	}
+	pthread_mutex_unlock(&xq->lock);
+	pthread_mutex_unlock(&sched.lock);
+	return ret;
+}
+
+void xs_sched_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info)
+{
+	pthread_mutex_lock(&sched.lock);
+	info->id = xq->id;
+	info->priority = xq->s_prio;
+	info->level = xq->s_level;
+	info->hold = xq->s_hold;
+	info->state = xq->s_suspended ? XSCHED_XQ_SUSPENDED : XSCHED_XQ_ACTIVE;
+	if (xq->s_failed)
+		info->state = XSCHED_XQ_FAILED;
+	info->suspends = xq->s_suspends;
+	info->resumes = xq->s_resumes;
+	info->suspended_ns = xq->s_suspended_ns;
+	if (xq->s_suspended)
+		info->suspended_ns += xs_now_ns() - xq->s_since_ns;
+	pthread_mutex_unlock(&sched.lock);
+}
+
+XS_EXPORT int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags)
+{
+	if (!xq || (flags & ~XSCHED_SUSPEND_NOWAIT))
+		return -EINVAL;
+	return xs_sched_user_suspend(xq, flags);
+}
+
+XS_EXPORT int xsched_resume(struct xsched_xqueue *xq)
+{
+	if (!xq)
+		return -EINVAL;
+	return xs_sched_user_resume(xq);
+}
+
+XS_EXPORT int xsched_set_priority(struct xsched_xqueue *xq, int32_t priority)
+{
+	if (!xq || priority < XSCHED_PRIORITY_MIN || priority > XSCHED_PRIORITY_MAX)
+		return -EINVAL;
+	return xs_sched_set_priority(xq, priority);
+}
+
+XS_EXPORT int xsched_decisions(struct xsched_decision *out, unsigned int max)
+{
+	uint64_t first, s;
+	unsigned int n = 0;
+
+	if (!out && max)
+		return -EINVAL;
+	pthread_mutex_lock(&sched.lock);
+	first = sched.log_seq > max ? sched.log_seq - max : 0;
+	if (sched.log_seq > XSCHED_DECISION_LOG_SIZE &&
+	    first < sched.log_seq - XSCHED_DECISION_LOG_SIZE)
+		first = sched.log_seq - XSCHED_DECISION_LOG_SIZE;
+	for (s = first; s < sched.log_seq; s++)
+		out[n++] = sched.log[s % XSCHED_DECISION_LOG_SIZE];
+	pthread_mutex_unlock(&sched.lock);
+	return (int)n;
+}
+
+int xs_sched_count(void)
+{
+	int n;
+
+	pthread_mutex_lock(&sched.lock);
+	n = sched.count;
+	pthread_mutex_unlock(&sched.lock);
+	return n;
+}
+
+void xs_sched_reset_log(void)
+{
+	pthread_mutex_lock(&sched.lock);
+	sched.log_seq = 0;
+	memset(sched.log, 0, sizeof(sched.log));
+	pthread_mutex_unlock(&sched.lock);
+}

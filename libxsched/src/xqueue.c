@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: MIT
+/*
+ * XQueues: submission, completion tracking and Lv1 progressive launching.
+ *
+ * Commands are numbered 1, 2, ... per XQueue (seq).  `launched` of them have
+ * been handed to the hardware queue, `completed` are known to be done; the
+ * hardware completion number of command s is s + hw_offset.
+ *
+ * Lv2/Lv3: submit() launches on the caller's thread; there is no worker.
+ * Lv1: submit() launches on the caller's thread while nothing is buffered, the
+ * XQueue is not held and fewer than `threshold` commands are in flight;
+ * otherwise it buffers and the XQueue's worker launches later.  The worker
+ * synchronizes with the hardware every `batch` commands (it waits for the
+ * next multiple of `batch`, or for the last launched command), which is when
+ * it learns that commands completed and in-flight room frees up.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* Longest single platform wait, so that destroy never waits on a stuck queue. */
+#define XS_WAIT_SLICE_NS 50000000LL
+
+static void abs_deadline(struct timespec *ts, int64_t timeout_ns)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += timeout_ns / 1000000000LL;
+	ts->tv_nsec += timeout_ns % 1000000000LL;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+bool xs_xq_busy_locked(const struct xsched_xqueue *xq)
+{
+	return xq->submitted > xq->completed && !xq->error;
+}
+
+static size_t cmd_size(const struct xsched_xqueue *xq)
+{
+	return xq->plat->ops->cmd_size;
+}
+
+/* Record a launch of @n commands ending at hardware number @hw_seq. Locked. */
+static void note_launch(struct xsched_xqueue *xq, unsigned int n, uint64_t hw_seq)
+{
+	uint64_t in_flight;
+
+	xq->launched += n;
+	if (!xq->hw_offset_set) {
+		xq->hw_offset = (int64_t)(hw_seq - xq->launched);
+		xq->hw_offset_set = true;
+	}
+	in_flight = xq->launched - xq->completed;
+	if (in_flight > xq->max_in_flight)
+		xq->max_in_flight = in_flight;
+}
+
+static uint64_t hw_of(const struct xsched_xqueue *xq, uint64_t seq)
+{
+	return (uint64_t)((int64_t)seq + xq->hw_offset);
+}
+
+/*
+ * Launch @n commands from @cmds on the caller's thread.  Called with xq->lock
+ * held; drops it while waiting for ring space (submit_lock keeps other
+ * submitters out meanwhile).
+ */
+static int launch_direct(struct xsched_xqueue *xq, const unsigned char *cmds,
+			 unsigned int n)
+{
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	uint32_t ring = ops->ring_size(xq->plat, xq->pq);
+	uint64_t hw_seq;
+	unsigned int k;
+	int ret;
+
+	while (n) {
+		k = n < ops->max_submit ? n : ops->max_submit;
+		if (k > ring)
+			k = ring;
+		ret = ops->launch(xq->plat, xq->pq, cmds, k, &hw_seq);
+		if (ret == -EAGAIN && xq->hw_offset_set) {
+			/* Ring full: wait for room for k more. */
+			uint64_t need = xq->launched + k - ring;
+
+			pthread_mutex_unlock(&xq->lock);
+			ret = ops->wait(xq->plat, xq->pq, hw_of(xq, need),
+					XS_WAIT_SLICE_NS);
+			pthread_mutex_lock(&xq->lock);
+			if (ret && ret != -ETIMEDOUT)
+				return ret;
+			continue;
+		}
+		if (ret)
+			return ret;
+		note_launch(xq, k, hw_seq);
+		xq->submitted += k;
+		cmds += (size_t)k * cmd_size(xq);
+		n -= k;
+	}
+	pthread_cond_broadcast(&xq->cond);
+	return 0;
+}
+
+static int buf_reserve(struct xsched_xqueue *xq, uint64_t more)
+{
+	uint64_t used = xq->submitted - xq->launched;
+	uint64_t cap = xq->buf_cap ? xq->buf_cap : 64;
+	size_t sz = cmd_size(xq);
+	unsigned char *nb;
+	uint64_t i;
+
+	if (used + more <= xq->buf_cap)
+		return 0;
+	while (cap < used + more)
+		cap *= 2;
+	nb = malloc(cap * sz);
+	if (!nb)
+		return -ENOMEM;
+	for (i = 0; i < used; i++) {
+		uint64_t s = xq->launched + i;
+
+		memcpy(nb + (s & (cap - 1)) * sz,
+		       xq->buf + (s & (xq->buf_cap - 1)) * sz, sz);
+	}
+	free(xq->buf);
+	xq->buf = nb;
+	xq->buf_cap = cap;
+	return 0;
+}
+
+static void buf_push(struct xsched_xqueue *xq, const unsigned char *cmds,
+		     unsigned int n)
+{
+	size_t sz = cmd_size(xq);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t s = xq->submitted + i;
+
+		memcpy(xq->buf + (s & (xq->buf_cap - 1)) * sz, cmds + (size_t)i * sz,
+		       sz);
+	}
+	xq->submitted += n;
+}
+
+/* Lv1: launch buffered commands while allowed.  Locked. */
+static int lv1_launch_buffered(struct xsched_xqueue *xq)
+{
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	uint64_t hw_seq;
+	int ret;
+
+	while (!xq->stopped && !xq->error && xq->submitted > xq->launched &&
+	       xq->launched - xq->completed < xq->threshold) {
+		uint64_t n = xq->submitted - xq->launched;
+		uint64_t room = xq->threshold - (xq->launched - xq->completed);
+		uint64_t idx = xq->launched & (xq->buf_cap - 1);
+
+		if (n > room)
+			n = room;
+		if (n > ops->max_submit)
+			n = ops->max_submit;
+		if (n > xq->buf_cap - idx)
+			n = xq->buf_cap - idx;	/* contiguous part of the ring */
+		ret = ops->launch(xq->plat, xq->pq, xq->buf + idx * cmd_size(xq),
+				  (unsigned int)n, &hw_seq);
+		if (ret == -EAGAIN)
+			return 0;	/* someone else's work fills the ring: retry later */
+		if (ret)
+			return ret;
+		note_launch(xq, (unsigned int)n, hw_seq);
+		pthread_cond_broadcast(&xq->cond);
+	}
+	return 0;
+}
+
+static void set_error(struct xsched_xqueue *xq, int err)
+{
+	if (!xq->error) {
+		xq->error = err;
+		xs_warn("q%u: hardware queue failed (%s); its work is lost",
+			xq->id, strerror(-err));
+	}
+	pthread_cond_broadcast(&xq->cond);
+}
+
+static void *lv1_worker(void *arg)
+{
+	struct xsched_xqueue *xq = arg;
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	bool refresh;
+	int ret;
+
+	pthread_mutex_lock(&xq->lock);
+	while (!xq->worker_exit) {
+		ret = lv1_launch_buffered(xq);
+		if (ret) {
+			set_error(xq, ret);
+			pthread_mutex_unlock(&xq->lock);
+			xs_sched_refresh(xq);
+			pthread_mutex_lock(&xq->lock);
+			continue;
+		}
+		if (!xq->error && xq->launched > xq->completed) {
+			/* The next synchronization point: a multiple of batch. */
+			uint64_t target = (xq->completed / xq->batch + 1) * xq->batch;
+			uint64_t hw;
+
+			if (target > xq->launched)
+				target = xq->launched;
+			hw = hw_of(xq, target);
+			pthread_mutex_unlock(&xq->lock);
+			ret = ops->wait(xq->plat, xq->pq, hw, XS_WAIT_SLICE_NS);
+			pthread_mutex_lock(&xq->lock);
+			refresh = false;
+			if (!ret) {
+				if (xq->completed < target)
+					xq->completed = target;
+				pthread_cond_broadcast(&xq->cond);
+				refresh = !xs_xq_busy_locked(xq);
+			} else if (ret != -ETIMEDOUT && ret != -EINTR) {
+				set_error(xq, ret);
+				refresh = true;
+			}
+			if (refresh) {
+				pthread_mutex_unlock(&xq->lock);
+				xs_sched_refresh(xq);
+				pthread_mutex_lock(&xq->lock);
+			}
+			continue;
+		}
+		pthread_cond_wait(&xq->cond, &xq->lock);
+	}
+	pthread_mutex_unlock(&xq->lock);
+	return NULL;
+}
+
+int xs_xq_lv1_start_worker(struct xsched_xqueue *xq)
+{
+	int ret;
+
+	pthread_mutex_lock(&xq->lock);
+	if (xq->worker_running) {
+		pthread_mutex_unlock(&xq->lock);
+		return 0;
+	}
+	xq->worker_exit = false;
+	ret = -pthread_create(&xq->worker, NULL, lv1_worker, xq);
+	if (!ret)
+		xq->worker_running = true;
+	pthread_mutex_unlock(&xq->lock);
+	return ret;
+}
+
+void xs_xq_lv1_stop_worker(struct xsched_xqueue *xq)
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&xq->lock);
+	if (!xq->worker_running) {
+		pthread_mutex_unlock(&xq->lock);
+		return;
+	}
+	xq->worker_exit = true;
+	xq->worker_running = false;
+	t = xq->worker;
+	pthread_cond_broadcast(&xq->cond);
+	pthread_mutex_unlock(&xq->lock);
+	pthread_join(t, NULL);
+}
+
+/* The policy's Lv1 hold: called with sched.lock held (order sched -> xq). */
+void xs_xq_lv1_stop(struct xsched_xqueue *xq, bool stop)
+{
+	pthread_mutex_lock(&xq->lock);
+	xq->stopped = stop;
+	pthread_cond_broadcast(&xq->cond);
+	pthread_mutex_unlock(&xq->lock);
+}
+
+/* Read the hardware's progress (monitor thread). */
+void xs_xq_update_completed(struct xsched_xqueue *xq)
+{
+	uint64_t done;
+	int ret;
+
+	pthread_mutex_lock(&xq->lock);
+	ret = xq->plat->ops->completed(xq->plat, xq->pq, &done);
+	if (ret == -EIO) {
+		set_error(xq, ret);
+	} else if (!ret && xq->hw_offset_set) {
+		int64_t c = (int64_t)done - xq->hw_offset;
+
+		if (c > (int64_t)xq->launched)
+			c = (int64_t)xq->launched;
+		if (c > (int64_t)xq->completed) {
+			xq->completed = (uint64_t)c;
+			pthread_cond_broadcast(&xq->cond);
+		}
+	}
+	pthread_mutex_unlock(&xq->lock);
+}
+
+static int check_lv1(unsigned int threshold, unsigned int batch, uint32_t ring)
+{
+	if (threshold < 1 || threshold > XSCHED_THRESHOLD_MAX || threshold > ring)
+		return -EINVAL;
+	if (batch < 1 || batch > threshold)
+		return -EINVAL;
+	return 0;
+}
+
+XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
+				   struct xsched_platform *plat, uint64_t handle,
+				   const struct xsched_attr *attr)
+{
+	const struct xs_config *cfg = xs_config();
+	static const uint32_t known = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_LEVEL |
+				      XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH;
+	struct xsched_xqueue *xq;
+	pthread_condattr_t ca;
+	unsigned int level, threshold, batch;
+	uint32_t ring;
+	int32_t prio;
+	int ret;
+
+	if (!xqp || !plat || !plat->ops)
+		return -EINVAL;
+	*xqp = NULL;
+	if (attr && ((attr->flags & ~known) || attr->reserved[0] ||
+		     attr->reserved[1] || attr->reserved[2]))
+		return -EINVAL;
+
+	prio = cfg->has_priority ? cfg->priority : 0;
+	if (attr && (attr->flags & XSCHED_ATTR_PRIORITY)) {
+		if (attr->priority < XSCHED_PRIORITY_MIN ||
+		    attr->priority > XSCHED_PRIORITY_MAX)
+			return -EINVAL;
+		prio = attr->priority;
+	}
+
+	level = plat->ops->max_level;
+	if (attr && (attr->flags & XSCHED_ATTR_LEVEL) &&
+	    attr->level != XSCHED_LV_DEFAULT) {
+		if (attr->level > XSCHED_LV3)
+			return -EINVAL;
+		if (attr->level > plat->ops->max_level)
+			return -EOPNOTSUPP;
+		level = attr->level;
+	} else if (cfg->has_level) {
+		if (cfg->level > plat->ops->max_level)
+			xs_warn("XSCHED_LEVEL=%u but platform %s supports up to Lv%u; using Lv%u",
+				cfg->level, plat->ops->name, plat->ops->max_level,
+				plat->ops->max_level);
+		else
+			level = cfg->level;
+	}
+
+	threshold = cfg->threshold;
+	batch = cfg->batch;
+	if (attr && (attr->flags & XSCHED_ATTR_THRESHOLD))
+		threshold = attr->threshold;
+	if (attr && (attr->flags & XSCHED_ATTR_BATCH))
+		batch = attr->batch;
+
+	xq = calloc(1, sizeof(*xq));
+	if (!xq)
+		return -ENOMEM;
+	xq->plat = plat;
+	ret = plat->ops->bind(plat, handle, prio, &xq->pq);
+	if (ret) {
+		free(xq);
+		return ret;
+	}
+	ring = plat->ops->ring_size(plat, xq->pq);
+	if (!(attr && (attr->flags & (XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH)))) {
+		/* From the environment or the defaults: fit them to the ring. */
+		if (threshold > ring) {
+			xs_warn("Lv1 threshold %u is larger than the ring of %u commands; using %u",
+				threshold, ring, ring);
+			threshold = ring;
+		}
+		if (batch > threshold)
+			batch = threshold;
+	}
+	ret = check_lv1(threshold, batch, ring);
+	if (ret) {
+		plat->ops->unbind(plat, xq->pq);
+		free(xq);
+		return ret;
+	}
+
+	pthread_mutex_init(&xq->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&xq->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	atomic_init(&xq->refs, 1);
+	xq->s_prio = prio;
+	xq->s_level = level;
+	xq->level = level;
+	xq->threshold = threshold;
+	xq->batch = batch;
+
+	if (level == XSCHED_LV1) {
+		ret = xs_xq_lv1_start_worker(xq);
+		if (ret) {
+			xs_xq_free(xq);
+			return ret;
+		}
+	}
+	xs_sched_add(xq);
+	xs_info("q%u: created on %s, priority %d, Lv%u, threshold %u, batch %u",
+		xq->id, plat->ops->name, prio, level, threshold, batch);
+	*xqp = xq;
+	return 0;
+}
+
+void xs_xq_free(struct xsched_xqueue *xq)
+{
+	xq->plat->ops->unbind(xq->plat, xq->pq);
+	pthread_cond_destroy(&xq->cond);
+	pthread_mutex_destroy(&xq->lock);
+	free(xq->buf);
+	free(xq);
+}
+
+XS_EXPORT int xsched_xqueue_destroy(struct xsched_xqueue *xq)
+{
+	int ret;
+
+	if (!xq)
+		return -EINVAL;
+	/* Resume a user hold, so that everything submitted can complete. */
+	(void)xs_sched_user_resume(xq);
+	ret = xsched_synchronize(xq);
+	xs_xq_lv1_stop_worker(xq);
+	xs_sched_remove(xq);
+	xs_info("q%u: destroyed", xq->id);
+	xs_xqueue_put(xq);
+	return ret == -EIO ? 0 : ret;
+}
+
+XS_EXPORT int xsched_submit(struct xsched_xqueue *xq, const void *cmds,
+			    unsigned int count, uint64_t *seq)
+{
+	bool was_idle;
+	int ret = 0;
+
+	if (!xq || !cmds || !count)
+		return -EINVAL;
+	pthread_mutex_lock(&xq->lock);
+	if (xq->error) {
+		ret = xq->error;
+		goto out;
+	}
+	was_idle = !xs_xq_busy_locked(xq);
+	if (xq->level >= XSCHED_LV2) {
+		ret = launch_direct(xq, cmds, count);
+	} else if (!xq->stopped && xq->submitted == xq->launched &&
+		   xq->launched + count - xq->completed <= xq->threshold) {
+		/* Lv1 with room: no reason to go through the worker. */
+		ret = launch_direct(xq, cmds, count);
+	} else {
+		ret = buf_reserve(xq, count);
+		if (!ret) {
+			buf_push(xq, cmds, count);
+			pthread_cond_broadcast(&xq->cond);
+		}
+	}
+	if (ret && ret != -ENOMEM)
+		set_error(xq, ret);
+	if (!ret && seq)
+		*seq = xq->submitted;
+	pthread_mutex_unlock(&xq->lock);
+	if (was_idle || ret)
+		xs_sched_refresh(xq);
+	return ret;
+out:
+	pthread_mutex_unlock(&xq->lock);
+	return ret;
+}
+
+XS_EXPORT int xsched_wait(struct xsched_xqueue *xq, uint64_t seq,
+			  int64_t timeout_ns)
+{
+	const struct xs_platform_ops *ops;
+	uint64_t start = xs_now_ns();
+	struct timespec ts;
+	bool idle;
+	int ret = 0;
+
+	if (!xq)
+		return -EINVAL;
+	ops = xq->plat->ops;
+	pthread_mutex_lock(&xq->lock);
+	if (seq > xq->submitted) {
+		pthread_mutex_unlock(&xq->lock);
+		return -EINVAL;
+	}
+	if (timeout_ns >= 0)
+		abs_deadline(&ts, timeout_ns);
+	/* Lv1: wait for the command to be launched. */
+	while (seq > xq->completed && seq > xq->launched && !xq->error) {
+		if (timeout_ns < 0)
+			ret = -pthread_cond_wait(&xq->cond, &xq->lock);
+		else
+			ret = -pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
+		if (ret == -ETIMEDOUT)
+			break;
+	}
+	for (;;) {
+		int64_t left;
+		uint64_t hw = hw_of(xq, seq);
+
+		if (seq <= xq->completed) {
+			ret = 0;
+			break;
+		}
+		if (xq->error) {
+			ret = xq->error;
+			break;
+		}
+		if (ret == -ETIMEDOUT)
+			break;
+		left = XS_WAIT_SLICE_NS;
+		if (timeout_ns >= 0) {
+			int64_t rem = timeout_ns - (int64_t)(xs_now_ns() - start);
+
+			if (rem < 0)
+				rem = 0;
+			if (rem < left)
+				left = rem;
+		}
+		pthread_mutex_unlock(&xq->lock);
+		ret = ops->wait(xq->plat, xq->pq, hw, left);
+		pthread_mutex_lock(&xq->lock);
+		if (!ret) {
+			if (xq->completed < seq) {
+				xq->completed = seq;
+				pthread_cond_broadcast(&xq->cond);
+			}
+		} else if (ret == -ETIMEDOUT || ret == -EINTR) {
+			if (timeout_ns >= 0 &&
+			    (int64_t)(xs_now_ns() - start) >= timeout_ns)
+				ret = -ETIMEDOUT;
+			else
+				ret = 0;
+		} else {
+			set_error(xq, ret);
+		}
+	}
+	idle = !xs_xq_busy_locked(xq);
+	pthread_mutex_unlock(&xq->lock);
+	if (idle || ret == -EIO)
+		xs_sched_refresh(xq);
+	return ret;
+}
+
+XS_EXPORT int xsched_synchronize(struct xsched_xqueue *xq)
+{
+	uint64_t seq;
+
+	if (!xq)
+		return -EINVAL;
+	pthread_mutex_lock(&xq->lock);
+	seq = xq->submitted;
+	pthread_mutex_unlock(&xq->lock);
+	if (!seq)
+		return 0;
+	return xsched_wait(xq, seq, -1);
+}
+
+XS_EXPORT int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
+			     unsigned int batch)
+{
+	int ret;
+
+	if (!xq)
+		return -EINVAL;
+	ret = check_lv1(threshold, batch,
+			xq->plat->ops->ring_size(xq->plat, xq->pq));
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&xq->lock);
+	xq->threshold = threshold;
+	xq->batch = batch;
+	pthread_cond_broadcast(&xq->cond);
+	pthread_mutex_unlock(&xq->lock);
+	return 0;
+}
+
+XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
+{
+	int ret;
+
+	if (!xq)
+		return -EINVAL;
+	if (level == XSCHED_LV_DEFAULT)
+		level = xq->plat->ops->max_level;
+	if (level > XSCHED_LV3)
+		return -EINVAL;
+	if (level > xq->plat->ops->max_level)
+		return -EOPNOTSUPP;
+	ret = xs_sched_set_level(xq, level);
+	if (ret)
+		return ret;
+	if (level == XSCHED_LV1)
+		return xs_xq_lv1_start_worker(xq);
+	xs_xq_lv1_stop_worker(xq);
+	return 0;
+}
+
+XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info)
+{
+	struct xs_hw_info hw;
+
+	if (!xq || !info)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	xs_sched_fill_info(xq, info);
+	pthread_mutex_lock(&xq->lock);
+	info->threshold = xq->threshold;
+	info->batch = xq->batch;
+	info->submitted = xq->submitted;
+	info->launched = xq->launched;
+	info->completed = xq->completed;
+	info->buffered = xq->submitted - xq->launched;
+	info->max_in_flight = xq->max_in_flight;
+	info->last_error = xq->error;
+	if (xq->error)
+		info->state = XSCHED_XQ_FAILED;
+	pthread_mutex_unlock(&xq->lock);
+	memset(&hw, 0, sizeof(hw));
+	if (xq->plat->ops->query && !xq->plat->ops->query(xq->plat, xq->pq, &hw)) {
+		info->hw_suspends = hw.suspends;
+		info->hw_saved_bytes = hw.saved_bytes;
+		info->hw_last_suspend_ns = hw.last_suspend_ns;
+		info->hw_max_suspend_ns = hw.max_suspend_ns;
+		info->hw_steps_done = hw.steps_done;
+		if (!info->last_error && hw.last_error)
+			info->last_error = hw.last_error;
+	}
+	return 0;
+}
+
+XS_EXPORT uint32_t xsched_xqueue_id(const struct xsched_xqueue *xq)
+{
+	return xq ? xq->id : 0;
+}
