@@ -24,7 +24,9 @@
 # COMMAND (its words joined by spaces, as ssh does) runs as `sh -c COMMAND` under busybox
 # in /xsched with PATH=/xsched:/bin:/sbin:/usr/bin:/usr/sbin and stdin from /dev/null.
 # Mounted: proc, sysfs, devtmpfs (/dev), devpts, debugfs (/sys/kernel/debug), tracefs
-# (/sys/kernel/tracing), tmpfs on /tmp and /dev/shm.
+# (/sys/kernel/tracing), tmpfs on /tmp and /dev/shm.  If a module fails to load,
+# COMMAND is not run.  Processes COMMAND leaves behind are killed (SIGKILL) before
+# --rmmod.  --rmmod unloads only --module modules, never amdgpu and its dependencies.
 #
 # Output: the guest has two serial ports.  ttyS0 is the kernel console; it goes to a log
 # file and is never interleaved with test output.  ttyS1 (raw mode) carries COMMAND's
@@ -39,7 +41,8 @@
 #
 # Exit status: COMMAND's status; 1 if a module failed to load or an rmmod failed
 # (while COMMAND itself succeeded); 124 on --timeout; 125 if the guest never reported a
-# status (panic, crash); 2 for usage errors or missing host tools.
+# status (panic, crash); 2 for usage errors or missing host tools; 128+N when killed by
+# signal N (QEMU is stopped and the temp dir removed).
 set -euo pipefail
 
 prog=qemu-run
@@ -112,10 +115,20 @@ vmlinuz=$kroot/boot/vmlinuz-$krel
 
 start=$(date +%s.%N)
 tmp=$(mktemp -d /tmp/qemu-run.XXXXXX)
+qpid=
 # shellcheck disable=SC2317
-cleanup() { rm -rf "$tmp"; }
+cleanup() {
+	# Stop QEMU if we are leaving early (signal, closed output pipe).
+	if [ -n "$qpid" ]; then
+		kill "$qpid" 2>/dev/null || true
+		wait "$qpid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
+trap 'exit 129' HUP
 trap 'exit 130' INT
+trap 'exit 141' PIPE
 trap 'exit 143' TERM
 
 root=$tmp/root
@@ -153,7 +166,7 @@ if [ "$amdgpu" = 1 ]; then
 	[ "$i" -gt 0 ] || die "modprobe listed no modules for amdgpu"
 fi
 
-# Our modules: NN.ko, NN.args, NN.name.
+# Our modules: NN-base.ko, NN-base.args (parameters), NN-base.name (for rmmod).
 i=0
 for spec in "${modules[@]}"; do
 	i=$((i + 1))
@@ -162,7 +175,7 @@ for spec in "${modules[@]}"; do
 	*.ko:*) file=${spec%%.ko:*}.ko; args=${spec#*.ko:} ;;
 	esac
 	[ -r "$file" ] || die "module not found: $file"
-	n=$(printf '%02d' "$i")
+	n=$(printf '%02d' "$i")-$(basename "$file" .ko)
 	cp "$file" "$q/mod/$n.ko"
 	printf '%s' "$args" >"$q/mod/$n.args"
 	name=$(modinfo -F name "$file" 2>/dev/null || true)
@@ -267,7 +280,8 @@ echo "$prog: booting $krel (smp $smp, ${mem} MB, $nmods module(s)$extra) ..." >&
 
 console=$tmp/console.log
 rcfile=$tmp/rc
-set +e
+mkfifo "$tmp/out"
+# timeout(1) runs QEMU in its own process group; cleanup() kills it by pid.
 timeout "$timeout_s" qemu-system-x86_64 \
 	-nographic -nodefaults -no-reboot \
 	-accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
@@ -276,24 +290,33 @@ timeout "$timeout_s" qemu-system-x86_64 \
 	-monitor none \
 	-serial "file:$console" \
 	-serial stdio \
-	</dev/null |
+	</dev/null >"$tmp/out" 2>"$tmp/qemu.err" &
+qpid=$!
 while IFS= read -r line || [ -n "$line" ]; do
 	case "$line" in
-	"XSCHED-VM-EXIT="*":$nonce")
-		v=${line#XSCHED-VM-EXIT=}
+	*"XSCHED-VM-EXIT="*":$nonce")
+		# The marker may follow output that did not end in a newline.
+		pre=${line%XSCHED-VM-EXIT=*}
+		[ -z "$pre" ] || printf '%s\n' "$pre" 2>/dev/null || exit 141
+		v=${line##*XSCHED-VM-EXIT=}
 		printf '%s\n' "${v%%:*}" >"$rcfile"
 		;;
-	*) printf '%s\n' "$line" ;;
+	*) printf '%s\n' "$line" 2>/dev/null || exit 141 ;;
 	esac
-done
-qst=${PIPESTATUS[0]}
-set -e
+done <"$tmp/out"
+qst=0
+wait "$qpid" || qst=$?
+qpid=
 
 elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 if [ -n "${QEMU_RUN_CONSOLE_LOG:-}" ] && [ -e "$console" ]; then
 	cp "$console" "$QEMU_RUN_CONSOLE_LOG"
 fi
 show_console() {
+	if [ -s "$tmp/qemu.err" ]; then
+		echo "$prog: ---- QEMU stderr ----" >&2
+		cat "$tmp/qemu.err" >&2
+	fi
 	echo "$prog: ---- last kernel console lines ----" >&2
 	tail -n 60 "$console" >&2 2>/dev/null
 	echo "$prog: ---- end kernel console ----" >&2
