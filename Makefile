@@ -29,7 +29,7 @@ QEMU_RUN = $(TOP)/tools/qemu-run.sh --cache $(CACHE) --krel $(KREL)
 MODULE = kmod/xsched_kfd.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module check demo bench lint install clean
+.PHONY: all deps kernel module tools check demo bench lint install clean
 
 all: module
 
@@ -43,11 +43,16 @@ kernel: deps
 module: $(KERNEL_DEP)
 	$(MAKE) -C $(KDIR_USED) M=$(TOP) $(if $(KFD_SRC),KFD_SRC=$(KFD_SRC)) modules
 
-$(BUILD)/tools/xsched-demo: tools/demo/xsched-demo.c include/uapi/linux/xsched_kfd.h
+TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xschedctl
+
+# Static: they run in the VM's busybox userland too.
+$(BUILD)/tools/%: tools/*/%.c include/uapi/linux/xsched_kfd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
 
-check: module
+tools: $(TOOLS)
+
+check: module tools
 	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
 		$(TOP)/tools/check.sh
 

@@ -8,4 +8,5 @@ fi
 if [ -d libxsched ]; then
 	(cd libxsched && ./run.sh) || rc=1
 fi
+(cd tools && ./run.sh) || rc=1
 exit $rc

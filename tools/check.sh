@@ -10,6 +10,7 @@
 #   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
+#   tools              xschedctl and the demo, same VM
 #   vm-module          module unload after all of the above (no leaked reference)
 set -uo pipefail
 
@@ -49,12 +50,14 @@ if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" KSFT_DIR="
 	broken xsched-kselftest "build failed"
 fi
 cp "$top/tools/check-vm.sh" "$vm/"
+mkdir -p "$vm/tools"
+cp "$BUILD/tools/xschedctl" "$BUILD/tools/xsched-demo" "$top/tests/tools/run.sh" "$vm/tools/"
 
 note "booting $KREL in QEMU with kmod/xsched_kfd.ko"
 "$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$top/kmod/xsched_kfd.ko" \
 	--copy "$vm" --rmmod --timeout 2400 -- 'cd vm && ./check-vm.sh' 2>&1 | tee "$logs/vm.log"
 rc=${PIPESTATUS[0]}
-grep -E '^(xsched-kselftest|libxsched-vm): [0-9]+ passed' "$logs/vm.log" >> "$logs/summary"
+grep -E '^(xsched-kselftest|libxsched-vm|tools): [0-9]+ passed' "$logs/vm.log" >> "$logs/summary"
 if [ "$rc" = 0 ]; then
 	echo "vm-module: 1 passed, 0 failed" >> "$logs/summary"
 else
@@ -62,10 +65,10 @@ else
 	note "VM run exited $rc"
 	status=1
 fi
-for s in xsched-kselftest libxsched-vm; do
-	if [ -d "$vm/${s#xsched-}" ] || [ "$s" = xsched-kselftest ]; then
-		grep -qE "^$s: " "$logs/summary" || broken "$s" "no result in the VM log"
-	fi
+expect="xsched-kselftest tools"
+[ -d "$vm/libxsched" ] && expect="$expect libxsched-vm"
+for s in $expect; do
+	grep -qE "^$s: " "$logs/summary" || broken "$s" "no result in the VM log"
 done
 
 echo

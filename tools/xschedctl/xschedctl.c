@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xschedctl: look at and poke the xsched module.
+ *
+ *   xschedctl version               API version, backends, sim GPU size
+ *   xschedctl queues                every registered queue and its counters
+ *   xschedctl fault KNOB VALUE      set a sim fault injection knob
+ *   xschedctl trace on|off|show     the xsched tracepoints (tracefs)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/xsched_kfd.h>
+
+#define DEBUGFS "/sys/kernel/debug/xsched"
+static const char *const tracefs_dirs[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+};
+static const char *const knobs[] = {
+	"save_delay_us", "fail_save", "fail_resume", "save_timeout_ms", "reset_queue",
+};
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: xschedctl version\n"
+		"       xschedctl queues\n"
+		"       xschedctl fault {save_delay_us|fail_save|fail_resume|save_timeout_ms|reset_queue} VALUE\n"
+		"       xschedctl trace {on|off|show}\n");
+	return 2;
+}
+
+static int cat(const char *path)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "xschedctl: %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT ? " (module loaded? debugfs mounted?)" : "");
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, n, stdout) != (size_t)n)
+			break;
+	close(fd);
+	return n < 0;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "xschedctl: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		fprintf(stderr, "xschedctl: writing %s to %s: %s\n", val, path,
+			strerror(errno));
+	close(fd);
+	return n < 0;
+}
+
+static int cmd_version(void)
+{
+	struct xsched_version v = {};
+	int fd = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("xschedctl: /dev/" XSCHED_DEVICE_NAME);
+		return 1;
+	}
+	if (ioctl(fd, XSCHED_IOC_VERSION, &v)) {
+		perror("xschedctl: XSCHED_IOC_VERSION");
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	printf("api %u\nbackends%s%s\nsim %u CUs x %u wave slots, %u bytes per saved wave\n",
+	       v.api_version,
+	       v.backends & (1u << XSCHED_BACKEND_SIM) ? " sim" : "",
+	       v.backends & (1u << XSCHED_BACKEND_KFD) ? " kfd" : "",
+	       v.sim_cus, v.sim_waves_per_cu, v.sim_wave_state_bytes);
+	return 0;
+}
+
+static int cmd_fault(const char *knob, const char *value)
+{
+	char path[256], *end;
+	size_t i;
+
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+		if (!strcmp(knob, knobs[i]))
+			break;
+	if (i == sizeof(knobs) / sizeof(knobs[0])) {
+		fprintf(stderr, "xschedctl: unknown knob '%s'\n", knob);
+		return usage();
+	}
+	errno = 0;
+	(void)strtoull(value, &end, 0);
+	if (!*value || *end || errno || *value == '-') {
+		fprintf(stderr, "xschedctl: '%s' is not a non-negative number\n", value);
+		return 2;
+	}
+	snprintf(path, sizeof(path), DEBUGFS "/sim/%s", knob);
+	return write_str(path, value);
+}
+
+static int cmd_trace(const char *what)
+{
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/xsched/enable", tracefs_dirs[i]);
+		if (access(path, F_OK) == 0)
+			break;
+	}
+	if (i == sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0])) {
+		fprintf(stderr, "xschedctl: no xsched events in tracefs (module loaded? tracefs mounted?)\n");
+		return 1;
+	}
+	if (!strcmp(what, "on"))
+		return write_str(path, "1");
+	if (!strcmp(what, "off"))
+		return write_str(path, "0");
+	if (!strcmp(what, "show")) {
+		snprintf(path, sizeof(path), "%s/trace", tracefs_dirs[i]);
+		return cat(path);
+	}
+	return usage();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "version"))
+		return cmd_version();
+	if (argc == 2 && !strcmp(argv[1], "queues"))
+		return cat(DEBUGFS "/queues");
+	if (argc == 4 && !strcmp(argv[1], "fault"))
+		return cmd_fault(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "trace"))
+		return cmd_trace(argv[2]);
+	return usage();
+}
