@@ -382,8 +382,9 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	if (!(attr && (attr->flags & (XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH)))) {
 		/* From the environment or the defaults: fit them to the ring. */
 		if (threshold > ring) {
-			xs_warn("Lv1 threshold %u is larger than the ring of %u commands; using %u",
-				threshold, ring, ring);
+			if (level == XSCHED_LV1)
+				xs_warn("Lv1 threshold %u is larger than the ring of %u commands; using %u",
+					threshold, ring, ring);
 			threshold = ring;
 		}
 		if (batch > threshold)
