@@ -786,7 +786,9 @@ TEST_F(uapi, register_rejects_bad_backend_flags_reserved)
 	r.backend = ~0U;
 	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
 	r.backend = XSCHED_BACKEND_SIM;
-	r.flags = 1;
+	r.flags = XSCHED_REGISTER_FLAGS + 1;	/* the lowest undefined bit */
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	r.flags = 1U << 31;
 	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
 	r.flags = 0;
 	r.reserved0 = 1;
@@ -1189,7 +1191,10 @@ TEST_F(uapi, query_rejects_flags_and_reserved)
 	memset(&info, 0, sizeof(info));
 	info.flags = 1;
 	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_QUERY, &info));
-	for (i = 0; i < 4; i++) {
+	memset(&info, 0, sizeof(info));
+	info.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_QUERY, &info));
+	for (i = 0; i < (int)XS_ARRAY_SIZE(info.reserved); i++) {
 		memset(&info, 0, sizeof(info));
 		info.reserved[i] = 1;
 		EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XSCHED_IOC_QUERY, &info))
@@ -1228,7 +1233,8 @@ TEST_F(uapi, query_fresh_queue_reports_initial_state)
 	EXPECT_EQ(0, info.max_suspend_ns);
 	EXPECT_EQ(0, info.saved_bytes);
 	EXPECT_EQ(save, info.save_area_size);
-	EXPECT_EQ(0, info.reserved[0]);
+	EXPECT_EQ(0, info.arbitrated);
+	EXPECT_EQ(0, info.arbiter_suspends);
 	close(qfd);
 }
 

@@ -41,6 +41,8 @@
 #define XS_SEC		1000000000ULL
 #define XS_PAGE		4096ULL
 
+#define XS_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* ---------------------------------------------------------------- ioctls */
 
 static inline int xs_ioctl(int fd, unsigned long req, void *arg)

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's cross-process arbiter (XSCHED_REGISTER_ARBITRATE): while an
+ * arbitrated queue of higher priority has unfinished work, lower ones are
+ * suspended, in whichever process they live, and resumed afterwards with
+ * their work intact.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "xsched_test.h"
+
+/* Batch workgroups are long so that without preemption an urgent kernel would wait. */
+#define BATCH_STEPS	40
+#define BATCH_STEP_NS	(5 * XS_MS)		/* 200 ms per workgroup */
+#define WAIT_NS		(30 * XS_SEC)
+
+static int reg_arb(int cfd, uint32_t id, int32_t prio)
+{
+	struct xsched_register r = {
+		.backend = XSCHED_BACKEND_SIM,
+		.flags = XSCHED_REGISTER_ARBITRATE,
+		.handle = id,
+		.priority = prio,
+	};
+
+	return xs_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
+}
+
+FIXTURE(arb) {
+	int cfd;
+	struct xsched_version ver;
+	struct xs_buf out;
+	uint32_t id;
+	int qfd;
+	struct xsched_sim_packet pkt;
+	uint64_t seq;
+};
+
+FIXTURE_SETUP(arb)
+{
+	int ret = xs_client_open(&self->cfd, &self->ver);
+
+	if (ret)
+		SKIP(return, "no " XS_DEV_PATH ": %s", xs_err(ret));
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 8 * xs_slots(&self->ver), &self->out));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &self->id, NULL));
+	self->qfd = reg_arb(self->cfd, self->id, -1);
+	ASSERT_LE(0, self->qfd) TH_LOG("register arbitrated: %s", xs_err(self->qfd));
+	self->pkt = xs_packet(xs_slots(&self->ver), BATCH_STEPS, BATCH_STEP_NS, 7,
+			      self->out.gpu_addr, 0);
+}
+
+FIXTURE_TEARDOWN(arb)
+{
+	if (self->cfd < 0)
+		return;
+	close(self->qfd);
+	xs_buf_free(&self->out);
+	close(self->cfd);
+}
+
+/* Batch kernel output and step count must be exactly the CPU reference. */
+static void check_batch_done(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(arb) *self)
+{
+	uint32_t n = self->pkt.grid;
+	uint64_t want[n];
+	struct xsched_queue_info info;
+
+	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
+	xs_ref_packet(&self->pkt, NULL, want);
+	EXPECT_EQ(-1, xs_first_mismatch(self->out.map, want, n));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ((uint64_t)n * BATCH_STEPS, info.steps_done);
+}
+
+/*
+ * Runs an urgent queue in a child process (its own client) and returns the
+ * latency of one short kernel in ns through a pipe, or 0 on error.
+ */
+static uint64_t urgent_in_child(int32_t prio, uint32_t steps, uint64_t step_ns)
+{
+	uint64_t lat = 0;
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		struct xs_buf b;
+		uint64_t seq, t0;
+		uint32_t id;
+		int cfd, qfd;
+
+		close(pfd[0]);
+		if (xs_client_open(&cfd, NULL) || xs_buf_alloc(cfd, 4096, &b) ||
+		    xs_queue_create(cfd, 4, &id, NULL))
+			_exit(1);
+		qfd = reg_arb(cfd, id, prio);
+		if (qfd < 0)
+			_exit(2);
+		struct xsched_sim_packet p = xs_packet(4, steps, step_ns, 3, b.gpu_addr, 0);
+
+		t0 = xs_now_ns();
+		if (xs_submit(cfd, id, &p, 1, &seq) || xs_wait(cfd, id, seq, WAIT_NS, NULL))
+			_exit(3);
+		lat = xs_now_ns() - t0;
+		if (b.map[1] != xs_ref_workgroup(3, 1, steps, NULL))
+			_exit(4);
+		if (write(pfd[1], &lat, sizeof(lat)) != sizeof(lat))
+			_exit(5);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (pid > 0) {
+		int st;
+
+		if (read(pfd[0], &lat, sizeof(lat)) != sizeof(lat))
+			lat = 0;
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			lat = 0;
+	}
+	close(pfd[0]);
+	return lat;
+}
+
+TEST_F(arb, urgent_process_preempts_batch_process)
+{
+	struct xsched_queue_info info;
+	uint64_t lat;
+
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, WAIT_NS));
+
+	lat = urgent_in_child(0, 5, XS_MS);
+	ASSERT_NE(0, lat) TH_LOG("urgent child failed");
+	ksft_print_msg("urgent kernel beside a batch workgroup of %llu ms: %.2f ms\n",
+		       BATCH_STEPS * BATCH_STEP_NS / XS_MS, lat / 1e6);
+	/* Without preemption it waits for a 200 ms workgroup to end. */
+	EXPECT_LT(lat * 2, BATCH_STEPS * BATCH_STEP_NS);
+
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(1, info.arbitrated);
+	EXPECT_LE(1, info.arbiter_suspends);
+	EXPECT_LE(1, info.suspends);
+	EXPECT_EQ(XSCHED_MODE_SAVE, info.last_mode);
+	check_batch_done(_metadata, self);
+	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_ACTIVE, WAIT_NS));
+}
+
+TEST_F(arb, manual_suspend_and_resume_are_refused)
+{
+	EXPECT_EQ(-EBUSY, xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	EXPECT_EQ(-EBUSY, xs_resume(self->qfd, NULL));
+}
+
+TEST_F(arb, unknown_register_flag_is_rejected)
+{
+	struct xsched_register r = {
+		.backend = XSCHED_BACKEND_SIM,
+		.flags = XSCHED_REGISTER_FLAGS << 1,
+		.handle = self->id,
+	};
+
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+}
+
+TEST_F(arb, equal_priority_queues_are_left_alone)
+{
+	struct xsched_queue_info info;
+	uint32_t id2;
+	uint64_t seq2;
+	int q2;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &id2, NULL));
+	q2 = reg_arb(self->cfd, id2, -1);
+	ASSERT_LE(0, q2);
+	struct xsched_sim_packet p = xs_packet(2, 20, XS_MS, 1, self->out.gpu_addr, 0);
+
+	self->pkt.steps = 20;
+	self->pkt.step_ns = XS_MS;
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->cfd, id2, &p, 1, &seq2));
+	ASSERT_EQ(0, xs_wait(self->cfd, id2, seq2, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(0, info.arbiter_suspends);
+	ASSERT_EQ(0, xs_query(q2, &info));
+	EXPECT_EQ(0, info.arbiter_suspends);
+	close(q2);
+}
+
+TEST_F(arb, closing_the_busy_urgent_queue_resumes_batch)
+{
+	uint32_t uid;
+	uint64_t useq;
+	int uq;
+
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, WAIT_NS));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_LE(0, uq);
+	/* Long enough that it is still busy when closed. */
+	struct xsched_sim_packet p = xs_packet(1, 1000, 10 * XS_MS, 1,
+					       self->out.gpu_addr, 0);
+
+	ASSERT_EQ(0, xs_submit(self->cfd, uid, &p, 1, &useq));
+	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, WAIT_NS));
+	close(uq);
+	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_ACTIVE, WAIT_NS));
+	/* The unregistered queue still runs p, writing out[0]; compare the rest. */
+	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
+	uint64_t want[self->pkt.grid];
+
+	xs_ref_packet(&self->pkt, NULL, want);
+	EXPECT_EQ(-1, xs_first_mismatch(self->out.map + 1, want + 1, self->pkt.grid - 1));
+}
+
+TEST_F(arb, raising_priority_swaps_who_runs)
+{
+	uint64_t useq;
+	uint32_t uid;
+	struct xs_buf ub;
+	int uq;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_LE(0, uq);
+	struct xsched_sim_packet p = xs_packet(xs_slots(&self->ver), 40, 5 * XS_MS, 2,
+					       ub.gpu_addr, 0);
+
+	ASSERT_EQ(0, xs_submit(self->cfd, uid, &p, 1, &useq));
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, WAIT_NS));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(uq));
+
+	ASSERT_EQ(0, xs_set_priority(self->qfd, 1));	/* root: CAP_SYS_NICE */
+	ASSERT_EQ(0, xs_wait_state(uq, XSCHED_STATE_SUSPENDED, WAIT_NS));
+	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_ACTIVE, WAIT_NS));
+	check_batch_done(_metadata, self);
+	/* Batch idle: the other queue gets the GPU back and finishes correctly. */
+	ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
+	EXPECT_EQ(xs_ref_workgroup(2, 3, 40, NULL), ub.map[3]);
+	close(uq);
+	xs_buf_free(&ub);
+}
+
+TEST_F(arb, killed_urgent_process_releases_batch)
+{
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, WAIT_NS));
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct xs_buf b;
+		uint64_t seq;
+		uint32_t id;
+		int cfd;
+
+		if (xs_client_open(&cfd, NULL) || xs_buf_alloc(cfd, 4096, &b) ||
+		    xs_queue_create(cfd, 4, &id, NULL) || reg_arb(cfd, id, 0) < 0)
+			_exit(1);
+		struct xsched_sim_packet p = xs_packet(1, 1000, 10 * XS_MS, 1, b.gpu_addr, 0);
+
+		if (xs_submit(cfd, id, &p, 1, &seq))
+			_exit(2);
+		if (write(pfd[1], "x", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	ASSERT_EQ(1, read(pfd[0], &c, 1));
+	close(pfd[0]);
+	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, WAIT_NS));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_ACTIVE, WAIT_NS));
+	check_batch_done(_metadata, self);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cleanup: nothing stays suspended after its owner is gone.  Children are
+ * SIGKILLed with queues suspended, in the middle of a blocking suspend and in
+ * the middle of SIM_WAIT; afterwards the work of queues whose client
+ * survived completes exactly and debugfs lists no stopped queue.  Closing a
+ * queue fd resumes its queue; closing the client fd first keeps the queue fd
+ * working.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "xsched_test.h"
+
+FIXTURE(cl) {
+	int cfd;
+	struct xsched_version ver;
+	unsigned int slots;
+	uint32_t id;
+	struct xs_buf dst;
+	struct xsched_sim_packet pkt;
+	uint64_t seq;
+	bool debugfs;
+	pid_t child;
+};
+
+FIXTURE_SETUP(cl)
+{
+	int ret = xs_client_open(&self->cfd, &self->ver);
+
+	self->child = 0;
+	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
+		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
+		     xs_err(ret));
+	ASSERT_EQ(0, ret);
+	self->slots = xs_slots(&self->ver);
+	ASSERT_LT(0, self->slots);
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t),
+				  &self->dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
+	self->debugfs = !xs_debugfs_ready();
+}
+
+FIXTURE_TEARDOWN(cl)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+	}
+	if (self->debugfs)
+		xs_knob_write("save_delay_us", 0);
+	if (self->cfd >= 0)
+		close(self->cfd);
+}
+
+/* What a child reports through its pipe. */
+struct report {
+	int stage;
+	int err;		/* 0 or -errno of the step it reports */
+	uint32_t uids[8];
+	int nuids;
+};
+
+static void child_report(int fd, int stage, int err, const uint32_t *uids,
+			 int nuids)
+{
+	struct report r = { .stage = stage, .err = err, .nuids = nuids };
+
+	if (nuids)
+		memcpy(r.uids, uids, nuids * sizeof(*uids));
+	if (write(fd, &r, sizeof(r)) != sizeof(r))
+		_exit(3);
+}
+
+/* Reads the child's next report, waiting at most 30 s. */
+static int read_report(int fd, struct report *r)
+{
+	int ev = xs_poll(fd, POLLIN, 30000);
+
+	if (ev <= 0)
+		return ev ? ev : -ETIMEDOUT;
+	return read(fd, r, sizeof(*r)) == sizeof(*r) ? 0 : -EIO;
+}
+
+static void kill_child(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(cl) *self)
+{
+	int status;
+
+	ASSERT_EQ(0, kill(self->child, SIGKILL));
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = 0;
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("child ended on its own (status %#x) before the kill", status);
+}
+
+/* Submits the fixture's kernel: @grid x @steps x @step_ns. */
+static void start_work(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(cl) *self, uint32_t grid, uint32_t steps,
+		       uint64_t step_ns)
+{
+	ASSERT_GE(self->slots, grid);
+	memset(self->dst.map, 0xa5, self->dst.map_size);
+	self->pkt = xs_packet(grid, steps, step_ns, 0xc1ea0000 + grid + steps,
+			      self->dst.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+}
+
+static void expect_output(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(cl) *self)
+{
+	uint64_t ref[self->pkt.grid];
+	long bad;
+
+	xs_ref_packet(&self->pkt, NULL, ref);
+	bad = xs_first_mismatch(self->dst.map, ref, self->pkt.grid);
+	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
+}
+
+/*
+ * The fixture's work completes on the client, exactly: right output, and
+ * (registering the queue again, which also proves the old registration is
+ * gone) steps_done equal to every step submitted so far.
+ */
+static void expect_work_done(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(cl) *self, uint64_t steps_total)
+{
+	struct xsched_queue_info info;
+	int ret, qfd;
+
+	ret = xs_wait(self->cfd, self->id, self->seq, 30 * XS_SEC, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("work of the surviving client: %s", xs_err(ret));
+	expect_output(_metadata, self);
+	qfd = xs_register(self->cfd, self->id, 0, NULL);
+	ASSERT_LE(0, qfd) TH_LOG("re-register after the owner died: %s",
+				 xs_err(qfd));
+	ASSERT_EQ(0, xs_query(qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, info.state);
+	EXPECT_EQ(0, info.saved_waves);
+	EXPECT_EQ(steps_total, info.steps_done);
+	EXPECT_EQ(self->seq, info.rptr);
+	close(qfd);
+}
+
+/* debugfs: @uid is gone and no queue at all is suspended or suspending. */
+static void expect_unlisted(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(cl) *self, const uint32_t *uids, int n)
+{
+	char state[24];
+	int i;
+
+	if (!self->debugfs)
+		return;
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, xs_table_state(uids[i], state, sizeof(state)))
+			TH_LOG("queue %u of the killed process still listed, %s",
+			       uids[i], state);
+	}
+	EXPECT_EQ(0, xs_table_count_stopped());
+}
+
+static uint64_t steps_of(const struct xsched_sim_packet *p)
+{
+	return (uint64_t)p->grid * p->steps;
+}
+
+TEST_F_TIMEOUT(cl, killed_with_suspended_queue_resumes_it, 60)
+{
+	struct report r;
+	char state[24];
+	int pfd[2];
+
+	start_work(_metadata, self, self->slots, 60, 5 * XS_MS);
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		/* registers the parent's queue on the shared client, stops it */
+		uint32_t uid = 0;
+		int qfd = xs_register(self->cfd, self->id, 0, &uid);
+
+		if (qfd < 0) {
+			child_report(pfd[1], 1, qfd, NULL, 0);
+			_exit(1);
+		}
+		xs_wait_steps(qfd, 1, 10 * XS_SEC);
+		child_report(pfd[1], 1,
+			     xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL),
+			     &uid, 1);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(0, read_report(pfd[0], &r));
+	ASSERT_EQ(0, r.err) TH_LOG("child's register/suspend: %s", xs_err(r.err));
+	if (self->debugfs) {
+		EXPECT_EQ(1, xs_table_state(r.uids[0], state, sizeof(state)));
+		EXPECT_STREQ("suspended", state);
+	}
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, self->id, self->seq, 0, NULL));
+	kill_child(_metadata, self);
+	expect_unlisted(_metadata, self, r.uids, 1);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
+}
+
+TEST_F_TIMEOUT(cl, killed_with_many_suspended_queues_leaves_none, 60)
+{
+	struct report r;
+	int pfd[2], stopped;
+
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		/* its own client: six busy queues, all stopped, both modes */
+		struct xsched_sim_packet p;
+		uint32_t uids[6] = { 0 }, id = 0;
+		uint64_t addr = 0, seq;
+		int cfd, i, qfd, ret;
+
+		ret = xs_client_open(&cfd, NULL);
+		if (!ret)
+			ret = xs_mem_alloc(cfd, XS_PAGE, &addr);
+		for (i = 0; !ret && i < 6; i++) {
+			p = xs_packet(2, 200, 5 * XS_MS, i, addr + 16 * i, 0);
+			ret = xs_queue_create(cfd, 4, &id, NULL);
+			if (!ret)
+				ret = xs_submit(cfd, id, &p, 1, &seq);
+			if (ret)
+				break;
+			qfd = xs_register(cfd, id, 0, &uids[i]);
+			if (qfd < 0) {
+				ret = qfd;
+				break;
+			}
+			xs_wait_steps(qfd, 1, 10 * XS_SEC);
+			ret = xs_suspend(qfd, i & 1 ? XSCHED_MODE_DRAIN :
+					 XSCHED_MODE_SAVE,
+					 i == 5 ? XSCHED_SUSPEND_NONBLOCK : 0,
+					 0, NULL);
+		}
+		child_report(pfd[1], 1, ret, uids, 6);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(0, read_report(pfd[0], &r));
+	ASSERT_EQ(0, r.err) TH_LOG("child's setup: %s", xs_err(r.err));
+	if (self->debugfs) {
+		stopped = xs_table_count_stopped();
+		EXPECT_LE(6, stopped) TH_LOG("debugfs lists %d stopped queues", stopped);
+	}
+	kill_child(_metadata, self);
+	expect_unlisted(_metadata, self, r.uids, 6);
+	/* the module goes on working for everybody else */
+	start_work(_metadata, self, 2, 3, 0);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
+}
+
+TEST_F_TIMEOUT(cl, killed_mid_blocking_suspend_leaves_queue_running, 60)
+{
+	uint64_t deadline;
+	char state[24] = "";
+	struct report r;
+	int pfd[2], ret;
+	bool seen = false;
+
+	if (!self->debugfs)
+		SKIP(return, "needs %s/save_delay_us", XS_SIM_DIR);
+	/* each wave takes 300 ms to save: the suspend blocks for a while */
+	ASSERT_EQ(0, xs_knob_write("save_delay_us", 300000));
+	start_work(_metadata, self, 2, 100, 5 * XS_MS);
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		uint32_t uid = 0;
+		int qfd = xs_register(self->cfd, self->id, 0, &uid);
+
+		if (qfd < 0) {
+			child_report(pfd[1], 1, qfd, NULL, 0);
+			_exit(1);
+		}
+		xs_wait_steps(qfd, 1, 10 * XS_SEC);
+		child_report(pfd[1], 1, 0, &uid, 1);
+		ret = xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL);
+		child_report(pfd[1], 2, ret, &uid, 1);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(0, read_report(pfd[0], &r));
+	ASSERT_EQ(0, r.err) TH_LOG("child's register: %s", xs_err(r.err));
+	deadline = xs_now_ns() + 5 * XS_SEC;
+	while (xs_now_ns() < deadline) {
+		ret = xs_table_state(r.uids[0], state, sizeof(state));
+		ASSERT_EQ(1, ret);
+		if (!strcmp(state, "suspending")) {
+			seen = true;
+			break;
+		}
+		xs_sleep_ns(XS_MS);
+	}
+	ASSERT_TRUE(seen) TH_LOG("never saw the queue SUSPENDING (last: %s)", state);
+	kill_child(_metadata, self);
+	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
+	expect_unlisted(_metadata, self, r.uids, 1);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
+}
+
+TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_own_client, 60)
+{
+	struct report r;
+	int pfd[2];
+
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		struct xsched_sim_packet p;
+		uint32_t id = 0, uid = 0;
+		uint64_t addr = 0, seq = 0;
+		int cfd, qfd, ret;
+
+		ret = xs_client_open(&cfd, NULL);
+		if (!ret)
+			ret = xs_mem_alloc(cfd, XS_PAGE, &addr);
+		if (!ret)
+			ret = xs_queue_create(cfd, 4, &id, NULL);
+		p = xs_packet(1, 300, 10 * XS_MS, 1, addr, 0);	/* 3 s */
+		if (!ret)
+			ret = xs_submit(cfd, id, &p, 1, &seq);
+		qfd = ret ? ret : xs_register(cfd, id, 0, &uid);
+		child_report(pfd[1], 1, qfd < 0 ? qfd : 0, &uid, 1);
+		ret = xs_wait(cfd, id, seq, 60 * XS_SEC, NULL);
+		child_report(pfd[1], 2, ret, &uid, 1);
+		_exit(0);
+	}
+	ASSERT_EQ(0, read_report(pfd[0], &r));
+	ASSERT_EQ(0, r.err) TH_LOG("child's setup: %s", xs_err(r.err));
+	xs_sleep_ns(100 * XS_MS);	/* well inside SIM_WAIT by now */
+	kill_child(_metadata, self);
+	expect_unlisted(_metadata, self, r.uids, 1);
+	start_work(_metadata, self, 2, 3, 0);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
+}
+
+TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_shared_client, 60)
+{
+	struct report r;
+	int pfd[2];
+
+	start_work(_metadata, self, self->slots, 50, 10 * XS_MS);	/* 0.5 s */
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		int ret;
+
+		child_report(pfd[1], 1, 0, NULL, 0);
+		ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
+		child_report(pfd[1], 2, ret, NULL, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(0, read_report(pfd[0], &r));
+	xs_sleep_ns(50 * XS_MS);
+	kill_child(_metadata, self);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
+}
+
+TEST_F_TIMEOUT(cl, killed_waiting_on_own_suspended_queue, 60)
+{
+	struct report r;
+	int pfd[2];
+
+	start_work(_metadata, self, self->slots, 60, 5 * XS_MS);
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		/* stops the queue, then waits for work that cannot finish */
+		uint32_t uid = 0;
+		int qfd = xs_register(self->cfd, self->id, 0, &uid);
+		int ret = qfd < 0 ? qfd : 0;
+
+		if (!ret) {
+			xs_wait_steps(qfd, 1, 10 * XS_SEC);
+			ret = xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL);
+		}
+		child_report(pfd[1], 1, ret, &uid, 1);
+		ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
+		child_report(pfd[1], 2, ret, &uid, 1);
+		_exit(0);
+	}
+	ASSERT_EQ(0, read_report(pfd[0], &r));
+	ASSERT_EQ(0, r.err) TH_LOG("child's register/suspend: %s", xs_err(r.err));
+	xs_sleep_ns(50 * XS_MS);
+	kill_child(_metadata, self);
+	expect_unlisted(_metadata, self, r.uids, 1);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
+}
+
+TEST_F_TIMEOUT(cl, closing_suspended_queue_fd_resumes_it, 60)
+{
+	const uint32_t modes[] = { XSCHED_MODE_SAVE, XSCHED_MODE_DRAIN };
+	uint64_t steps = 0;
+	uint32_t uid;
+	int i, qfd;
+
+	for (i = 0; i < 2; i++) {
+		start_work(_metadata, self, self->slots, 40, 5 * XS_MS);
+		steps += steps_of(&self->pkt);
+		qfd = xs_register(self->cfd, self->id, 0, &uid);
+		ASSERT_LE(0, qfd);
+		ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+		ASSERT_EQ(0, xs_suspend(qfd, modes[i], 0, 0, NULL));
+		ASSERT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+		ASSERT_EQ(0, close(qfd));
+		expect_unlisted(_metadata, self, &uid, 1);
+		expect_work_done(_metadata, self, steps);
+	}
+}
+
+TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
+{
+	uint64_t steps;
+	uint32_t uid;
+	int qfd, state;
+
+	/* DRAIN of a 60 x 10 ms workgroup stays SUSPENDING for a while */
+	start_work(_metadata, self, 1, 60, 10 * XS_MS);
+	steps = steps_of(&self->pkt);
+	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	ASSERT_LE(0, qfd);
+	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, XSCHED_SUSPEND_NONBLOCK,
+				0, NULL));
+	state = xs_state(qfd);
+	EXPECT_EQ(XSCHED_STATE_SUSPENDING, state)
+		TH_LOG("state %s right after NONBLOCK DRAIN", xs_state_name(state));
+	ASSERT_EQ(0, close(qfd));
+	expect_unlisted(_metadata, self, &uid, 1);
+	expect_work_done(_metadata, self, steps);
+
+	if (!self->debugfs)
+		return;
+	/* and a slow SAVE caught half-way */
+	ASSERT_EQ(0, xs_knob_write("save_delay_us", 200000));
+	start_work(_metadata, self, 2, 100, 5 * XS_MS);
+	steps += steps_of(&self->pkt);
+	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	ASSERT_LE(0, qfd);
+	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, XSCHED_SUSPEND_NONBLOCK,
+				0, NULL));
+	state = xs_state(qfd);
+	EXPECT_EQ(XSCHED_STATE_SUSPENDING, state)
+		TH_LOG("state %s right after NONBLOCK slow SAVE", xs_state_name(state));
+	ASSERT_EQ(0, close(qfd));
+	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
+	expect_unlisted(_metadata, self, &uid, 1);
+	expect_work_done(_metadata, self, steps);
+}
+
+TEST_F_TIMEOUT(cl, closing_client_first_keeps_queue_fd_working, 60)
+{
+	struct xsched_sim_packet p[2];
+	struct xsched_queue_info info;
+	uint64_t *ref, seq;
+	struct xs_buf out;
+	uint32_t uid;
+	int qfd, ev;
+	long bad;
+
+	/* two packets: the second reads the first's output */
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t), &out));
+	p[0] = xs_packet(self->slots, 30, 5 * XS_MS, 99, self->dst.gpu_addr, 0);
+	p[1] = xs_packet(self->slots, 30, 5 * XS_MS, 98, out.gpu_addr,
+			 self->dst.gpu_addr);
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, p, 2, &seq));
+	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	ASSERT_LE(0, qfd);
+	ASSERT_EQ(0, close(self->cfd));
+	self->cfd = -1;
+
+	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, NULL));
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	ASSERT_EQ(0, xs_set_priority(qfd, -3));
+
+	ev = xs_poll(qfd, POLLIN, 30000);
+	ASSERT_EQ(POLLIN, ev & POLLIN) TH_LOG("work never finished (revents %#x)", ev);
+	ASSERT_EQ(0, xs_query(qfd, &info));
+	EXPECT_EQ(2, info.rptr);
+	EXPECT_EQ(2, info.wptr);
+	EXPECT_EQ(2 * steps_of(&p[0]), info.steps_done);
+	EXPECT_EQ(2, info.suspends);
+	EXPECT_EQ(2, info.resumes);
+	EXPECT_EQ(-3, info.priority);
+
+	/* the mapping outlives the client fd and shows the result */
+	ref = calloc(self->slots, sizeof(*ref));
+	ASSERT_NE(NULL, ref);
+	xs_ref_packet(&p[0], NULL, ref);
+	xs_ref_packet(&p[1], ref, ref);
+	bad = xs_first_mismatch(out.map, ref, self->slots);
+	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
+	free(ref);
+	ASSERT_EQ(0, close(qfd));
+	expect_unlisted(_metadata, self, &uid, 1);
+}
+
+TEST_HARNESS_MAIN

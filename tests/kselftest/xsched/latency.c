@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latency: suspend latency of SAVE (Lv3) and DRAIN (Lv2) with short and
+ * long workgroups.  DRAIN waits for running workgroups, so its latency grows
+ * with their length; SAVE traps waves mid-step, so it does not.  Timings in a
+ * TCG VM are noisy: only ratios measured within one run are asserted, with
+ * generous margins, and the P50/P99 figures are printed.
+ */
+#include "xsched_test.h"
+
+#define RUNS		20
+#define STEP_NS		(1 * XS_MS)
+#define SHORT_STEPS	10	/* 10 ms workgroups */
+#define LONG_STEPS	100	/* 100 ms workgroups: 10x longer */
+
+FIXTURE(lat) {
+	int cfd;
+	struct xsched_version ver;
+	unsigned int slots;
+	uint32_t id;
+	int qfd;
+	struct xs_buf dst;
+	uint64_t rng;
+};
+
+FIXTURE_SETUP(lat)
+{
+	int ret = xs_client_open(&self->cfd, &self->ver);
+
+	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
+		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
+		     xs_err(ret));
+	ASSERT_EQ(0, ret);
+	self->slots = xs_slots(&self->ver);
+	ASSERT_LT(0, self->slots);
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4 * self->slots * sizeof(uint64_t),
+				  &self->dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
+	self->qfd = xs_register(self->cfd, self->id, 0, NULL);
+	ASSERT_LE(0, self->qfd);
+	self->rng = xs_seed(_metadata->name);
+}
+
+FIXTURE_TEARDOWN(lat)
+{
+	if (self->qfd >= 0)
+		close(self->qfd);
+	if (self->cfd >= 0)
+		close(self->cfd);
+}
+
+struct figures {
+	uint64_t p50, p99;
+};
+
+/*
+ * Measures RUNS blocking suspends of @mode while workgroups of @steps x
+ * STEP_NS run on every wave slot, each at a random point of the workgroup.
+ * Latency is the module's own latency_ns of each suspend.
+ */
+static struct figures measure(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(lat) *self, uint32_t mode,
+			      uint32_t steps)
+{
+	uint64_t lat[RUNS], wg_ns = steps * STEP_NS, seq = 0;
+	struct xsched_queue_info info;
+	struct xsched_suspend out;
+	struct figures f = { 0, 0 };
+	int run, ret;
+
+	for (run = 0; run < RUNS; run++) {
+		/* keep two packets of four rounds each queued: always busy */
+		ASSERT_EQ(0, xs_query(self->qfd, &info));
+		while (info.wptr - info.rptr < 2) {
+			struct xsched_sim_packet p =
+				xs_packet(4 * self->slots, steps, STEP_NS, run,
+					  self->dst.gpu_addr, 0);
+
+			ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
+			info.wptr++;
+		}
+		/* let the restored waves run a random part of a workgroup */
+		xs_sleep_ns(xs_rand_range(&self->rng, wg_ns / 10, wg_ns));
+		ret = xs_suspend(self->qfd, mode, 0, 0, &out);
+		ASSERT_EQ(0, ret) TH_LOG("%s run %d: %s", xs_mode_name(mode), run,
+					 xs_err(ret));
+		lat[run] = out.latency_ns;
+		ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	}
+	f.p50 = xs_percentile(lat, RUNS, 50);
+	f.p99 = xs_percentile(lat, RUNS, 99);
+	ksft_print_msg("%-5s %3u ms workgroups: P50 %8.3f ms  P99 %8.3f ms  (%d runs)\n",
+		       xs_mode_name(mode), (unsigned int)(wg_ns / XS_MS),
+		       f.p50 / 1e6, f.p99 / 1e6, RUNS);
+	return f;
+}
+
+TEST_F_TIMEOUT(lat, drain_latency_grows_with_workgroup_length, 120)
+{
+	struct figures s = measure(_metadata, self, XSCHED_MODE_DRAIN, SHORT_STEPS);
+	struct figures l = measure(_metadata, self, XSCHED_MODE_DRAIN, LONG_STEPS);
+
+	ksft_print_msg("DRAIN long/short P50 ratio %.2f (workgroups 10x longer)\n",
+		       (double)l.p50 / (s.p50 ? s.p50 : 1));
+	EXPECT_LT(3 * s.p50, l.p50)
+		TH_LOG("DRAIN P50 %" PRIu64 " ns with 100 ms workgroups vs %" PRIu64
+		       " ns with 10 ms: expected more than 3x", l.p50, s.p50);
+}
+
+TEST_F_TIMEOUT(lat, save_latency_independent_of_workgroup_length, 120)
+{
+	struct figures s = measure(_metadata, self, XSCHED_MODE_SAVE, SHORT_STEPS);
+	struct figures l = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS);
+
+	ksft_print_msg("SAVE long/short P50 ratio %.2f (workgroups 10x longer)\n",
+		       (double)l.p50 / (s.p50 ? s.p50 : 1));
+	EXPECT_GT(3 * s.p50, l.p50)
+		TH_LOG("SAVE P50 %" PRIu64 " ns with 100 ms workgroups vs %" PRIu64
+		       " ns with 10 ms: expected less than 3x", l.p50, s.p50);
+}
+
+TEST_F_TIMEOUT(lat, save_beats_drain_on_long_workgroups, 120)
+{
+	struct figures save = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS);
+	struct figures drain = measure(_metadata, self, XSCHED_MODE_DRAIN, LONG_STEPS);
+
+	ksft_print_msg("100 ms workgroups: DRAIN/SAVE P50 ratio %.2f\n",
+		       (double)drain.p50 / (save.p50 ? save.p50 : 1));
+	EXPECT_LT(3 * save.p50, drain.p50)
+		TH_LOG("SAVE P50 %" PRIu64 " ns vs DRAIN P50 %" PRIu64
+		       " ns: SAVE should be at least 3x faster", save.p50, drain.p50);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * partway: what a suspend leaves behind in the middle of one long kernel.
+ * SAVE stops waves mid-kernel (partial progress, waves in the save area) and
+ * resume continues from there; DRAIN lets started workgroups finish and
+ * dispatches no new ones; grace periods behave as the uAPI says.
+ */
+#include "xsched_test.h"
+
+FIXTURE(pw) {
+	int cfd;
+	struct xsched_version ver;
+	unsigned int slots;
+	uint32_t id;
+	uint32_t uid;
+	int qfd;
+	uint64_t save_area_size;
+	struct xs_buf dst;
+	struct xsched_sim_packet pkt;
+	uint64_t seq;
+};
+
+FIXTURE_SETUP(pw)
+{
+	int ret = xs_client_open(&self->cfd, &self->ver);
+
+	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
+		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
+		     xs_err(ret));
+	ASSERT_EQ(0, ret);
+	self->slots = xs_slots(&self->ver);
+	ASSERT_LT(0, self->slots);
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 8 * self->slots * sizeof(uint64_t),
+				  &self->dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id,
+				     &self->save_area_size));
+	self->qfd = xs_register(self->cfd, self->id, 0, &self->uid);
+	ASSERT_LE(0, self->qfd) TH_LOG("register: %s", xs_err(self->qfd));
+}
+
+FIXTURE_TEARDOWN(pw)
+{
+	if (self->qfd >= 0)
+		close(self->qfd);
+	if (self->cfd >= 0)
+		close(self->cfd);
+}
+
+static uint64_t total_steps(FIXTURE_DATA(pw) *self)
+{
+	return (uint64_t)self->pkt.grid * self->pkt.steps;
+}
+
+/* Submits one kernel and waits until at least @min_steps of it ran. */
+static void start_kernel(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(pw) *self, uint32_t grid, uint32_t steps,
+			 uint64_t step_ns, uint64_t min_steps)
+{
+	int ret;
+
+	ASSERT_GE(8 * self->slots, grid);
+	self->pkt = xs_packet(grid, steps, step_ns, 0xfeed0000 + grid * 31 + steps,
+			      self->dst.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ret = xs_wait_steps(self->qfd, min_steps, 20 * XS_SEC);
+	ASSERT_EQ(0, ret) TH_LOG("kernel did not start: %s", xs_err(ret));
+}
+
+/* Waits for the kernel; output and steps_done must be exact. */
+static void finish_kernel(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(pw) *self)
+{
+	struct xsched_queue_info info;
+	uint64_t *ref;
+	long bad;
+	int ret;
+
+	ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("wait: %s", xs_err(ret));
+	EXPECT_EQ(0, xs_wait_no_saved_waves(self->qfd, 10 * XS_SEC))
+		TH_LOG("save area still holds waves after the kernel finished");
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(total_steps(self), info.steps_done)
+		TH_LOG("steps run %llu, expected exactly %" PRIu64
+		       " (re-run or lost steps)",
+		       (unsigned long long)info.steps_done, total_steps(self));
+	EXPECT_EQ(1, info.rptr);
+	ref = calloc(self->pkt.grid, sizeof(*ref));
+	ASSERT_NE(NULL, ref);
+	xs_ref_packet(&self->pkt, NULL, ref);
+	bad = xs_first_mismatch(self->dst.map, ref, self->pkt.grid);
+	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
+	free(ref);
+}
+
+TEST_F_TIMEOUT(pw, save_suspend_reports_partial_progress, 60)
+{
+	struct xsched_queue_info info, later;
+	struct xsched_suspend out;
+	uint64_t total;
+	int ret;
+
+	/* every workgroup resident at once, 100 steps of 5 ms each */
+	start_kernel(_metadata, self, self->slots, 100, 5 * XS_MS,
+		     10 * self->slots);
+	total = total_steps(self);
+	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, &out);
+	ASSERT_EQ(0, ret) TH_LOG("SAVE: %s", xs_err(ret));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	ksft_print_msg("SAVE at %llu/%" PRIu64 " steps: %u waves saved, %llu bytes, latency %llu us\n",
+		       (unsigned long long)info.steps_done, total,
+		       info.saved_waves, (unsigned long long)out.saved_bytes,
+		       (unsigned long long)out.latency_ns / 1000);
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
+	EXPECT_EQ(XSCHED_MODE_SAVE, info.last_mode);
+	EXPECT_LT(0, info.steps_done);
+	EXPECT_GT(total, info.steps_done)
+		TH_LOG("kernel already finished: no partial progress to see");
+	EXPECT_LT(0, info.saved_waves);
+	EXPECT_GE(self->pkt.grid, info.saved_waves);
+	EXPECT_LT(0, out.saved_bytes);
+	EXPECT_LE(out.saved_bytes, info.saved_bytes);
+	EXPECT_GE(self->save_area_size,
+		  (uint64_t)info.saved_waves * self->ver.sim_wave_state_bytes)
+		TH_LOG("%u waves of %u bytes do not fit a save area of %" PRIu64,
+		       info.saved_waves, self->ver.sim_wave_state_bytes,
+		       self->save_area_size);
+	EXPECT_EQ(self->save_area_size, info.save_area_size);
+	EXPECT_EQ(0, info.rptr);
+	EXPECT_EQ(1, info.wptr);
+
+	/* nothing moves while suspended */
+	xs_sleep_ns(50 * XS_MS);
+	ASSERT_EQ(0, xs_query(self->qfd, &later));
+	EXPECT_EQ(info.steps_done, later.steps_done);
+	EXPECT_EQ(info.saved_waves, later.saved_waves);
+
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	finish_kernel(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pw, save_resume_continues_without_rerun, 60)
+{
+	struct xsched_queue_info first, second;
+	uint64_t total;
+
+	start_kernel(_metadata, self, self->slots, 100, 5 * XS_MS,
+		     5 * self->slots);
+	total = total_steps(self);
+	ASSERT_EQ(0, xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	ASSERT_EQ(0, xs_query(self->qfd, &first));
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	/* the restored waves go on: progress grows past the first stop */
+	ASSERT_EQ(0, xs_wait_steps(self->qfd, first.steps_done + 5 * self->slots,
+				   20 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	ASSERT_EQ(0, xs_query(self->qfd, &second));
+	ksft_print_msg("stopped at %llu then %llu of %" PRIu64 " steps\n",
+		       (unsigned long long)first.steps_done,
+		       (unsigned long long)second.steps_done, total);
+	EXPECT_LT(first.steps_done, second.steps_done);
+	EXPECT_GT(total, second.steps_done);
+	EXPECT_LT(0, second.saved_waves);
+	EXPECT_EQ(2, second.suspends);
+	EXPECT_EQ(1, second.resumes);
+	EXPECT_LT(first.saved_bytes, second.saved_bytes)
+		TH_LOG("saved_bytes counts every save");
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	finish_kernel(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pw, drain_lets_started_workgroups_finish, 60)
+{
+	struct xsched_queue_info info;
+	struct xsched_suspend out;
+	int ret;
+
+	/* all workgroups resident, 40 steps of 5 ms */
+	start_kernel(_metadata, self, self->slots, 40, 5 * XS_MS,
+		     2 * self->slots);
+	ret = xs_suspend(self->qfd, XSCHED_MODE_DRAIN, 0, 0, &out);
+	ASSERT_EQ(0, ret) TH_LOG("DRAIN: %s", xs_err(ret));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	ksft_print_msg("DRAIN: %llu/%" PRIu64 " steps, latency %llu us\n",
+		       (unsigned long long)info.steps_done, total_steps(self),
+		       (unsigned long long)out.latency_ns / 1000);
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
+	EXPECT_EQ(XSCHED_MODE_DRAIN, info.last_mode);
+	EXPECT_EQ(0, out.saved_bytes);
+	EXPECT_EQ(0, info.saved_bytes);
+	EXPECT_EQ(0, info.saved_waves);
+	EXPECT_LT(0, info.steps_done);
+	/* only whole workgroups ran: none was stopped in the middle */
+	EXPECT_EQ(0, info.steps_done % self->pkt.steps)
+		TH_LOG("%llu steps is not a whole number of %u-step workgroups",
+		       (unsigned long long)info.steps_done, self->pkt.steps);
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	finish_kernel(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pw, drain_dispatches_no_new_workgroups, 60)
+{
+	struct xsched_queue_info info, later;
+
+	/* four rounds of workgroups, 20 steps of 5 ms each */
+	start_kernel(_metadata, self, 4 * self->slots, 20, 5 * XS_MS, 1);
+	ASSERT_EQ(0, xs_suspend(self->qfd, XSCHED_MODE_DRAIN, 0, 0, NULL));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	ksft_print_msg("DRAIN stopped after %llu workgroups of %u\n",
+		       (unsigned long long)info.steps_done / self->pkt.steps,
+		       self->pkt.grid);
+	EXPECT_EQ(0, info.steps_done % self->pkt.steps);
+	EXPECT_GT(total_steps(self), info.steps_done);
+	EXPECT_EQ(0, info.saved_waves);
+	xs_sleep_ns(60 * XS_MS);
+	ASSERT_EQ(0, xs_query(self->qfd, &later));
+	EXPECT_EQ(info.steps_done, later.steps_done)
+		TH_LOG("workgroups dispatched while DRAIN-suspended");
+	EXPECT_EQ(0, later.rptr);
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	finish_kernel(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pw, drain_grace_timeout_restores_active, 60)
+{
+	struct xsched_queue_info info, later;
+	int ret;
+
+	/* one workgroup of 60 x 10 ms cannot drain within 20 ms */
+	start_kernel(_metadata, self, 1, 60, 10 * XS_MS, 1);
+	ret = xs_suspend(self->qfd, XSCHED_MODE_DRAIN, 0, 20 * XS_MS, NULL);
+	EXPECT_EQ(-ETIMEDOUT, ret) TH_LOG("DRAIN with 20 ms grace: %s", xs_err(ret));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, info.state)
+		TH_LOG("state %s after a timed-out DRAIN", xs_state_name(info.state));
+	EXPECT_EQ(0, info.suspends);
+	EXPECT_EQ(-EALREADY, xs_resume(self->qfd, NULL));
+	/* and it keeps running */
+	xs_sleep_ns(50 * XS_MS);
+	ASSERT_EQ(0, xs_query(self->qfd, &later));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, later.state);
+	EXPECT_TRUE(later.steps_done > info.steps_done || later.rptr == 1)
+		TH_LOG("no progress after the timed-out DRAIN (%llu steps)",
+		       (unsigned long long)later.steps_done);
+	finish_kernel(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pw, save_grace_lets_short_waves_finish, 60)
+{
+	struct xsched_queue_info info;
+	struct xsched_suspend out;
+	int ret;
+
+	/* resident workgroups of 10 x 5 ms finish well within a 5 s grace */
+	start_kernel(_metadata, self, self->slots, 10, 5 * XS_MS, 1);
+	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 5 * XS_SEC, &out);
+	ASSERT_EQ(0, ret) TH_LOG("SAVE with grace: %s", xs_err(ret));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
+	EXPECT_EQ(0, info.saved_waves);
+	EXPECT_EQ(0, out.saved_bytes);
+	EXPECT_EQ(0, info.steps_done % self->pkt.steps);
+	EXPECT_GT(5 * XS_SEC, out.latency_ns);
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	finish_kernel(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pw, save_grace_then_traps_long_waves, 60)
+{
+	struct xsched_queue_info info;
+	struct xsched_suspend out;
+	int ret;
+
+	/* one workgroup of 100 x 10 ms outlives a 30 ms grace */
+	start_kernel(_metadata, self, 1, 100, 10 * XS_MS, 1);
+	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 30 * XS_MS, &out);
+	ASSERT_EQ(0, ret) TH_LOG("SAVE with grace: %s", xs_err(ret));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
+	EXPECT_EQ(1, info.saved_waves);
+	EXPECT_LT(0, out.saved_bytes);
+	EXPECT_LE(30 * XS_MS, out.latency_ns)
+		TH_LOG("trapped before the grace period ended");
+	EXPECT_GT(total_steps(self), info.steps_done);
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	finish_kernel(_metadata, self);
+}
+
+TEST_HARNESS_MAIN
