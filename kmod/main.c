@@ -76,7 +76,8 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 	struct xsched_queue *q;
 	int ret;
 
-	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1])
+	if (r->flags & ~XSCHED_REGISTER_FLAGS || r->reserved0 || r->reserved[0] ||
+	    r->reserved[1])
 		return -EINVAL;
 	if (r->backend != XSCHED_BACKEND_SIM && r->backend != XSCHED_BACKEND_KFD)
 		return -EINVAL;
@@ -94,6 +95,8 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 	}
 	if (IS_ERR(q))
 		return PTR_ERR(q);
+	if (r->flags & XSCHED_REGISTER_ARBITRATE)
+		xsched_queue_set_arbitrated(q);
 	return xsched_queue_install_fd(q, r, ur);
 }
 

@@ -16,6 +16,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
+#include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -52,6 +53,142 @@ int xsched_priority_check(s32 priority, s32 old)
 	if (priority > 0 && priority > old && !capable(CAP_SYS_NICE))
 		return -EPERM;
 	return 0;
+}
+
+/*
+ * The arbiter: one work item that looks at every arbitrated queue of every
+ * process.  The highest priority among busy queues (unfinished work) wins;
+ * every arbitrated queue below it is suspended (SAVE if its backend can,
+ * else DRAIN, without blocking) and resumed once it has been allowed to run
+ * for arbiter_resume_delay_us, which keeps a bursty urgent queue from making
+ * the batch queue thrash.  Busy-ness is re-read every arbiter_poll_us while
+ * anything is busy or stopped (kfd queues have no completion events), and at
+ * once when a backend reports a submission or completion.
+ *
+ * The arb_* fields of every queue are under xsched_queues_lock, which the
+ * arbiter holds for a whole pass; lock order: xsched_queues_lock ->
+ * xsched_queue.lock.
+ */
+static unsigned int arbiter_resume_delay_us = 1000;
+module_param(arbiter_resume_delay_us, uint, 0644);
+MODULE_PARM_DESC(arbiter_resume_delay_us,
+		 "Time a suspended queue waits, once allowed, before the arbiter resumes it (default 1000)");
+
+static unsigned int arbiter_poll_us = 1000;
+module_param(arbiter_poll_us, uint, 0644);
+MODULE_PARM_DESC(arbiter_poll_us,
+		 "How often the arbiter re-reads queue progress while any queue is busy (default 1000)");
+
+static void xsched_arbiter(struct work_struct *work);
+static DECLARE_DELAYED_WORK(xsched_arbiter_work, xsched_arbiter);
+
+static void xsched_arbiter_kick(void)
+{
+	mod_delayed_work(system_wq, &xsched_arbiter_work, 0);
+}
+
+static u32 xsched_queue_state(struct xsched_queue *q);
+static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
+				      u64 grace_ns, u32 *seq);
+static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
+
+static void xsched_arbiter_stop(struct xsched_queue *q, struct xsched_queue *busy,
+				ktime_t now)
+{
+	u32 mode = q->ops->modes & BIT(XSCHED_MODE_SAVE) ? XSCHED_MODE_SAVE :
+							   XSCHED_MODE_DRAIN;
+	int ret;
+	u32 seq;
+
+	q->arb_allowed_since = 0;
+	if (q->arb_stopped)
+		return;
+	mutex_lock(&q->lock);
+	ret = xsched_queue_start_suspend(q, mode, 0, &seq);
+	mutex_unlock(&q->lock);
+	if (!ret) {
+		q->arb_stopped = true;
+		q->arb_stopped_at = now;
+		q->arbiter_suspends++;
+	}
+	trace_xsched_arbiter_decision(q->uid, q->priority, true, busy->uid,
+				      busy->priority, 0, ret);
+}
+
+/* Returns how long to wait before this queue may be resumed, or 0. */
+static s64 xsched_arbiter_allow(struct xsched_queue *q, ktime_t now)
+{
+	s64 delay = (s64)READ_ONCE(arbiter_resume_delay_us) * NSEC_PER_USEC;
+	s64 waited;
+	u64 ns;
+	int ret;
+
+	if (!q->arb_stopped)
+		return 0;
+	if (!q->arb_allowed_since)
+		q->arb_allowed_since = now;
+	waited = ktime_to_ns(ktime_sub(now, q->arb_allowed_since));
+	if (waited < delay)
+		return delay - waited;
+	mutex_lock(&q->lock);
+	ret = xsched_queue_do_resume(q, &ns);
+	mutex_unlock(&q->lock);
+	/* EALREADY: the suspend already undid itself; EIO: failed for good. */
+	if (!ret || ret == -EALREADY || xsched_queue_state(q) == XSCHED_STATE_FAILED)
+		q->arb_stopped = false;
+	trace_xsched_arbiter_decision(q->uid, q->priority, false, 0, 0,
+				      ktime_to_ns(ktime_sub(now, q->arb_stopped_at)),
+				      ret);
+	/* A failed resume is retried on the next pass. */
+	return q->arb_stopped ? (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC : 0;
+}
+
+static void xsched_arbiter(struct work_struct *work)
+{
+	s64 next = (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC, wait;
+	struct xsched_queue *q, *top = NULL;
+	struct xsched_progress p;
+	ktime_t now = ktime_get();
+	bool again = false;
+
+	mutex_lock(&xsched_queues_lock);
+	list_for_each_entry(q, &xsched_queues, node) {
+		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
+			continue;
+		memset(&p, 0, sizeof(p));
+		q->ops->progress(q, &p);
+		if (p.rptr == p.wptr)
+			continue;
+		again = true;
+		if (!top || q->priority > top->priority)
+			top = q;
+	}
+	list_for_each_entry(q, &xsched_queues, node) {
+		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
+			continue;
+		if (top && q->priority < top->priority) {
+			xsched_arbiter_stop(q, top, now);
+			again = true;
+			continue;
+		}
+		wait = xsched_arbiter_allow(q, now);
+		if (wait) {
+			next = min(next, wait);
+			again = true;
+		}
+	}
+	mutex_unlock(&xsched_queues_lock);
+	if (again)
+		queue_delayed_work(system_wq, &xsched_arbiter_work,
+				   nsecs_to_jiffies(max_t(s64, next, 0)) + 1);
+}
+
+void xsched_queue_set_arbitrated(struct xsched_queue *q)
+{
+	mutex_lock(&xsched_queues_lock);
+	q->arbitrated = true;
+	mutex_unlock(&xsched_queues_lock);
+	xsched_arbiter_kick();
 }
 
 struct xsched_queue *xsched_queue_create(u32 backend,
@@ -116,9 +253,12 @@ struct xsched_queue *xsched_queue_get_by_uid(u32 uid)
 	return found;
 }
 
+/* The backend saw work submitted or completed. */
 void xsched_queue_wake(struct xsched_queue *q)
 {
 	wake_up_all(&q->wq);
+	if (q->arbitrated)
+		xsched_arbiter_kick();
 }
 
 /* Called by the backend when the suspend numbered @seq has stopped the queue. */
@@ -184,6 +324,50 @@ static u32 xsched_queue_state(struct xsched_queue *q)
 	return state;
 }
 
+/* Start a suspend; on success *seq identifies it for the waiter. */
+static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
+				      u64 grace_ns, u32 *seq)
+{
+	int ret;
+
+	lockdep_assert_held(&q->lock);
+	spin_lock(&q->state_lock);
+	switch (q->state) {
+	case XSCHED_STATE_FAILED:
+		ret = -EIO;
+		break;
+	case XSCHED_STATE_SUSPENDING:
+	case XSCHED_STATE_SUSPENDED:
+		ret = -EALREADY;
+		break;
+	default:
+		ret = 0;
+		q->state = XSCHED_STATE_SUSPENDING;
+		q->mode = mode;
+		q->seq++;
+		q->suspend_result = -EINPROGRESS;
+		q->suspend_start = ktime_get();
+		break;
+	}
+	*seq = q->seq;
+	spin_unlock(&q->state_lock);
+	if (ret)
+		return ret;
+
+	ret = q->ops->suspend(q, mode, grace_ns, *seq);
+	if (ret) {
+		spin_lock(&q->state_lock);
+		if (q->state == XSCHED_STATE_SUSPENDING && q->seq == *seq) {
+			q->state = XSCHED_STATE_ACTIVE;
+			q->last_error = ret;
+			q->faults++;
+		}
+		spin_unlock(&q->state_lock);
+		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret);
+	}
+	return ret;
+}
+
 static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s)
 {
 	int ret;
@@ -199,51 +383,15 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 		return -EINVAL;
 	if (!(q->ops->modes & BIT(s->mode)))
 		return -EOPNOTSUPP;
+	if (q->arbitrated)
+		return -EBUSY;
 
 	mutex_lock(&q->lock);
-	spin_lock(&q->state_lock);
-	switch (q->state) {
-	case XSCHED_STATE_FAILED:
-		ret = -EIO;
-		break;
-	case XSCHED_STATE_SUSPENDING:
-	case XSCHED_STATE_SUSPENDED:
-		ret = -EALREADY;
-		break;
-	default:
-		ret = 0;
-		q->state = XSCHED_STATE_SUSPENDING;
-		q->mode = s->mode;
-		q->seq++;
-		q->suspend_result = -EINPROGRESS;
-		q->suspend_start = ktime_get();
-		break;
-	}
-	seq = q->seq;
-	spin_unlock(&q->state_lock);
-	if (ret) {
-		mutex_unlock(&q->lock);
-		return ret;
-	}
-
-	ret = q->ops->suspend(q, s->mode, s->grace_ns, seq);
-	if (ret) {
-		spin_lock(&q->state_lock);
-		if (q->state == XSCHED_STATE_SUSPENDING && q->seq == seq) {
-			q->state = XSCHED_STATE_ACTIVE;
-			q->last_error = ret;
-			q->faults++;
-		}
-		spin_unlock(&q->state_lock);
-		mutex_unlock(&q->lock);
-		trace_xsched_queue_suspend(q->uid, s->mode, 0, 0, ret);
-		return ret;
-	}
+	ret = xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq);
 	/* Resume (which cancels) and query must go on while we wait. */
 	mutex_unlock(&q->lock);
-
-	if (s->flags & XSCHED_SUSPEND_NONBLOCK)
-		return 0;
+	if (ret || (s->flags & XSCHED_SUSPEND_NONBLOCK))
+		return ret;
 
 	if (wait_event_interruptible(q->wq,
 				     READ_ONCE(q->seq) != seq ||
@@ -314,6 +462,8 @@ static int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r)
 	if (r->flags || r->reserved0 || r->reserved[0] || r->reserved[1])
 		return -EINVAL;
 	r->suspended_ns = 0;
+	if (q->arbitrated)
+		return -EBUSY;
 	mutex_lock(&q->lock);
 	ret = xsched_queue_do_resume(q, &r->suspended_ns);
 	mutex_unlock(&q->lock);
@@ -325,7 +475,7 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	struct xsched_progress p = {};
 	int k;
 
-	if (i->flags)
+	if (i->flags || i->reserved0)
 		return -EINVAL;
 	for (k = 0; k < ARRAY_SIZE(i->reserved); k++)
 		if (i->reserved[k])
@@ -355,6 +505,10 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	i->max_suspend_ns = q->max_suspend_ns;
 	i->saved_bytes = q->saved_bytes;
 	spin_unlock(&q->state_lock);
+	i->arbitrated = q->arbitrated;
+	mutex_lock(&xsched_queues_lock);
+	i->arbiter_suspends = q->arbiter_suspends;
+	mutex_unlock(&xsched_queues_lock);
 	return 0;
 }
 
@@ -373,6 +527,8 @@ static int xsched_queue_set_priority(struct xsched_queue *q,
 		spin_unlock(&q->state_lock);
 	}
 	mutex_unlock(&q->lock);
+	if (!ret && q->arbitrated)
+		xsched_arbiter_kick();
 	return ret;
 }
 
@@ -444,15 +600,25 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
-/* Undo a registration: the backend lets go, then the last references drop. */
+/*
+ * Undo a registration.  Off the list first, so neither debugfs nor the
+ * arbiter can find the queue any more; then it is resumed if stopped, and
+ * the backend lets go (restarting the queue itself if resume failed).
+ */
 static void xsched_queue_unregister(struct xsched_queue *q)
 {
-	/* Off the list first: debugfs must not find a queue being released. */
+	u64 ns;
+	int ret;
+
 	mutex_lock(&xsched_queues_lock);
 	list_del(&q->node);
 	mutex_unlock(&xsched_queues_lock);
 
 	mutex_lock(&q->lock);
+	ret = xsched_queue_do_resume(q, &ns);
+	if (ret && ret != -EALREADY && ret != -EIO)
+		pr_warn("xsched: queue %u: resume on close failed (%d), forcing it\n",
+			q->uid, ret);
 	q->ops->release(q);
 	mutex_unlock(&q->lock);
 	xsched_queue_put(q);
@@ -460,18 +626,7 @@ static void xsched_queue_unregister(struct xsched_queue *q)
 
 static int xsched_queue_release(struct inode *inode, struct file *file)
 {
-	struct xsched_queue *q = file->private_data;
-	u64 ns;
-	int ret;
-
-	mutex_lock(&q->lock);
-	ret = xsched_queue_do_resume(q, &ns);
-	mutex_unlock(&q->lock);
-	/* The backend's release restarts the queue even if this failed. */
-	if (ret && ret != -EALREADY && ret != -EIO)
-		pr_warn("xsched: queue %u: resume on close failed (%d), forcing it\n",
-			q->uid, ret);
-	xsched_queue_unregister(q);
+	xsched_queue_unregister(file->private_data);
 	return 0;
 }
 
@@ -524,15 +679,16 @@ static int xsched_queues_show(struct seq_file *m, void *v)
 	struct xsched_progress p;
 	struct xsched_queue *q;
 
-	seq_puts(m, "uid backend state prio rptr wptr steps suspends resumes faults last_ns max_ns total_ns saved_bytes saved_waves last_error\n");
+	seq_puts(m, "uid backend state prio arbiter rptr wptr steps suspends resumes faults last_ns max_ns total_ns saved_bytes saved_waves last_error\n");
 	mutex_lock(&xsched_queues_lock);
 	list_for_each_entry(q, &xsched_queues, node) {
 		memset(&p, 0, sizeof(p));
 		q->ops->progress(q, &p);
 		spin_lock(&q->state_lock);
-		seq_printf(m, "%u %s %s %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %d\n",
+		seq_printf(m, "%u %s %s %d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %d\n",
 			   q->uid, xsched_backend_names[q->backend],
 			   xsched_state_names[q->state], q->priority,
+			   !q->arbitrated ? "-" : q->arb_stopped ? "stopped" : "run",
 			   p.rptr, p.wptr, p.steps_done, q->suspends,
 			   q->resumes, q->faults, q->last_suspend_ns,
 			   q->max_suspend_ns, q->total_suspend_ns,
@@ -551,6 +707,7 @@ void xsched_queues_debugfs(struct dentry *root)
 
 void xsched_queues_exit(void)
 {
+	cancel_delayed_work_sync(&xsched_arbiter_work);
 	/* Every queue fd holds a module reference: none can be left. */
 	WARN_ON(!list_empty(&xsched_queues));
 	ida_destroy(&xsched_uid_ida);

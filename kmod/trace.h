@@ -61,6 +61,35 @@ TRACE_EVENT(xsched_queue_fault,
 	TP_printk("queue=%u err=%d", __entry->uid, __entry->err)
 );
 
+TRACE_EVENT(xsched_arbiter_decision,
+	TP_PROTO(u32 uid, s32 prio, bool suspend, u32 busy_uid, s32 busy_prio,
+		 u64 stopped_ns, int err),
+	TP_ARGS(uid, prio, suspend, busy_uid, busy_prio, stopped_ns, err),
+	TP_STRUCT__entry(
+		__field(u32, uid)
+		__field(s32, prio)
+		__field(bool, suspend)
+		__field(u32, busy_uid)
+		__field(s32, busy_prio)
+		__field(u64, stopped_ns)
+		__field(int, err)
+	),
+	TP_fast_assign(
+		__entry->uid = uid;
+		__entry->prio = prio;
+		__entry->suspend = suspend;
+		__entry->busy_uid = busy_uid;
+		__entry->busy_prio = busy_prio;
+		__entry->stopped_ns = stopped_ns;
+		__entry->err = err;
+	),
+	TP_printk("queue=%u prio=%d %s busy_queue=%u busy_prio=%d stopped_ns=%llu err=%d",
+		  __entry->uid, __entry->prio,
+		  __entry->suspend ? "suspend" : "resume",
+		  __entry->busy_uid, __entry->busy_prio, __entry->stopped_ns,
+		  __entry->err)
+);
+
 #endif /* XSCHED_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

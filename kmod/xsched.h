@@ -79,6 +79,14 @@ struct xsched_queue {
 	u64 last_suspend_ns, total_suspend_ns, max_suspend_ns;
 	u64 saved_bytes;
 	wait_queue_head_t wq;		/* state changes and progress (poll) */
+
+	/* Arbiter (arbitrated is set before the fd exists, then constant). */
+	bool arbitrated;
+	/* Under xsched_queues_lock: */
+	bool arb_stopped;		/* the arbiter suspended it */
+	ktime_t arb_stopped_at;
+	ktime_t arb_allowed_since;	/* may run again since; 0: may not */
+	u64 arbiter_suspends;
 };
 
 /* queue.c */
@@ -94,6 +102,7 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 void xsched_queue_failed(struct xsched_queue *q, int err);
 void xsched_queue_wake(struct xsched_queue *q);
 int xsched_priority_check(s32 priority, s32 old);
+void xsched_queue_set_arbitrated(struct xsched_queue *q);
 void xsched_queues_debugfs(struct dentry *root);
 void xsched_queues_exit(void);
 

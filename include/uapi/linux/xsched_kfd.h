@@ -149,7 +149,7 @@ struct xsched_sim_wait {
 /* XSCHED_IOC_REGISTER: register a queue of a backend, get a queue fd. */
 struct xsched_register {
 	__u32 backend;		/* in: enum xsched_backend */
-	__u32 flags;		/* in: must be 0 */
+	__u32 flags;		/* in: XSCHED_REGISTER_* */
 	__u64 handle;		/* in: sim: queue_id; kfd: ring base address */
 	__s32 priority;		/* in: XSCHED_PRIO_MIN..MAX, > 0 needs CAP_SYS_NICE */
 	__u32 reserved0;	/* in: must be 0 */
@@ -157,6 +157,15 @@ struct xsched_register {
 	__u32 queue_uid;	/* out: module-wide id, as in debugfs and traces */
 	__u64 reserved[2];	/* in: must be 0 */
 };
+
+/*
+ * The module's arbiter manages the queue: while an arbitrated queue of higher
+ * priority (of any process) has unfinished work, this one is suspended at the
+ * best mode its backend has, and resumed once none has for
+ * arbiter_resume_delay_us.  SUSPEND/RESUME on such a queue give EBUSY.
+ */
+#define XSCHED_REGISTER_ARBITRATE	(1U << 0)
+#define XSCHED_REGISTER_FLAGS		XSCHED_REGISTER_ARBITRATE
 
 /* XSCHED_IOC_KFD_ATTACH: attach the calling process's KFD process. */
 struct xsched_kfd_attach {
@@ -219,7 +228,10 @@ struct xsched_queue_info {
 	__u64 max_suspend_ns;	/* out */
 	__u64 saved_bytes;	/* out: wave state bytes written, ever */
 	__u64 save_area_size;	/* out: bytes */
-	__u64 reserved[4];	/* in: must be 0 */
+	__u64 arbiter_suspends;	/* out: suspends the arbiter started */
+	__u32 arbitrated;	/* out: 1 if registered with XSCHED_REGISTER_ARBITRATE */
+	__u32 reserved0;	/* in: must be 0 */
+	__u64 reserved[2];	/* in: must be 0 */
 };
 
 /* XSCHED_IOC_SET_PRIORITY (queue fd) */
