@@ -11,7 +11,8 @@
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
-#   vm-module          module unload after all of the above (no leaked reference)
+#   vm-module          the VM booted, loaded the module and unloaded it after
+#                      all of the above (no leaked reference)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
