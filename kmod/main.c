@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -24,6 +25,36 @@ struct xsched_client {
 
 static struct dentry *xsched_debugfs;
 
+static atomic_t xsched_objs[XSCHED_OBJ_NR];
+static const char *const xsched_obj_names[XSCHED_OBJ_NR] = {
+	[XSCHED_OBJ_CLIENT] = "clients",
+	[XSCHED_OBJ_QUEUE] = "queues",
+	[XSCHED_OBJ_SIM_VM] = "sim_vms",
+	[XSCHED_OBJ_SIM_QUEUE] = "sim_queues",
+	[XSCHED_OBJ_SIM_BUFFER] = "sim_buffers",
+};
+
+void xsched_obj_inc(enum xsched_obj obj)
+{
+	atomic_inc(&xsched_objs[obj]);
+}
+
+void xsched_obj_dec(enum xsched_obj obj)
+{
+	WARN_ON(atomic_dec_return(&xsched_objs[obj]) < 0);
+}
+
+static int xsched_objects_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < XSCHED_OBJ_NR; i++)
+		seq_printf(m, "%s %d\n", xsched_obj_names[i],
+			   atomic_read(&xsched_objs[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xsched_objects);
+
 static int xsched_open(struct inode *inode, struct file *file)
 {
 	struct xsched_client *c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -37,6 +68,7 @@ static int xsched_open(struct inode *inode, struct file *file)
 	}
 	mutex_init(&c->lock);
 	file->private_data = c;
+	xsched_obj_inc(XSCHED_OBJ_CLIENT);
 	return 0;
 }
 
@@ -49,6 +81,7 @@ static int xsched_release(struct inode *inode, struct file *file)
 	xsim_vm_put(c->vm);
 	mutex_destroy(&c->lock);
 	kfree(c);
+	xsched_obj_dec(XSCHED_OBJ_CLIENT);
 	return 0;
 }
 
@@ -202,6 +235,8 @@ static int __init xsched_init(void)
 	if (ret)
 		goto err_debugfs;
 	xsched_queues_debugfs(xsched_debugfs);
+	debugfs_create_file("objects", 0444, xsched_debugfs, NULL,
+			    &xsched_objects_fops);
 	ret = misc_register(&xsched_misc);
 	if (ret)
 		goto err_sim;
@@ -219,11 +254,17 @@ err_debugfs:
 
 static void __exit xsched_exit(void)
 {
+	int i;
+
 	misc_deregister(&xsched_misc);
 	/* debugfs first: its knobs reach into the sim and the queue list. */
 	debugfs_remove_recursive(xsched_debugfs);
 	xsim_exit();
 	xsched_queues_exit();
+	for (i = 0; i < XSCHED_OBJ_NR; i++)
+		if (atomic_read(&xsched_objs[i]))
+			pr_err("xsched: leaked %d %s\n",
+			       atomic_read(&xsched_objs[i]), xsched_obj_names[i]);
 }
 
 module_init(xsched_init);

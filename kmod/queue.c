@@ -220,6 +220,7 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	mutex_lock(&xsched_queues_lock);
 	list_add_tail(&q->node, &xsched_queues);
 	mutex_unlock(&xsched_queues_lock);
+	xsched_obj_inc(XSCHED_OBJ_QUEUE);
 	return q;
 }
 
@@ -230,6 +231,7 @@ static void xsched_queue_free(struct kref *ref)
 	ida_free(&xsched_uid_ida, q->uid);
 	mutex_destroy(&q->lock);
 	kfree(q);
+	xsched_obj_dec(XSCHED_OBJ_QUEUE);
 }
 
 void xsched_queue_put(struct xsched_queue *q)

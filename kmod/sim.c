@@ -590,6 +590,7 @@ struct xsim_vm *xsim_vm_create(void)
 		return NULL;
 	kref_init(&vm->ref);
 	mutex_init(&vm->lock);
+	xsched_obj_inc(XSCHED_OBJ_SIM_VM);
 	return vm;
 }
 
@@ -598,10 +599,15 @@ static void xsim_vm_release(struct kref *ref)
 	struct xsim_vm *vm = container_of(ref, struct xsim_vm, ref);
 	int i;
 
-	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS; i++)
+	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS; i++) {
+		if (!vm->bufs[i].vaddr)
+			continue;
 		vfree(vm->bufs[i].vaddr);
+		xsched_obj_dec(XSCHED_OBJ_SIM_BUFFER);
+	}
 	mutex_destroy(&vm->lock);
 	kfree(vm);
+	xsched_obj_dec(XSCHED_OBJ_SIM_VM);
 }
 
 /* The client is gone: drop its queues; registered ones live on. */
@@ -646,6 +652,7 @@ int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 		mutex_unlock(&vm->lock);
 		return -ENOMEM;
 	}
+	xsched_obj_inc(XSCHED_OBJ_SIM_BUFFER);
 	vm->bufs[i].size = size;
 	/* Pairs with xsim_translate(), which runs without vm->lock. */
 	smp_store_release(&vm->bufs[i].vaddr, p);
@@ -714,6 +721,7 @@ int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
 	spin_unlock(&xsim.lock);
 	mutex_unlock(&vm->lock);
 
+	xsched_obj_inc(XSCHED_OBJ_SIM_QUEUE);
 	c->queue_id = i;
 	c->save_area_size = (u64)q->save_cap * sizeof(*q->save_area);
 	return 0;
@@ -744,6 +752,7 @@ static void xsim_queue_release(struct kref *ref)
 	vfree(q->save_area);
 	kvfree(q->ring);
 	kfree(q);
+	xsched_obj_dec(XSCHED_OBJ_SIM_QUEUE);
 }
 
 static struct xsim_queue *xsim_queue_get(struct xsim_vm *vm, u64 id)

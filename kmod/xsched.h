@@ -89,6 +89,23 @@ struct xsched_queue {
 	u64 arbiter_suspends;
 };
 
+/*
+ * Live object counts, in debugfs "objects": tests check they return to zero
+ * once every fd is closed, which catches leaks the module unload cannot
+ * (plain kmalloc memory does not pin the module).
+ */
+enum xsched_obj {
+	XSCHED_OBJ_CLIENT,
+	XSCHED_OBJ_QUEUE,
+	XSCHED_OBJ_SIM_VM,
+	XSCHED_OBJ_SIM_QUEUE,
+	XSCHED_OBJ_SIM_BUFFER,
+	XSCHED_OBJ_NR,
+};
+
+void xsched_obj_inc(enum xsched_obj obj);
+void xsched_obj_dec(enum xsched_obj obj);
+
 /* queue.c */
 struct xsched_queue *xsched_queue_create(u32 backend,
 					 const struct xsched_backend_ops *ops,

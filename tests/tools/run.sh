@@ -37,6 +37,11 @@ demo_traced() {
 	grep -q 'xsched_queue_resume: queue=' trace.out || { tail -20 trace.out; return 1; }
 }
 queues_empty_after() { [ "$(./xschedctl queues | wc -l)" -eq 1 ]; }
+# Runs last in the VM: after every suite, no object may be left alive.
+no_leaked_objects() {
+	cat /sys/kernel/debug/xsched/objects
+	! grep -qv ' 0$' /sys/kernel/debug/xsched/objects
+}
 
 t xschedctl_version version
 t xschedctl_rejects_unknown_knob bad_knob
@@ -44,5 +49,6 @@ t xschedctl_rejects_negative_value bad_value
 t xschedctl_sets_knob knob_roundtrip
 t demo_suspends_show_in_trace demo_traced
 t queues_table_empty_after_demo queues_empty_after
+t no_leaked_objects_after_all_suites no_leaked_objects
 echo "tools: $pass passed, $fail failed"
 [ $fail -eq 0 ]
