@@ -50,5 +50,10 @@ t xschedctl_sets_knob knob_roundtrip
 t demo_suspends_show_in_trace demo_traced
 t queues_table_empty_after_demo queues_empty_after
 t no_leaked_objects_after_all_suites no_leaked_objects
+# Any kernel splat during any suite fails the run, even if its test passed.
+no_kernel_warnings() {
+	! dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|RIP:|list_(add|del) corruption|refcount_t:|xsched: leaked'
+}
+t no_kernel_warnings_during_all_suites no_kernel_warnings
 echo "tools: $pass passed, $fail failed"
 [ $fail -eq 0 ]
