@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Exactly-once under the policy: a batch XQueue keeps the sim GPU busy with
+ * kernels of random shapes while urgent XQueues receive many kernels at random
+ * times, so the batch queue is suspended and resumed (at its level) over and
+ * over, often mid-kernel.  Every kernel's output must equal the CPU
+ * reference: no workgroup lost, none run twice, no step skipped.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmutil.h"
+
+#define BATCH_KERNELS 40
+#define URGENT_KERNELS 60
+
+struct kern {
+	uint32_t grid, steps;
+	uint64_t seed;
+	uint64_t off;		/* word offset in the buffer */
+};
+
+struct stream {
+	struct xsched_xqueue *xq;
+	struct vm_buf buf;
+	struct kern k[URGENT_KERNELS > BATCH_KERNELS ? URGENT_KERNELS : BATCH_KERNELS];
+	int n;
+	uint64_t step_ns;
+	unsigned int seed;
+	bool random_gaps;
+	int err;
+};
+
+static int make_stream(struct vm_env *env, struct stream *s, unsigned int level,
+		       int32_t prio, int n, uint32_t max_grid, uint32_t max_steps,
+		       uint64_t step_ns, unsigned int seed)
+{
+	struct xsched_attr a;
+	uint64_t words = 0;
+	uint32_t qid;
+	int i, ret;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	s->step_ns = step_ns;
+	s->seed = seed;
+	for (i = 0; i < n; i++) {
+		s->k[i].grid = 1 + (uint32_t)rand_r(&s->seed) % max_grid;
+		s->k[i].steps = 1 + (uint32_t)rand_r(&s->seed) % max_steps;
+		s->k[i].seed = ((uint64_t)rand_r(&s->seed) << 32) | (uint64_t)i;
+		s->k[i].off = words;
+		words += s->k[i].grid;
+	}
+	ret = vm_buf_alloc(env, &s->buf, (uint32_t)words);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.flags = XSCHED_ATTR_LEVEL | XSCHED_ATTR_PRIORITY;
+	a.level = level;
+	a.priority = prio;
+	if (level == XSCHED_LV1) {
+		a.flags |= XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH;
+		a.threshold = 4;
+		a.batch = 2;
+	}
+	ret = xsched_sim_queue_create(env->sim, 64, &qid);
+	if (ret)
+		return ret;
+	return xsched_xqueue_create_sim(&s->xq, env->sim, qid, &a);
+}
+
+static void *feed(void *arg)
+{
+	struct stream *s = arg;
+	int i;
+
+	for (i = 0; i < s->n && !s->err; i++) {
+		struct xsched_sim_packet p = vm_packet(s->buf.gpu + s->k[i].off * 8,
+						       s->k[i].grid, s->k[i].steps,
+						       s->step_ns, s->k[i].seed);
+
+		if (s->random_gaps)
+			usleep((useconds_t)(rand_r(&s->seed) % 8000));
+		s->err = xsched_submit(s->xq, &p, 1, NULL);
+		/* Sometimes wait, so that the queue goes idle and busy again. */
+		if (!s->err && s->random_gaps && rand_r(&s->seed) % 3 == 0)
+			s->err = xsched_synchronize(s->xq);
+	}
+	if (!s->err)
+		s->err = xsched_synchronize(s->xq);
+	return NULL;
+}
+
+static int check_stream(struct stream *s, const char *name)
+{
+	char what[64];
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		snprintf(what, sizeof(what), "%s kernel %d", name, i);
+		CHECK(vm_check_output(s->buf.cpu + s->k[i].off, s->k[i].grid,
+				      s->k[i].steps, s->k[i].seed, what), "output differs");
+	}
+	return 0;
+}
+
+static int run(struct vm_env *env, unsigned int batch_level, int urgent_streams)
+{
+	struct stream *b, *u;
+	struct xsched_xq_info info;
+	pthread_t tb, tu[2];
+	int i;
+
+	b = calloc(1, sizeof(*b));
+	u = calloc(2, sizeof(*u));
+	CHECK(b && u, "out of memory");
+	/* Batch: up to 3 waves per slot, up to 40 steps of 0.5 ms. */
+	CHECK_EQ(make_stream(env, b, batch_level, 0, BATCH_KERNELS, 3 * env->slots, 40,
+			     500000, 7 + batch_level), 0);
+	for (i = 0; i < urgent_streams; i++) {
+		CHECK_EQ(make_stream(env, &u[i], XSCHED_LV3, 10 + i, URGENT_KERNELS,
+				     env->slots, 8, 200000, 100 + (unsigned int)i), 0);
+		u[i].random_gaps = true;
+	}
+	pthread_create(&tb, NULL, feed, b);
+	for (i = 0; i < urgent_streams; i++)
+		pthread_create(&tu[i], NULL, feed, &u[i]);
+	pthread_join(tb, NULL);
+	for (i = 0; i < urgent_streams; i++)
+		pthread_join(tu[i], NULL);
+	CHECK_EQ(b->err, 0);
+	for (i = 0; i < urgent_streams; i++)
+		CHECK_EQ(u[i].err, 0);
+	CHECK_EQ(check_stream(b, "batch"), 0);
+	for (i = 0; i < urgent_streams; i++)
+		CHECK_EQ(check_stream(&u[i], "urgent"), 0);
+	CHECK_EQ(xsched_query(b->xq, &info), 0);
+	printf("#   batch Lv%u: %llu suspends, %llu us suspended, %llu bytes saved\n",
+	       batch_level, (unsigned long long)info.suspends,
+	       (unsigned long long)(info.suspended_ns / 1000),
+	       (unsigned long long)info.hw_saved_bytes);
+	CHECK(info.suspends >= 3, "the batch queue was suspended only %llu times",
+	      (unsigned long long)info.suspends);
+	CHECK_EQ(info.suspends, info.resumes);
+	CHECK_EQ(info.completed, BATCH_KERNELS);
+	for (i = 0; i < urgent_streams; i++)
+		CHECK_EQ(xsched_xqueue_destroy(u[i].xq), 0);
+	CHECK_EQ(xsched_xqueue_destroy(b->xq), 0);
+	free(b);
+	free(u);
+	return 0;
+}
+
+static int batch_lv1_random_urgent_arrivals(struct vm_env *env)
+{
+	return run(env, XSCHED_LV1, 1);
+}
+
+static int batch_lv2_random_urgent_arrivals(struct vm_env *env)
+{
+	return run(env, XSCHED_LV2, 1);
+}
+
+static int batch_lv3_random_urgent_arrivals(struct vm_env *env)
+{
+	return run(env, XSCHED_LV3, 1);
+}
+
+static int batch_lv3_two_urgent_priorities(struct vm_env *env)
+{
+	return run(env, XSCHED_LV3, 2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct vm_test tests[] = {
+		{ "batch_lv1_random_urgent_arrivals", batch_lv1_random_urgent_arrivals },
+		{ "batch_lv2_random_urgent_arrivals", batch_lv2_random_urgent_arrivals },
+		{ "batch_lv3_random_urgent_arrivals", batch_lv3_random_urgent_arrivals },
+		{ "batch_lv3_two_urgent_priorities", batch_lv3_two_urgent_priorities },
+	};
+
+	return vm_run("exactly_once", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/* Helpers for the VM tests; see vmutil.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmutil.h"
+
+uint64_t vm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool vm_env_open(struct vm_env *env)
+{
+	int ret;
+
+	memset(env, 0, sizeof(*env));
+	ret = xsched_sim_open(&env->sim, NULL);
+	if (ret) {
+		printf("# cannot open the sim GPU (/dev/xsched): %s\n", strerror(-ret));
+		return false;
+	}
+	if (ioctl(xsched_sim_fd(env->sim), XSCHED_IOC_VERSION, &env->ver) < 0) {
+		printf("# XSCHED_IOC_VERSION: %s\n", strerror(errno));
+		xsched_sim_close(env->sim);
+		return false;
+	}
+	env->slots = env->ver.sim_cus * env->ver.sim_waves_per_cu;
+	return true;
+}
+
+void vm_env_close(struct vm_env *env)
+{
+	xsched_sim_close(env->sim);
+	env->sim = NULL;
+}
+
+int vm_buf_alloc(struct vm_env *env, struct vm_buf *b, uint32_t words)
+{
+	void *cpu;
+	int ret;
+
+	ret = xsched_sim_alloc(env->sim, (uint64_t)words * 8, &b->gpu, &cpu);
+	if (ret)
+		return ret;
+	b->cpu = cpu;
+	b->words = words;
+	memset(cpu, 0, (size_t)words * 8);
+	return 0;
+}
+
+struct xsched_sim_packet vm_packet(uint64_t dst, uint32_t grid, uint32_t steps,
+				   uint64_t step_ns, uint64_t seed)
+{
+	struct xsched_sim_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.kernel = XSCHED_SIM_KERNEL_ACCUMULATE;
+	p.grid = grid;
+	p.steps = steps;
+	p.step_ns = step_ns;
+	p.seed = seed;
+	p.dst = dst;
+	return p;
+}
+
+static uint64_t reference(uint64_t seed, uint32_t wg, uint32_t steps)
+{
+	__u32 lds[XSCHED_SIM_LDS_WORDS];
+	uint64_t acc = xsched_sim_init(seed, wg);
+	uint32_t s;
+
+	memset(lds, 0, sizeof(lds));
+	for (s = 0; s < steps; s++)
+		acc = xsched_sim_step(acc, s, lds);
+	return xsched_sim_finish(acc, lds);
+}
+
+bool vm_check_output(const uint64_t *dst, uint32_t grid, uint32_t steps,
+		     uint64_t seed, const char *what)
+{
+	uint32_t wg;
+
+	for (wg = 0; wg < grid; wg++) {
+		uint64_t want = reference(seed, wg, steps);
+
+		if (dst[wg] != want) {
+			printf("#   %s: workgroup %u of %u: got %016llx, CPU reference %016llx\n",
+			       what, wg, grid, (unsigned long long)dst[wg],
+			       (unsigned long long)want);
+			return false;
+		}
+	}
+	return true;
+}
+
+int vm_run(const char *suite, const struct vm_test *tests, int n, int argc,
+	   char **argv)
+{
+	int i, passed = 0, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		struct vm_env env;
+		int status;
+		pid_t pid;
+
+		if (argc > 1 && !strstr(tests[i].name, argv[1]))
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			int rc;
+
+			alarm(300);
+			if (!vm_env_open(&env))
+				_exit(1);
+			rc = tests[i].fn(&env);
+			if (!rc)	/* a failed test may have left XQueues behind */
+				vm_env_close(&env);
+			fflush(stdout);
+			_exit(rc ? 1 : 0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+			perror("fork");
+			return 2;
+		}
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			printf("ok %d %s\n", i + 1, tests[i].name);
+			passed++;
+		} else {
+			if (WIFSIGNALED(status))
+				printf("#   killed by signal %d%s\n", WTERMSIG(status),
+				       WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+			printf("not ok %d %s\n", i + 1, tests[i].name);
+			failed++;
+		}
+	}
+	printf("%s: %d passed, %d failed\n", suite, passed, failed);
+	return failed ? 1 : 0;
+}

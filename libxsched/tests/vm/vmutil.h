@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for the VM tests: sim setup, the ACCUMULATE kernel's CPU reference,
+ * and a tiny harness (VM_TEST/CHECK) with a closing count line.
+ */
+#ifndef XSCHED_VMUTIL_H
+#define XSCHED_VMUTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/xsched_kfd.h>
+#include <xsched.h>
+
+struct vm_env {
+	struct xsched_sim *sim;
+	struct xsched_version ver;
+	uint32_t slots;			/* sim_cus * sim_waves_per_cu */
+};
+
+/* Open the sim; prints why and returns false when it cannot. */
+bool vm_env_open(struct vm_env *env);
+void vm_env_close(struct vm_env *env);
+
+/* A device buffer of @words u64 words. */
+struct vm_buf {
+	uint64_t gpu;
+	uint64_t *cpu;
+	uint32_t words;
+};
+int vm_buf_alloc(struct vm_env *env, struct vm_buf *b, uint32_t words);
+
+/* An ACCUMULATE packet writing dst[0..grid). */
+struct xsched_sim_packet vm_packet(uint64_t dst, uint32_t grid, uint32_t steps,
+				   uint64_t step_ns, uint64_t seed);
+/* Compare dst[0..grid) with the CPU reference; prints the first mismatch. */
+bool vm_check_output(const uint64_t *dst, uint32_t grid, uint32_t steps,
+		     uint64_t seed, const char *what);
+
+uint64_t vm_now_ns(void);
+
+/* Harness: a test returns 0 on success; CHECK prints and returns 1. */
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("#   %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		return 1;						\
+	}								\
+} while (0)
+
+#define CHECK_EQ(got, want) do {					\
+	long long _g = (long long)(got), _w = (long long)(want);	\
+	if (_g != _w) {							\
+		printf("#   %s:%d: %s: expected %lld (%s), got %lld\n",	\
+		       __FILE__, __LINE__, #got, _w, #want, _g);	\
+		return 1;						\
+	}								\
+} while (0)
+
+typedef int (*vm_test_fn)(struct vm_env *env);
+struct vm_test {
+	const char *name;
+	vm_test_fn fn;
+};
+/* Runs each test (in a child process), prints "ok"/"not ok" lines and
+ * "<suite>: N passed, N failed"; returns the exit status. */
+int vm_run(const char *suite, const struct vm_test *tests, int n, int argc,
+	   char **argv);
+
+#endif
