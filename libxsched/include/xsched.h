@@ -101,8 +101,9 @@ struct xsched_xq_info {
 	uint64_t hw_saved_bytes;
 	uint64_t hw_last_suspend_ns;	/* latency of the last suspend */
 	uint64_t hw_max_suspend_ns;
-	uint64_t hw_steps_done;
-	uint64_t reserved[4];
+	uint64_t hw_total_suspend_ns;	/* sum of suspend latencies */
+	uint64_t hw_steps_done;		/* sim: wave steps executed */
+	uint64_t reserved[3];
 };
 
 /* Scheduling decision records, read with xsched_decisions(). */

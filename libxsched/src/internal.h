@@ -35,6 +35,7 @@ struct xs_hw_info {
 	uint64_t saved_bytes;
 	uint64_t last_suspend_ns;
 	uint64_t max_suspend_ns;
+	uint64_t total_suspend_ns;
 	uint64_t steps_done;
 	uint32_t state;		/* XS_HW_* */
 	int32_t last_error;

@@ -13,7 +13,10 @@
  * Busy/idle: an XQueue becomes busy in xsched_submit() on the caller's
  * thread.  It becomes idle when someone learns that its last command
  * completed: the Lv1 worker, a thread in xsched_wait(), or the monitor, which
- * poll()s the hardware queue fd (POLLIN: idle) of every busy Lv2/Lv3 XQueue.
+ * poll()s the hardware queue fd (POLLIN: idle) of every busy Lv2/Lv3 XQueue
+ * that has an XQueue of lower priority to release.  An XQueue with nobody
+ * below it is not watched, so its launches cost one ioctl and a mutex; its
+ * busy flag is re-read from the hardware before it can block anyone.
  */
 #include <errno.h>
 #include <poll.h>
@@ -206,6 +209,34 @@ static struct xsched_xqueue *blocker_of(struct xsched_xqueue *q)
 	return best;
 }
 
+/* Locked: does any live XQueue have lower priority than @q?  Only then does
+ * anyone need to know at once when @q goes idle. */
+static bool has_lower(const struct xsched_xqueue *q)
+{
+	const struct xsched_xqueue *o;
+
+	for (o = sched.head; o; o = o->s_next)
+		if (o != q && !o->s_dead && o->s_prio < q->s_prio)
+			return true;
+	return false;
+}
+
+/*
+ * Locked: the busy flag of an XQueue that nobody watched may be stale (an
+ * XQueue with no lower-priority XQueue is not polled, to keep its launches
+ * cheap).  Before it can block someone, read the hardware's progress.
+ */
+static void refresh_stale_locked(struct xsched_xqueue *q)
+{
+	if (!q->s_busy || q->s_dead || q->s_level < XSCHED_LV2)
+		return;
+	xs_xq_update_completed(q);
+	pthread_mutex_lock(&q->lock);
+	q->s_busy = xs_xq_busy_locked(q);
+	q->s_failed = q->error != 0;
+	pthread_mutex_unlock(&q->lock);
+}
+
 /*
  * Locked: apply the policy to every XQueue.  @why_resume is the reason a
  * release is recorded with; suspends are recorded as HIGHER_BUSY (or
@@ -259,6 +290,8 @@ void xs_sched_kick_monitor(void)
 
 void xs_sched_add(struct xsched_xqueue *xq)
 {
+	struct xsched_xqueue *q;
+
 	pthread_mutex_lock(&sched.lock);
 	xq->id = sched.next_id++;
 	xq->s_next = sched.head;
@@ -277,8 +310,12 @@ void xs_sched_add(struct xsched_xqueue *xq)
 			sched.mon_running = true;
 		}
 	}
-	/* A new XQueue may have to be held at once. */
+	/* A new XQueue may have to be held at once (by work that is really there). */
+	for (q = sched.head; q; q = q->s_next)
+		if (q != xq && q->s_prio > xq->s_prio)
+			refresh_stale_locked(q);
 	evaluate(XSCHED_WHY_HIGHER_IDLE, 0);
+	monitor_kick_locked();
 	pthread_mutex_unlock(&sched.lock);
 }
 
@@ -343,7 +380,7 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 	if (busy != xq->s_busy || failed != xq->s_failed) {
 		xq->s_busy = busy;
 		xq->s_failed = failed;
-		if (busy && xq->s_level >= XSCHED_LV2)
+		if (busy && xq->s_level >= XSCHED_LV2 && has_lower(xq))
 			monitor_kick_locked();
 		evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
 			 busy ? 0 : xq->id);
@@ -391,7 +428,7 @@ static void *monitor(void *arg)
 			int fd;
 
 			if (!q->s_busy || q->s_failed || q->s_level < XSCHED_LV2 ||
-			    !q->plat->ops->poll_fd)
+			    !q->plat->ops->poll_fd || !has_lower(q))
 				continue;
 			fd = q->plat->ops->poll_fd(q->plat, q->pq);
 			if (fd < 0)
@@ -473,8 +510,13 @@ int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio)
 		}
 	}
 	if (!ret) {
+		struct xsched_xqueue *q;
+
 		xq->s_prio = prio;
+		for (q = sched.head; q; q = q->s_next)
+			refresh_stale_locked(q);
 		evaluate(XSCHED_WHY_PRIORITY, 0);
+		monitor_kick_locked();
 	}
 	pthread_mutex_unlock(&sched.lock);
 	return ret;

@@ -243,6 +243,7 @@ static int sim_query(struct xsched_platform *p, void *pq, struct xs_hw_info *hw)
 	hw->saved_bytes = qi.saved_bytes;
 	hw->last_suspend_ns = qi.last_suspend_ns;
 	hw->max_suspend_ns = qi.max_suspend_ns;
+	hw->total_suspend_ns = qi.total_suspend_ns;
 	hw->steps_done = qi.steps_done;
 	hw->state = qi.state;
 	hw->last_error = qi.last_error;

@@ -644,6 +644,7 @@ XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info
 		info->hw_saved_bytes = hw.saved_bytes;
 		info->hw_last_suspend_ns = hw.last_suspend_ns;
 		info->hw_max_suspend_ns = hw.max_suspend_ns;
+		info->hw_total_suspend_ns = hw.total_suspend_ns;
 		info->hw_steps_done = hw.steps_done;
 		if (!info->last_error && hw.last_error)
 			info->last_error = hw.last_error;

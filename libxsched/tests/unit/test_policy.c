@@ -470,3 +470,42 @@ TEST(policy_exactly_once_under_random_urgent_arrivals_lv3)
 {
 	exactly_once_random_urgent(XSCHED_LV3);
 }
+
+TEST(policy_idle_unwatched_queue_does_not_hold_a_new_lower_queue)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t hh = mock_queue_create(mp, 64), hl = mock_queue_create(mp, 64);
+	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 5), *lo;
+	struct xsched_decision d[4];
+
+	/* Nobody below hi: its completion is not watched, nobody waits for it. */
+	submit_n(hi, 0, 2, NULL, 0);
+	mock_complete(mp, hh, 2);
+	lo = mkq(mp, hl, XSCHED_LV3, 0);
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
+	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	/* And once lo exists, hi's next burst is watched to its end. */
+	submit_n(hi, 2, 1, NULL, 0);
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	mock_complete(mp, hh, 1);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
+	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
+	mock_destroy(mp);
+}
+
+TEST(policy_raised_priority_of_idle_queue_holds_nobody)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t ha = mock_queue_create(mp, 64), hb = mock_queue_create(mp, 64);
+	struct xsched_xqueue *a = mkq(mp, ha, XSCHED_LV3, 0);
+	struct xsched_xqueue *b = mkq(mp, hb, XSCHED_LV3, 0);
+
+	submit_n(b, 0, 1, NULL, 0);
+	mock_complete(mp, hb, 1);	/* b is idle, though nobody looked */
+	ASSERT_EQ(xsched_set_priority(b, 9), 0);
+	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
+	ASSERT_EQ(xsched_xqueue_destroy(a), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(b), 0);
+	mock_destroy(mp);
+}
