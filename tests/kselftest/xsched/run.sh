@@ -7,11 +7,22 @@
 # counting individual harness test cases.  Exits non-zero if any failed.
 # Plain POSIX sh: it runs under busybox.
 #
-# Usage: ./run.sh [test ...]        (default: all of them)
+# Usage: ./run.sh [test ...]
+# Default: the programs in tests.list (written by the Makefile), else every
+# executable here.
 
 cd "$(dirname "$0")" || exit 1
 
-TESTS=${*:-"uapi exactly_once partway latency cleanup faults concurrency"}
+if [ $# -gt 0 ]; then
+	TESTS=$*
+elif [ -f tests.list ]; then
+	TESTS=$(cat tests.list)
+else
+	TESTS=
+	for f in *; do
+		[ -f "$f" ] && [ -x "$f" ] && [ "$f" != run.sh ] && TESTS="$TESTS $f"
+	done
+fi
 
 timeout_s=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
 [ -n "$timeout_s" ] || timeout_s=180
