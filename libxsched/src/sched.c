@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -135,9 +136,13 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 				 xsched_reason_name(reason),
 				 err ? ", failed: " : "", err ? strerror(-err) : "");
 	} else {
-		xs_debug("resume q%u (prio %d, Lv%u %s): %s%s%u, was stopped %llu.%03llu us%s%s",
+		char by[24] = "";
+
+		if (other)
+			snprintf(by, sizeof(by), ", by q%u", other);
+		xs_debug("resume q%u (prio %d, Lv%u %s): %s%s, was stopped %llu.%03llu us%s%s",
 			 q->id, q->s_prio, q->s_level, level_mode(q->s_level),
-			 xsched_reason_name(reason), other ? ", by q" : "", other,
+			 xsched_reason_name(reason), by,
 			 (unsigned long long)(duration / 1000),
 			 (unsigned long long)(duration % 1000),
 			 err ? ", failed: " : "", err ? strerror(-err) : "");

@@ -359,7 +359,7 @@ TEST(policy_debug_log_prints_one_line_per_decision)
 	ASSERT_EQ(count_substr(out, "debug: resume q"), 1);
 	/* Which queue, why, for how long. */
 	ASSERT_TRUE(strstr(out, "suspend q1 (prio 0, Lv3 save): q2 (prio 1) has work"));
-	ASSERT_TRUE(strstr(out, "resume q1 (prio 0, Lv3 save)"));
+	ASSERT_TRUE(strstr(out, "resume q1 (prio 0, Lv3 save): higher-priority queues idle, by q2, was stopped "));
 	ASSERT_TRUE(strstr(out, "was stopped "));
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
