@@ -405,11 +405,13 @@ TEST_F_TIMEOUT(cl, closing_suspended_queue_fd_resumes_it, 60)
 	int i, qfd;
 
 	for (i = 0; i < 2; i++) {
+		uint64_t before = steps;	/* of the packets already done */
+
 		start_work(_metadata, self, self->slots, 40, 5 * XS_MS);
 		steps += steps_of(&self->pkt);
 		qfd = xs_register(self->cfd, self->id, 0, &uid);
 		ASSERT_LE(0, qfd);
-		ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+		ASSERT_EQ(0, xs_wait_steps(qfd, before + 1, 10 * XS_SEC));
 		ASSERT_EQ(0, xs_suspend(qfd, modes[i], 0, 0, NULL));
 		ASSERT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
 		ASSERT_EQ(0, close(qfd));
@@ -441,13 +443,13 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 
 	if (!self->debugfs)
 		return;
-	/* and a slow SAVE caught half-way */
+	/* and a slow SAVE caught half-way, once the new kernel runs */
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 200000));
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
-	steps += steps_of(&self->pkt);
 	qfd = xs_register(self->cfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
-	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_wait_steps(qfd, steps + 1, 10 * XS_SEC));
+	steps += steps_of(&self->pkt);
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, XSCHED_SUSPEND_NONBLOCK,
 				0, NULL));
 	state = xs_state(qfd);

@@ -250,11 +250,11 @@ TEST_F_TIMEOUT(eo, save_suspends_at_random_points_keep_output_exact, 120)
 		.mode = XSCHED_MODE_SAVE,
 		.gap_max_ns = 8 * XS_MS,
 		.hold_max_ns = 3 * XS_MS,
-		.max_suspends = 40,
+		.max_suspends = 60,
 	};
 	unsigned int cycles;
 
-	job_prepare(_metadata, self, 4, 2 * self->slots + 3, 24, XS_MS, false);
+	job_prepare(_metadata, self, 6, 2 * self->slots + 3, 24, XS_MS, false);
 	cycles = run_with_suspends(_metadata, self, &pol);
 	EXPECT_LT(0, cycles) TH_LOG("the job ended before the first suspend");
 	check_job(_metadata, self, cycles, true);
@@ -266,11 +266,11 @@ TEST_F_TIMEOUT(eo, drain_suspends_at_random_points_keep_output_exact, 120)
 		.mode = XSCHED_MODE_DRAIN,
 		.gap_max_ns = 8 * XS_MS,
 		.hold_max_ns = 3 * XS_MS,
-		.max_suspends = 40,
+		.max_suspends = 60,
 	};
 	unsigned int cycles;
 
-	job_prepare(_metadata, self, 4, 2 * self->slots + 3, 24, XS_MS, false);
+	job_prepare(_metadata, self, 6, 2 * self->slots + 3, 24, XS_MS, false);
 	cycles = run_with_suspends(_metadata, self, &pol);
 	EXPECT_LT(0, cycles);
 	check_job(_metadata, self, cycles, true);
@@ -283,11 +283,11 @@ TEST_F_TIMEOUT(eo, mixed_modes_and_nonblock_suspends_keep_output_exact, 120)
 		.save_grace = true,
 		.gap_max_ns = 8 * XS_MS,
 		.hold_max_ns = 3 * XS_MS,
-		.max_suspends = 50,
+		.max_suspends = 60,
 	};
 	unsigned int cycles;
 
-	job_prepare(_metadata, self, 4, 2 * self->slots + 3, 24, XS_MS, false);
+	job_prepare(_metadata, self, 6, 2 * self->slots + 3, 24, XS_MS, false);
 	cycles = run_with_suspends(_metadata, self, &pol);
 	EXPECT_LT(0, cycles);
 	check_job(_metadata, self, cycles, true);
@@ -304,7 +304,7 @@ TEST_F_TIMEOUT(eo, chained_packets_read_previous_output_across_suspends, 120)
 	unsigned int cycles;
 
 	/* packet i+1 reads packet i's dst: a lost or repeated step propagates */
-	job_prepare(_metadata, self, 4, self->slots + 5, 20, XS_MS, true);
+	job_prepare(_metadata, self, 6, self->slots + 5, 20, XS_MS, true);
 	cycles = run_with_suspends(_metadata, self, &pol);
 	EXPECT_LT(0, cycles);
 	check_job(_metadata, self, cycles, true);
