@@ -21,6 +21,7 @@ FIXTURE(cl) {
 	struct xsched_sim_packet pkt;
 	uint64_t seq;
 	bool debugfs;
+	uint64_t save_timeout_ms;	/* to restore after slow_saves() */
 	pid_t child;
 };
 
@@ -49,8 +50,24 @@ FIXTURE_TEARDOWN(cl)
 	}
 	if (self->debugfs)
 		xs_knob_write("save_delay_us", 0);
+	if (self->save_timeout_ms)
+		xs_knob_write("save_timeout_ms", self->save_timeout_ms);
 	if (self->cfd >= 0)
 		close(self->cfd);
+}
+
+/*
+ * Makes every wave save take @delay_us more, with the save watchdog far
+ * enough out that a slow save is never taken for a hung one.
+ */
+static void slow_saves(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(cl) *self, uint64_t delay_us)
+{
+	if (!self->save_timeout_ms) {
+		ASSERT_EQ(0, xs_knob_read("save_timeout_ms", &self->save_timeout_ms));
+	}
+	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", 10000));
+	ASSERT_EQ(0, xs_knob_write("save_delay_us", delay_us));
 }
 
 /* What a child reports through its pipe. */
@@ -266,7 +283,7 @@ TEST_F_TIMEOUT(cl, killed_mid_blocking_suspend_leaves_queue_running, 60)
 	if (!self->debugfs)
 		SKIP(return, "needs %s/save_delay_us", XS_SIM_DIR);
 	/* each wave takes 300 ms to save: the suspend blocks for a while */
-	ASSERT_EQ(0, xs_knob_write("save_delay_us", 300000));
+	slow_saves(_metadata, self, 300000);
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
 	ASSERT_EQ(0, pipe(pfd));
 	self->child = fork();
@@ -444,7 +461,7 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 	if (!self->debugfs)
 		return;
 	/* and a slow SAVE caught half-way, once the new kernel runs */
-	ASSERT_EQ(0, xs_knob_write("save_delay_us", 200000));
+	slow_saves(_metadata, self, 200000);
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
 	qfd = xs_register(self->cfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);

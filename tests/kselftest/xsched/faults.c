@@ -13,7 +13,12 @@
 
 #include "xsched_test.h"
 
-#define SAVE_TIMEOUT_MS	300	/* watchdog used here, to keep runs short */
+/*
+ * The save watchdog: short where a save is meant to hang (fail_save), long
+ * elsewhere so that a slow save (save_delay_us) is never mistaken for a hung one.
+ */
+#define SAVE_TIMEOUT_MS		300
+#define SLOW_SAVE_TIMEOUT_MS	10000
 
 /* Device address of no buffer: the sim maps buffer i at (i + 1) << 32. */
 #define UNMAPPED_ADDR	(0x7eULL << 32)
@@ -45,7 +50,7 @@ FIXTURE_SETUP(fl)
 		SKIP(return, "%s: %s (needs CONFIG_DEBUG_FS)", XS_SIM_DIR,
 		     xs_err(ret));
 	ASSERT_EQ(0, xs_knob_read("save_timeout_ms", &self->save_timeout_ms));
-	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SAVE_TIMEOUT_MS));
+	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SLOW_SAVE_TIMEOUT_MS));
 	self->slots = xs_slots(&self->ver);
 	ASSERT_LT(0, self->slots);
 	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t),
@@ -208,6 +213,7 @@ TEST_F_TIMEOUT(fl, fail_save_times_out_and_fails_queue, 60)
 	int ret;
 
 	start(_metadata, self, 2, 400, 5 * XS_MS);
+	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SAVE_TIMEOUT_MS));
 	ASSERT_EQ(0, xs_knob_write("fail_save", 1));
 	t0 = xs_now_ns();
 	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, &out);
@@ -239,6 +245,7 @@ TEST_F_TIMEOUT(fl, fail_save_counts_save_suspends_only, 60)
 	}
 	start(_metadata, self, 2, 100, 5 * XS_MS);
 
+	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SAVE_TIMEOUT_MS));
 	ASSERT_EQ(0, xs_knob_write("fail_save", 2));
 	/* a DRAIN does not use the count */
 	ASSERT_EQ(0, xs_suspend(self->qfd, XSCHED_MODE_DRAIN, 0, 0, NULL));

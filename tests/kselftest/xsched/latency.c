@@ -20,7 +20,6 @@ FIXTURE(lat) {
 	uint32_t id;
 	int qfd;
 	struct xs_buf dst;
-	uint64_t rng;
 };
 
 FIXTURE_SETUP(lat)
@@ -38,7 +37,6 @@ FIXTURE_SETUP(lat)
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
 	self->qfd = xs_register(self->cfd, self->id, 0, NULL);
 	ASSERT_LE(0, self->qfd);
-	self->rng = xs_seed(_metadata->name);
 }
 
 FIXTURE_TEARDOWN(lat)
@@ -55,8 +53,9 @@ struct figures {
 
 /*
  * Measures RUNS blocking suspends of @mode while workgroups of @steps x
- * STEP_NS run on every wave slot, each at a random point of the workgroup.
- * Latency is the module's own latency_ns of each suspend.
+ * STEP_NS run on every wave slot.  Run i suspends at a point spread evenly
+ * over the workgroup (in a shuffled order), so the medians do not depend on
+ * luck.  Latency is the module's own latency_ns of each suspend.
  */
 static struct figures measure(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(lat) *self, uint32_t mode,
@@ -79,8 +78,8 @@ static struct figures measure(struct __test_metadata *_metadata,
 			ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
 			info.wptr++;
 		}
-		/* let the restored waves run a random part of a workgroup */
-		xs_sleep_ns(xs_rand_range(&self->rng, wg_ns / 10, wg_ns));
+		/* run (k + 1/2) / RUNS of a workgroup, k a permutation of runs */
+		xs_sleep_ns(wg_ns * (2 * ((run * 7) % RUNS) + 1) / (2 * RUNS));
 		ret = xs_suspend(self->qfd, mode, 0, 0, &out);
 		ASSERT_EQ(0, ret) TH_LOG("%s run %d: %s", xs_mode_name(mode), run,
 					 xs_err(ret));
