@@ -87,110 +87,6 @@ static void xsched_arbiter_kick(void)
 	mod_delayed_work(system_wq, &xsched_arbiter_work, 0);
 }
 
-static u32 xsched_queue_state(struct xsched_queue *q);
-static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
-				      u64 grace_ns, u32 *seq);
-static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
-
-static void xsched_arbiter_stop(struct xsched_queue *q, struct xsched_queue *busy,
-				ktime_t now)
-{
-	u32 mode = q->ops->modes & BIT(XSCHED_MODE_SAVE) ? XSCHED_MODE_SAVE :
-							   XSCHED_MODE_DRAIN;
-	int ret;
-	u32 seq;
-
-	q->arb_allowed_since = 0;
-	if (q->arb_stopped)
-		return;
-	mutex_lock(&q->lock);
-	ret = xsched_queue_start_suspend(q, mode, 0, &seq);
-	mutex_unlock(&q->lock);
-	if (!ret) {
-		q->arb_stopped = true;
-		q->arb_stopped_at = now;
-		q->arbiter_suspends++;
-	}
-	trace_xsched_arbiter_decision(q->uid, q->priority, true, busy->uid,
-				      busy->priority, 0, ret);
-}
-
-/* Returns how long to wait before this queue may be resumed, or 0. */
-static s64 xsched_arbiter_allow(struct xsched_queue *q, ktime_t now)
-{
-	s64 delay = (s64)READ_ONCE(arbiter_resume_delay_us) * NSEC_PER_USEC;
-	s64 waited;
-	u64 ns;
-	int ret;
-
-	if (!q->arb_stopped)
-		return 0;
-	if (!q->arb_allowed_since)
-		q->arb_allowed_since = now;
-	waited = ktime_to_ns(ktime_sub(now, q->arb_allowed_since));
-	if (waited < delay)
-		return delay - waited;
-	mutex_lock(&q->lock);
-	ret = xsched_queue_do_resume(q, &ns);
-	mutex_unlock(&q->lock);
-	/* EALREADY: the suspend already undid itself; EIO: failed for good. */
-	if (!ret || ret == -EALREADY || xsched_queue_state(q) == XSCHED_STATE_FAILED)
-		q->arb_stopped = false;
-	trace_xsched_arbiter_decision(q->uid, q->priority, false, 0, 0,
-				      ktime_to_ns(ktime_sub(now, q->arb_stopped_at)),
-				      ret);
-	/* A failed resume is retried on the next pass. */
-	return q->arb_stopped ? (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC : 0;
-}
-
-static void xsched_arbiter(struct work_struct *work)
-{
-	s64 next = (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC, wait;
-	struct xsched_queue *q, *top = NULL;
-	struct xsched_progress p;
-	ktime_t now = ktime_get();
-	bool again = false;
-
-	mutex_lock(&xsched_queues_lock);
-	list_for_each_entry(q, &xsched_queues, node) {
-		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
-			continue;
-		memset(&p, 0, sizeof(p));
-		q->ops->progress(q, &p);
-		if (p.rptr == p.wptr)
-			continue;
-		again = true;
-		if (!top || q->priority > top->priority)
-			top = q;
-	}
-	list_for_each_entry(q, &xsched_queues, node) {
-		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
-			continue;
-		if (top && q->priority < top->priority) {
-			xsched_arbiter_stop(q, top, now);
-			again = true;
-			continue;
-		}
-		wait = xsched_arbiter_allow(q, now);
-		if (wait) {
-			next = min(next, wait);
-			again = true;
-		}
-	}
-	mutex_unlock(&xsched_queues_lock);
-	if (again)
-		queue_delayed_work(system_wq, &xsched_arbiter_work,
-				   nsecs_to_jiffies(max_t(s64, next, 0)) + 1);
-}
-
-void xsched_queue_set_arbitrated(struct xsched_queue *q)
-{
-	mutex_lock(&xsched_queues_lock);
-	q->arbitrated = true;
-	mutex_unlock(&xsched_queues_lock);
-	xsched_arbiter_kick();
-}
-
 struct xsched_queue *xsched_queue_create(u32 backend,
 					 const struct xsched_backend_ops *ops,
 					 void *priv, s32 priority)
@@ -417,7 +313,6 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 
 static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 {
-	ktime_t since;
 	u32 state;
 	int ret;
 
@@ -440,18 +335,17 @@ static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 	}
 	/*
 	 * Only a completed suspend counts as resumed; a cancelled one never
-	 * stopped the queue.  FAILED stays sticky if the backend failed the
-	 * queue meanwhile.
+	 * stopped the queue (suspended_ns 0).  FAILED stays sticky if the
+	 * backend failed the queue meanwhile.
 	 */
-	since = ktime_get();
+	*suspended_ns = 0;
 	if (q->state == XSCHED_STATE_SUSPENDED) {
-		since = q->suspended_at;
+		*suspended_ns = ktime_to_ns(ktime_sub(ktime_get(), q->suspended_at));
 		q->resumes++;
 	}
 	if (q->state != XSCHED_STATE_FAILED)
 		q->state = XSCHED_STATE_ACTIVE;
 	spin_unlock(&q->state_lock);
-	*suspended_ns = ktime_to_ns(ktime_sub(ktime_get(), since));
 	trace_xsched_queue_resume(q->uid, *suspended_ns, 0);
 	wake_up_all(&q->wq);
 	return 0;
@@ -532,6 +426,105 @@ static int xsched_queue_set_priority(struct xsched_queue *q,
 	if (!ret && q->arbitrated)
 		xsched_arbiter_kick();
 	return ret;
+}
+
+static void xsched_arbiter_stop(struct xsched_queue *q, struct xsched_queue *busy,
+				ktime_t now)
+{
+	u32 mode = q->ops->modes & BIT(XSCHED_MODE_SAVE) ? XSCHED_MODE_SAVE :
+							   XSCHED_MODE_DRAIN;
+	int ret;
+	u32 seq;
+
+	q->arb_allowed_since = 0;
+	if (q->arb_stopped)
+		return;
+	mutex_lock(&q->lock);
+	ret = xsched_queue_start_suspend(q, mode, 0, &seq);
+	mutex_unlock(&q->lock);
+	if (!ret) {
+		q->arb_stopped = true;
+		q->arb_stopped_at = now;
+		q->arbiter_suspends++;
+	}
+	trace_xsched_arbiter_decision(q->uid, q->priority, true, busy->uid,
+				      busy->priority, 0, ret);
+}
+
+/* Returns how long to wait before this queue may be resumed, or 0. */
+static s64 xsched_arbiter_allow(struct xsched_queue *q, ktime_t now)
+{
+	s64 delay = (s64)READ_ONCE(arbiter_resume_delay_us) * NSEC_PER_USEC;
+	s64 waited;
+	u64 ns;
+	int ret;
+
+	if (!q->arb_stopped)
+		return 0;
+	if (!q->arb_allowed_since)
+		q->arb_allowed_since = now;
+	waited = ktime_to_ns(ktime_sub(now, q->arb_allowed_since));
+	if (waited < delay)
+		return delay - waited;
+	mutex_lock(&q->lock);
+	ret = xsched_queue_do_resume(q, &ns);
+	mutex_unlock(&q->lock);
+	/* EALREADY: the suspend already undid itself; EIO: failed for good. */
+	if (!ret || ret == -EALREADY || xsched_queue_state(q) == XSCHED_STATE_FAILED)
+		q->arb_stopped = false;
+	trace_xsched_arbiter_decision(q->uid, q->priority, false, 0, 0,
+				      ktime_to_ns(ktime_sub(now, q->arb_stopped_at)),
+				      ret);
+	/* A failed resume is retried on the next pass. */
+	return q->arb_stopped ? (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC : 0;
+}
+
+static void xsched_arbiter(struct work_struct *work)
+{
+	s64 next = (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC, wait;
+	struct xsched_queue *q, *top = NULL;
+	struct xsched_progress p;
+	ktime_t now = ktime_get();
+	bool again = false;
+
+	mutex_lock(&xsched_queues_lock);
+	list_for_each_entry(q, &xsched_queues, node) {
+		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
+			continue;
+		memset(&p, 0, sizeof(p));
+		q->ops->progress(q, &p);
+		if (p.rptr == p.wptr)
+			continue;
+		again = true;
+		if (!top || q->priority > top->priority)
+			top = q;
+	}
+	list_for_each_entry(q, &xsched_queues, node) {
+		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
+			continue;
+		if (top && q->priority < top->priority) {
+			xsched_arbiter_stop(q, top, now);
+			again = true;
+			continue;
+		}
+		wait = xsched_arbiter_allow(q, now);
+		if (wait) {
+			next = min(next, wait);
+			again = true;
+		}
+	}
+	mutex_unlock(&xsched_queues_lock);
+	if (again)
+		queue_delayed_work(system_wq, &xsched_arbiter_work,
+				   nsecs_to_jiffies(max_t(s64, next, 0)) + 1);
+}
+
+void xsched_queue_set_arbitrated(struct xsched_queue *q)
+{
+	mutex_lock(&xsched_queues_lock);
+	q->arbitrated = true;
+	mutex_unlock(&xsched_queues_lock);
+	xsched_arbiter_kick();
 }
 
 /*
