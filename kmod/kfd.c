@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kfd backend: suspend and resume real amdgpu/KFD compute queues.
+ *
+ * amdgpu exports no symbols, so this file is built against KFD's private
+ * headers from the amdgpu source that matches the running amdgpu.ko
+ * (KFD_SRC, see Kbuild) and reaches KFD only through data it is handed:
+ *
+ *   attach    The caller passes its own /dev/kfd fd.  The file must be the
+ *             character device amdgpu registered as "kfd"; its private_data
+ *             is the caller's struct kfd_process.  Before that pointer is
+ *             used, the structures are checked against the layout this
+ *             module was compiled with (sizes of the allocations, pointers
+ *             that must point back into the process or into amdgpu), then
+ *             the process must be the caller's (same mm, same leader).
+ *   register  A queue is named by its ring base address; it is looked up
+ *             in the process's per-device queue lists under the process
+ *             mutex and the device queue manager's lock, as KFD does.
+ *   suspend   Sets queue->properties.is_suspended and applies it with
+ *             dqm->ops.update_queue(), the path of KFD's own
+ *             AMDKFD_IOC_UPDATE_QUEUE.  That is an indirect call through
+ *             KFD's ops table, never through a kallsyms address, so IBT
+ *             kernels accept it.  With HWS (gfx9) it unmaps every user
+ *             queue of the device with CWSR, rewrites the MQD and maps
+ *             the rest again; with MES (gfx11/12) it removes this queue.
+ *   resume    Clears the flag and applies it the same way.
+ *
+ * Lifetimes: the attachment holds a reference on the caller's /dev/kfd
+ * file.  KFD frees a kfd_process only when its last file is closed and its
+ * mm is gone, and the open file pins amdgpu.ko, so the process, its
+ * per-device data and its device queue managers outlive every attachment.
+ * struct queue is not pinned: its owner can destroy it at any time with
+ * AMDKFD_IOC_DESTROY_QUEUE, which needs the process mutex.  So a queue is
+ * never kept by pointer; every operation looks it up again by queue id and
+ * ring base with the process mutex held, and keeps the mutex until it is
+ * done with the queue.
+ *
+ * Lock order: xsched_queue.lock -> kfd_process.mutex -> dqm lock (taken
+ * inside update_queue, or briefly here) -> xkfd_queues_lock is never held
+ * with any of them.
+ *
+ * Failures: a preemption that KFD cannot complete makes KFD reset the
+ * device.  Such a queue is marked failed and this module never calls
+ * update_queue() for it again, so it cannot trigger a second reset.
+ */
+#include <linux/cdev.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "xsched.h"
+
+#include "kfd_priv.h"
+#include "kfd_device_queue_manager.h"
+#include "kfd_mqd_manager.h"
+#include "amdgpu.h"
+#include "amdgpu_reset.h"
+#include "v9_structs.h"
+
+#include ".kfd-conftest.h"
+
+/* amdgpu.h sets its own prefix; our lines carry "xsched: kfd:". */
+#undef pr_fmt
+#define pr_fmt(fmt) fmt
+
+#ifndef XKFD_HAVE_KFD_NODE
+#error "KFD_SRC is older than Linux 6.5 / ROCm 6.0 (no struct kfd_node); not supported"
+#endif
+#ifndef XKFD_HAVE_UPDATE_QUEUE_MINFO
+#error "KFD_SRC: dqm->ops.update_queue has an unknown signature; not supported"
+#endif
+
+#define XKFD_REBUILD \
+	"rebuild against the matching amdgpu source (see Documentation/kfd-backend.rst)"
+
+/* Test knob: make the layout check fail, to exercise its error path. */
+static bool kfd_fake_layout_mismatch;
+module_param(kfd_fake_layout_mismatch, bool, 0600);
+MODULE_PARM_DESC(kfd_fake_layout_mismatch,
+		 "Testing only: treat every KFD process as a layout mismatch");
+
+/* A client's hold on its KFD process. */
+struct xkfd_attach {
+	struct kref ref;		/* the client and each registered queue */
+	struct file *file;		/* the caller's /dev/kfd: keeps p alive */
+	struct kfd_process *p;
+	struct task_struct *task;	/* thread group leader, to read pointers */
+	struct mm_struct *mm;		/* mmgrab()bed; compared only */
+};
+
+/* One registered KFD queue. */
+struct xkfd_queue {
+	struct xkfd_attach *a;		/* holds a reference */
+	struct kfd_process_device *pdd;
+	struct xsched_queue *xq;
+	struct list_head node;		/* xkfd_queues, under xkfd_queues_lock */
+	u64 ring;
+	u32 queue_id;
+	u32 gpu_id;
+	void __user *rptr;		/* AQL read/write dispatch ids */
+	void __user *wptr;
+	u64 save_area_size;
+	/* Under xq->lock, which the core holds around every op: */
+	bool suspended;			/* is_suspended was set by us and applied */
+	bool failed;			/* never call update_queue() again */
+};
+
+/* Every registered KFD queue, so that one queue is registered only once. */
+static LIST_HEAD(xkfd_queues);
+static DEFINE_MUTEX(xkfd_queues_lock);
+
+bool xkfd_available(void)
+{
+	return true;
+}
+
+/* ---- attach ---- */
+
+/*
+ * Is @file the character device amdgpu registered as "kfd"?  Only the
+ * struct file is read until the owner module is known to be amdgpu; the
+ * open file pins that module, and with it the cdev its inode points to.
+ */
+static bool xkfd_is_kfd_file(struct file *file)
+{
+	const struct file_operations *fops = file->f_op;
+	struct inode *inode = file_inode(file);
+	struct cdev *cdev;
+	const char *name;
+
+	if (!S_ISCHR(inode->i_mode) || !fops || !fops->owner)
+		return false;
+	if (strcmp(module_name(fops->owner), "amdgpu"))
+		return false;
+	/* amdgpu's character devices: DRM nodes (cdev "drm") and "kfd". */
+	cdev = READ_ONCE(inode->i_cdev);
+	if (!cdev || cdev->ops != fops || cdev->owner != fops->owner)
+		return false;
+	name = kobject_name(&cdev->kobj);
+	return name && !strcmp(name, "kfd") && file->private_data;
+}
+
+/* Does a kmalloc()ed object have the size of the struct we know? */
+static bool xkfd_size_ok(const void *obj, size_t size)
+{
+	size_t have = ksize(obj);
+
+	/* KFENCE objects report the requested size, slab ones the bucket. */
+	return have == size || have == kmalloc_size_roundup(size);
+}
+
+static bool xkfd_pdd_ok(struct kfd_process *p, struct kfd_process_device *pdd)
+{
+	if (!pdd || !xkfd_size_ok(pdd, sizeof(*pdd)))
+		return false;
+	if (pdd->process != p || pdd->qpd.pqm != &p->pqm || !pdd->dev)
+		return false;
+	return pdd->qpd.dqm && pdd->qpd.dqm == pdd->dev->dqm;
+}
+
+/*
+ * Does @p look like a struct kfd_process as this module was compiled?  Only
+ * fields whose offsets are being checked are read, and pointers are
+ * followed only after the structure holding them passed.
+ */
+static bool xkfd_layout_ok(struct kfd_process *p, struct module *amdgpu)
+{
+	void *mm = READ_ONCE(p->mm);
+	u32 i, n;
+
+	if (kfd_fake_layout_mismatch)
+		return false;
+	if (!xkfd_size_ok(p, sizeof(*p)))
+		return false;
+	/* KFD's mmu notifier is embedded in the process. */
+	if (!within_module((unsigned long)p->mmu_notifier.ops, amdgpu))
+		return false;
+	if (mm && p->mmu_notifier.mm != mm)
+		return false;
+	n = READ_ONCE(p->n_pdds);
+	if (n > MAX_GPU_INSTANCE)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!xkfd_pdd_ok(p, p->pdds[i]))
+			return false;
+	return true;
+}
+
+static void xkfd_attach_release(struct kref *ref)
+{
+	struct xkfd_attach *a = container_of(ref, struct xkfd_attach, ref);
+
+	mmdrop(a->mm);
+	put_task_struct(a->task);
+	fput(a->file);
+	kfree(a);
+}
+
+static void xkfd_attach_put(struct xkfd_attach *a)
+{
+	kref_put(&a->ref, xkfd_attach_release);
+}
+
+int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *arg)
+{
+	struct kfd_process *p;
+	struct xkfd_attach *a;
+	struct file *file;
+	int ret;
+
+	file = fget(arg->kfd_fd);
+	if (!file)
+		return -EBADF;
+	if (!xkfd_is_kfd_file(file)) {
+		ret = -EINVAL;
+		goto err_fput;
+	}
+	p = file->private_data;
+	if (!xkfd_layout_ok(p, file->f_op->owner)) {
+		pr_err_ratelimited("xsched: kfd: the running amdgpu's struct kfd_process does not match the layout this module was built with; %s\n",
+				   XKFD_REBUILD);
+		ret = -ENOEXEC;
+		goto err_fput;
+	}
+	/* KFD answers only its owner; so do we. */
+	if (READ_ONCE(p->mm) != current->mm ||
+	    p->lead_thread != current->group_leader) {
+		ret = -EPERM;
+		goto err_fput;
+	}
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a) {
+		ret = -ENOMEM;
+		goto err_fput;
+	}
+	kref_init(&a->ref);
+	a->file = file;
+	a->p = p;
+	a->task = get_task_struct(current->group_leader);
+	mmgrab(current->mm);
+	a->mm = current->mm;
+	arg->gpu_count = READ_ONCE(p->n_pdds);
+	*attach = a;
+	pr_debug("xsched: kfd: attached pid %d, pasid %u, %u gpus\n",
+		 task_tgid_nr(current), p->pasid, arg->gpu_count);
+	return 0;
+
+err_fput:
+	fput(file);
+	return ret;
+}
+
+void xkfd_detach(struct xkfd_attach *a)
+{
+	xkfd_attach_put(a);
+}
+
+/* ---- queues ---- */
+
+static bool xkfd_debugged(struct kfd_process *p)
+{
+#ifdef XKFD_HAVE_DEBUG_TRAP
+	return READ_ONCE(p->debug_trap_enabled);
+#else
+	return false;
+#endif
+}
+
+/* Has KFD given up on this device, or on this process's queues on it? */
+static bool xkfd_device_broken(struct kfd_process_device *pdd)
+{
+#ifdef XKFD_HAVE_HAS_RESET_QUEUE
+	if (READ_ONCE(pdd->has_reset_queue))
+		return true;
+#endif
+	return READ_ONCE(pdd->dev->dqm->is_hws_hang);
+}
+
+static bool xkfd_in_reset(struct kfd_process_device *pdd)
+{
+#ifdef XKFD_HAVE_RESET_DOMAIN
+	struct amdgpu_device *adev = pdd->dev->adev;
+
+	return adev->reset_domain && atomic_read(&adev->reset_domain->in_gpu_reset);
+#else
+	return false;
+#endif
+}
+
+/* The queue of @pdd with @queue_id at @ring; dqm lock held. */
+static struct queue *xkfd_find(struct kfd_process_device *pdd, u32 queue_id,
+			       u64 ring)
+{
+	struct queue *q;
+
+	list_for_each_entry(q, &pdd->qpd.queues_list, list)
+		if (q->properties.queue_id == queue_id &&
+		    q->properties.queue_address == ring &&
+		    !q->properties.is_being_destroyed)
+			return q;
+	return NULL;
+}
+
+/*
+ * Set or clear is_suspended under the dqm lock, as KFD's own suspend and
+ * resume do; update_queue() (which takes the lock itself) then applies it.
+ */
+static void xkfd_set_suspended(struct device_queue_manager *dqm,
+			       struct queue *q, bool suspended)
+{
+	dqm_lock(dqm);
+	q->properties.is_suspended = suspended;
+	dqm_unlock(dqm);
+}
+
+/*
+ * Bytes of wave state the last preemption wrote, from the MQD the CP
+ * updates when it saves a queue (gfx9 layout; 0 elsewhere).
+ */
+static u64 xkfd_saved_bytes(struct device_queue_manager *dqm, struct queue *q)
+{
+	struct mqd_manager *mqd_mgr = dqm->mqd_mgrs[KFD_MQD_TYPE_CP];
+	u32 gc = KFD_GC_VERSION(q->device);
+	u64 stride = 0, total = 0;
+	u32 xcc, xccs = 1;
+
+	if (gc < IP_VERSION(9, 0, 1) || gc >= IP_VERSION(10, 0, 0) || !q->mqd)
+		return 0;
+#ifdef XKFD_HAVE_MQD_STRIDE
+	if (mqd_mgr && mqd_mgr->mqd_stride) {
+		stride = mqd_mgr->mqd_stride(mqd_mgr, &q->properties);
+		xccs = NUM_XCC(q->device->xcc_mask);
+	}
+#endif
+	for (xcc = 0; xcc < xccs; xcc++) {
+		struct v9_mqd *m = q->mqd + stride * xcc;
+		u32 ctl_size = READ_ONCE(m->cp_hqd_cntl_stack_size);
+		u32 ctl_offset = READ_ONCE(m->cp_hqd_cntl_stack_offset);
+		u32 wg_offset = READ_ONCE(m->cp_hqd_wg_state_offset);
+
+		/* The control stack grows down, the wave state up. */
+		if (ctl_offset < ctl_size)
+			total += ctl_size - ctl_offset;
+		if (wg_offset > ctl_size)
+			total += wg_offset - ctl_size;
+	}
+	return total;
+}
+
+/* The registered queue, looked up again; p->mutex held.  NULL if destroyed. */
+static struct queue *xkfd_lookup(struct xkfd_queue *kq)
+{
+	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	struct queue *q;
+
+	dqm_lock(dqm);
+	q = xkfd_find(kq->pdd, kq->queue_id, kq->ring);
+	dqm_unlock(dqm);
+	return q;
+}
+
+/*
+ * May KFD be asked to preempt or remap the queue now?  0, or why not:
+ * -EBUSY a debugger owns the queue states, -ESRCH the owner is exiting,
+ * -EIO KFD reset the queue or the device (terminal), -EAGAIN a reset is
+ * under way.
+ */
+static int xkfd_usable(struct xkfd_queue *kq)
+{
+	if (xkfd_debugged(kq->a->p))
+		return -EBUSY;
+	if (!READ_ONCE(kq->a->p->mm))
+		return -ESRCH;
+	if (xkfd_device_broken(kq->pdd))
+		return -EIO;
+	if (xkfd_in_reset(kq->pdd))
+		return -EAGAIN;
+	return 0;
+}
+
+/* KFD's errors from a failed preemption, as the core reports them. */
+static int xkfd_hw_error(int err)
+{
+	return err == -ETIME || err == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
+}
+
+/* Mark the queue failed: the core reports it, this file never retries. */
+static void xkfd_fail(struct xkfd_queue *kq, int err)
+{
+	kq->failed = true;
+	xsched_queue_failed(kq->xq, err);
+}
+
+static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
+			   u32 seq)
+{
+	struct xkfd_queue *kq = xq->priv;
+	struct kfd_process *p = kq->a->p;
+	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	bool terminal = false;
+	struct queue *q;
+	u64 saved = 0;
+	int ret;
+
+	/* Only SAVE is offered (ops.modes); KFD applies its own grace period. */
+	if (kq->failed)
+		return -EIO;
+	mutex_lock(&p->mutex);
+	q = xkfd_lookup(kq);
+	if (!q) {
+		ret = -ENODEV;		/* destroyed by its owner */
+		terminal = true;
+		goto out_unlock;
+	}
+	ret = xkfd_usable(kq);
+	if (ret) {
+		terminal = ret == -EIO;
+		goto out_unlock;
+	}
+	if (q->properties.is_suspended) {
+		ret = -EBUSY;		/* suspended by someone else */
+		goto out_unlock;
+	}
+	xkfd_set_suspended(dqm, q, true);
+	ret = dqm->ops.update_queue(dqm, q, NULL);
+	if (ret) {
+		/* KFD resets the device after this; never try again. */
+		xkfd_set_suspended(dqm, q, false);
+		pr_warn("xsched: kfd: queue %u: gpu 0x%x queue %u: preemption failed (%d), queue failed\n",
+			xq->uid, kq->gpu_id, kq->queue_id, ret);
+		ret = xkfd_hw_error(ret);
+		terminal = true;
+		goto out_unlock;
+	}
+	kq->suspended = true;
+	saved = xkfd_saved_bytes(dqm, q);
+out_unlock:
+	mutex_unlock(&p->mutex);
+	if (terminal)
+		xkfd_fail(kq, ret);
+	if (ret)
+		return ret;
+	pr_debug("xsched: kfd: queue %u: gpu 0x%x queue %u suspended (save), %llu bytes saved\n",
+		 xq->uid, kq->gpu_id, kq->queue_id, saved);
+	xsched_queue_suspend_done(xq, seq, 0, saved);
+	return 0;
+}
+
+static int xkfd_op_resume(struct xsched_queue *xq)
+{
+	struct xkfd_queue *kq = xq->priv;
+	struct kfd_process *p = kq->a->p;
+	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	bool terminal = false;
+	struct queue *q;
+	int ret = 0;
+
+	if (!kq->suspended)
+		return 0;
+	if (kq->failed)
+		return -EIO;
+	mutex_lock(&p->mutex);
+	q = xkfd_lookup(kq);
+	if (!q) {
+		kq->suspended = false;
+		ret = -ENODEV;
+		terminal = true;
+		goto out_unlock;
+	}
+	/* Resumed meanwhile: a debugger detaching resumes every queue. */
+	if (!q->properties.is_suspended) {
+		kq->suspended = false;
+		goto out_unlock;
+	}
+	ret = xkfd_usable(kq);
+	if (ret == -ESRCH || ret == -EIO) {
+		/* KFD tears the queue down or has reset it: no preemption. */
+		xkfd_set_suspended(dqm, q, false);
+		kq->suspended = false;
+		terminal = ret == -EIO;
+		ret = terminal ? ret : 0;
+		goto out_unlock;
+	}
+	if (ret)
+		goto out_unlock;	/* stays suspended */
+	xkfd_set_suspended(dqm, q, false);
+	kq->suspended = false;
+	ret = dqm->ops.update_queue(dqm, q, NULL);
+	if (ret) {
+		pr_warn("xsched: kfd: queue %u: gpu 0x%x queue %u: remapping failed (%d), queue failed\n",
+			xq->uid, kq->gpu_id, kq->queue_id, ret);
+		ret = xkfd_hw_error(ret);
+		terminal = true;
+	}
+out_unlock:
+	mutex_unlock(&p->mutex);
+	if (terminal)
+		xkfd_fail(kq, ret);
+	return ret;
+}
+
+/*
+ * The registration is going away: nothing may stay suspended.  Where KFD
+ * must not be asked to preempt (failed queue, device reset, owner exiting)
+ * only the flag is cleared: the queue stays unmapped until KFD itself next
+ * maps it (restore after eviction or reset) or destroys it.
+ */
+static void xkfd_release_resume(struct xkfd_queue *kq)
+{
+	struct kfd_process *p = kq->a->p;
+	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	struct queue *q;
+	int ret;
+
+	mutex_lock(&p->mutex);
+	q = xkfd_lookup(kq);
+	if (!q || !q->properties.is_suspended)
+		goto out_unlock;
+	ret = xkfd_usable(kq);
+	/* A debugger took over; it resumes every queue when it detaches. */
+	if (ret == -EBUSY)
+		goto out_unlock;
+	xkfd_set_suspended(dqm, q, false);
+	if (ret || kq->failed)
+		goto out_unlock;
+	ret = dqm->ops.update_queue(dqm, q, NULL);
+	if (ret)
+		pr_warn("xsched: kfd: gpu 0x%x queue %u: remapping on release failed (%d)\n",
+			kq->gpu_id, kq->queue_id, ret);
+out_unlock:
+	mutex_unlock(&p->mutex);
+	kq->suspended = false;
+}
+
+static void xkfd_op_release(struct xsched_queue *xq)
+{
+	struct xkfd_queue *kq = xq->priv;
+
+	if (kq->suspended)
+		xkfd_release_resume(kq);
+	mutex_lock(&xkfd_queues_lock);
+	list_del(&kq->node);
+	mutex_unlock(&xkfd_queues_lock);
+	xkfd_attach_put(kq->a);
+	kfree(kq);
+}
+
+/* Read a 64-bit dispatch id from the owner's memory; 0 if unreadable. */
+static u64 xkfd_read_user(struct xkfd_queue *kq, void __user *ptr)
+{
+	u64 v = 0;
+
+	if (!ptr)
+		return 0;
+	if (current->mm == kq->a->mm) {
+		if (copy_from_user(&v, ptr, sizeof(v)))
+			return 0;
+		return v;
+	}
+	if (access_process_vm(kq->a->task, (unsigned long)ptr, &v, sizeof(v),
+			      0) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* May sleep: reads the owner's memory. */
+static void xkfd_op_progress(struct xsched_queue *xq, struct xsched_progress *pr)
+{
+	struct xkfd_queue *kq = xq->priv;
+
+	pr->rptr = xkfd_read_user(kq, kq->rptr);
+	pr->wptr = xkfd_read_user(kq, kq->wptr);
+	pr->save_area_size = kq->save_area_size;
+	/* A queue KFD reset is reported here, without touching the device. */
+	if (xkfd_device_broken(kq->pdd))
+		xsched_queue_failed(xq, -EIO);
+}
+
+static const struct xsched_backend_ops xkfd_ops = {
+	.name = "kfd",
+	.modes = BIT(XSCHED_MODE_SAVE),
+	.suspend = xkfd_op_suspend,
+	.resume = xkfd_op_resume,
+	.progress = xkfd_op_progress,
+	.release = xkfd_op_release,
+};
+
+/* Find the queue at @ring and fill in @kq; p->mutex held. */
+static int xkfd_bind(struct xkfd_queue *kq, struct kfd_process *p, u64 ring)
+{
+	struct kfd_process_device *pdd;
+	struct device_queue_manager *dqm;
+	struct queue *q = NULL, *it;
+	u32 i;
+
+	if (xkfd_debugged(p))
+		return -EBUSY;
+	if (!READ_ONCE(p->mm))
+		return -ESRCH;
+	for (i = 0; i < p->n_pdds && !q; i++) {
+		pdd = p->pdds[i];
+		dqm = pdd->dev->dqm;
+		dqm_lock(dqm);
+		list_for_each_entry(it, &pdd->qpd.queues_list, list) {
+			if (it->properties.queue_address == ring &&
+			    !it->properties.is_being_destroyed) {
+				q = it;
+				break;
+			}
+		}
+		dqm_unlock(dqm);
+	}
+	if (!q)
+		return -ENOENT;
+	if (!xkfd_size_ok(q, sizeof(*q)) || q->process != p || q->device != pdd->dev) {
+		pr_err_ratelimited("xsched: kfd: the running amdgpu's struct queue does not match the layout this module was built with; %s\n",
+				   XKFD_REBUILD);
+		return -ENOEXEC;
+	}
+	/* Compute AQL queues only; CWSR is what makes SAVE possible. */
+	if (q->properties.type != KFD_QUEUE_TYPE_COMPUTE ||
+	    q->properties.format != KFD_QUEUE_FORMAT_AQL)
+		return -EOPNOTSUPP;
+	if (!pdd->dev->kfd->cwsr_enabled ||
+	    !q->properties.ctx_save_restore_area_address)
+		return -EOPNOTSUPP;
+	/* Without HWS or MES a remap must run in the owner's thread. */
+	if (dqm->sched_policy == KFD_SCHED_POLICY_NO_HWS)
+		return -EOPNOTSUPP;
+	if (q->properties.is_suspended)
+		return -EBUSY;
+	if (xkfd_device_broken(pdd))
+		return -EIO;
+
+	kq->pdd = pdd;
+	kq->ring = ring;
+	kq->queue_id = q->properties.queue_id;
+	kq->gpu_id = pdd->user_gpu_id;
+	kq->rptr = q->properties.read_ptr;
+	kq->wptr = q->properties.write_ptr;
+	kq->save_area_size = (u64)q->properties.ctx_save_restore_area_size *
+			     NUM_XCC(pdd->dev->xcc_mask);
+	return 0;
+}
+
+/* Claim (p, queue id) for @kq; -EBUSY if another registration has it. */
+static int xkfd_claim(struct xkfd_queue *kq)
+{
+	struct xkfd_queue *other;
+	int ret = 0;
+
+	mutex_lock(&xkfd_queues_lock);
+	list_for_each_entry(other, &xkfd_queues, node) {
+		if (other->a->p == kq->a->p && other->queue_id == kq->queue_id) {
+			ret = -EBUSY;
+			break;
+		}
+	}
+	if (!ret)
+		list_add_tail(&kq->node, &xkfd_queues);
+	mutex_unlock(&xkfd_queues_lock);
+	return ret;
+}
+
+struct xsched_queue *xkfd_register(struct xkfd_attach *a, u64 ring,
+				   s32 priority)
+{
+	struct kfd_process *p = a->p;
+	struct xsched_queue *xq;
+	struct xkfd_queue *kq;
+	int ret;
+
+	/* Only the attached process registers its queues (not a fork child). */
+	if (current->mm != a->mm)
+		return ERR_PTR(-EPERM);
+	if (!ring)
+		return ERR_PTR(-ENOENT);
+	kq = kzalloc(sizeof(*kq), GFP_KERNEL);
+	if (!kq)
+		return ERR_PTR(-ENOMEM);
+	kref_get(&a->ref);
+	kq->a = a;
+
+	mutex_lock(&p->mutex);
+	ret = xkfd_bind(kq, p, ring);
+	mutex_unlock(&p->mutex);
+	if (ret)
+		goto err_put;
+	ret = xkfd_claim(kq);
+	if (ret)
+		goto err_put;
+
+	xq = xsched_queue_create(XSCHED_BACKEND_KFD, &xkfd_ops, kq, priority);
+	if (IS_ERR(xq)) {
+		ret = PTR_ERR(xq);
+		goto err_unclaim;
+	}
+	kq->xq = xq;
+	pr_debug("xsched: kfd: queue %u: gpu 0x%x queue %u ring 0x%llx, %s, save area %llu bytes\n",
+		 xq->uid, kq->gpu_id, kq->queue_id, ring,
+		 kq->pdd->dev->kfd->shared_resources.enable_mes ? "mes" : "hws",
+		 kq->save_area_size);
+	return xq;
+
+err_unclaim:
+	mutex_lock(&xkfd_queues_lock);
+	list_del(&kq->node);
+	mutex_unlock(&xkfd_queues_lock);
+err_put:
+	xkfd_attach_put(a);
+	kfree(kq);
+	return ERR_PTR(ret);
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kfd backend's attach and register paths against the real KFD: run
+ * with amdgpu.ko loaded (tools/qemu-run.sh --amdgpu), with or without a GPU.
+ *
+ * Errnos (Documentation/kfd-backend.rst):
+ *   attach   EBADF   not an open fd (or an O_PATH one)
+ *            EINVAL  not /dev/kfd, or flags/reserved/out fields not zero
+ *            EPERM   the KFD process is not the caller's
+ *            ENOEXEC the running amdgpu's layout differs from the build's
+ *            EEXIST  the client is already attached
+ *   register ENXIO   client not attached
+ *            EPERM   another process than the attached one
+ *            ENOENT  no KFD queue with that ring base
+ */
+#include "kfd_test.h"
+
+FIXTURE(kfd)
+{
+	int cfd;	/* /dev/xsched */
+	int kfd;	/* /dev/kfd, or -1 */
+};
+
+FIXTURE_SETUP(kfd)
+{
+	struct xsched_version v;
+
+	self->kfd = -1;
+	self->cfd = open(KT_XSCHED, O_RDWR | O_CLOEXEC);
+	if (self->cfd < 0)
+		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", KT_XSCHED,
+		     strerror(errno));
+	ASSERT_EQ(0, kt_version(self->cfd, &v));
+	if (!(v.backends & (1U << XSCHED_BACKEND_KFD)))
+		SKIP(return, "xsched_kfd.ko was built without KFD_SRC (no kfd backend)");
+	self->kfd = open(KT_KFD, O_RDWR | O_CLOEXEC);
+	if (self->kfd < 0)
+		SKIP(return, "%s: %s (is amdgpu.ko loaded?)", KT_KFD, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(kfd)
+{
+	if (self->kfd >= 0)
+		close(self->kfd);
+	if (self->cfd >= 0)
+		close(self->cfd);
+}
+
+TEST_F(kfd, version_reports_kfd_backend)
+{
+	struct xsched_version v;
+
+	ASSERT_EQ(0, kt_version(self->cfd, &v));
+	EXPECT_NE(0, v.backends & (1U << XSCHED_BACKEND_KFD));
+}
+
+TEST_F(kfd, attach_own_kfd_fd_succeeds)
+{
+	uint32_t gpus = ~0U;
+	int ret;
+
+	ret = kt_attach(self->cfd, self->kfd, &gpus);
+	ASSERT_EQ(0, ret) TH_LOG("attach: %s", kt_err(ret));
+	EXPECT_LE(gpus, 64U);
+	TH_LOG("layout check passed; KFD process has %u gpu(s)", gpus);
+}
+
+TEST_F(kfd, attach_twice_is_eexist)
+{
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	EXPECT_EQ(-EEXIST, kt_attach(self->cfd, self->kfd, NULL));
+}
+
+/* A second open of /dev/kfd names the same KFD process; it attaches too. */
+TEST_F(kfd, second_kfd_open_attaches_another_client)
+{
+	int cfd2, kfd2;
+
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	kfd2 = open(KT_KFD, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, kfd2);
+	cfd2 = open(KT_XSCHED, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, cfd2);
+	EXPECT_EQ(0, kt_attach(cfd2, kfd2, NULL));
+	close(cfd2);
+	close(kfd2);
+}
+
+TEST_F(kfd, attach_dev_null_is_einval)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, kt_attach(self->cfd, fd, NULL));
+	close(fd);
+}
+
+TEST_F(kfd, attach_regular_file_is_einval)
+{
+	char path[] = "/tmp/xsched-kfd-XXXXXX";
+	int fd = mkstemp(path);
+
+	ASSERT_LE(0, fd);
+	unlink(path);
+	EXPECT_EQ(-EINVAL, kt_attach(self->cfd, fd, NULL));
+	close(fd);
+}
+
+TEST_F(kfd, attach_xsched_fd_is_einval)
+{
+	int other = open(KT_XSCHED, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EINVAL, kt_attach(self->cfd, other, NULL));
+	EXPECT_EQ(-EINVAL, kt_attach(self->cfd, self->cfd, NULL));
+	close(other);
+}
+
+TEST_F(kfd, attach_pipe_and_socket_are_einval)
+{
+	int p[2], s[2];
+
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, s));
+	EXPECT_EQ(-EINVAL, kt_attach(self->cfd, p[0], NULL));
+	EXPECT_EQ(-EINVAL, kt_attach(self->cfd, s[0], NULL));
+	close(p[0]);
+	close(p[1]);
+	close(s[0]);
+	close(s[1]);
+}
+
+/* amdgpu's other character devices (DRM nodes) are not KFD. */
+TEST_F(kfd, attach_drm_node_is_einval)
+{
+	static const char *const nodes[] = {
+		"/dev/dri/renderD128", "/dev/dri/card0", "/dev/dri/card1",
+	};
+	int tried = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		int fd = open(nodes[i], O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		EXPECT_EQ(-EINVAL, kt_attach(self->cfd, fd, NULL))
+			TH_LOG("%s", nodes[i]);
+		close(fd);
+		tried++;
+	}
+	if (!tried)
+		SKIP(return, "no DRM node to open (no GPU)");
+}
+
+TEST_F(kfd, attach_closed_fd_is_ebadf)
+{
+	int fd = open(KT_KFD, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(-EBADF, kt_attach(self->cfd, fd, NULL));
+}
+
+TEST_F(kfd, attach_out_of_range_fd_is_ebadf)
+{
+	EXPECT_EQ(-EBADF, kt_attach(self->cfd, 1 << 30, NULL));
+	EXPECT_EQ(-EBADF, kt_attach(self->cfd, -1, NULL));
+}
+
+TEST_F(kfd, attach_o_path_kfd_fd_is_ebadf)
+{
+	int fd = open(KT_KFD, O_PATH | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBADF, kt_attach(self->cfd, fd, NULL));
+	close(fd);
+}
+
+TEST_F(kfd, attach_flags_and_reserved_are_einval)
+{
+	struct xsched_kfd_attach a;
+
+	memset(&a, 0, sizeof(a));
+	a.kfd_fd = self->kfd;
+	a.flags = 1;
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->cfd, XSCHED_IOC_KFD_ATTACH, &a));
+	memset(&a, 0, sizeof(a));
+	a.kfd_fd = self->kfd;
+	a.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->cfd, XSCHED_IOC_KFD_ATTACH, &a));
+	memset(&a, 0, sizeof(a));
+	a.kfd_fd = self->kfd;
+	a.reserved[2] = 1;
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->cfd, XSCHED_IOC_KFD_ATTACH, &a));
+	/* None of these attached; gpu_count is out only, ignored on input. */
+	memset(&a, 0, sizeof(a));
+	a.kfd_fd = self->kfd;
+	a.gpu_count = 12345;
+	EXPECT_EQ(0, kt_ioctl(self->cfd, XSCHED_IOC_KFD_ATTACH, &a));
+	EXPECT_LE(a.gpu_count, 64U);
+}
+
+/*
+ * A child opens /dev/kfd (its own KFD process) and passes the fd to us.
+ * If @child_exits the child is gone (and its mm with it) before we attach.
+ */
+static int attach_foreign_kfd_fd(int cfd, bool child_exits)
+{
+	int sv[2], fd, ret, status;
+	char go = 0;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1000;
+	pid = fork();
+	if (pid < 0)
+		return -1001;
+	if (!pid) {
+		int kfd = open(KT_KFD, O_RDWR);
+
+		close(sv[0]);
+		if (kfd < 0 || kt_send_fd(sv[1], kfd))
+			_exit(1);
+		if (!child_exits && read(sv[1], &go, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	close(sv[1]);
+	fd = kt_recv_fd(sv[0]);
+	if (child_exits)
+		waitpid(pid, &status, 0);
+	ret = fd < 0 ? -1002 : kt_attach(cfd, fd, NULL);
+	if (!child_exits) {
+		if (write(sv[0], &go, 1) != 1)
+			ret = -1003;
+		waitpid(pid, &status, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	close(sv[0]);
+	return ret;
+}
+
+TEST_F(kfd, attach_other_process_kfd_fd_is_eperm)
+{
+	int ret = attach_foreign_kfd_fd(self->cfd, false);
+
+	EXPECT_EQ(-EPERM, ret) TH_LOG("got %d (%s)", ret, kt_err(ret));
+	/* The refusal left the client unattached. */
+	EXPECT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+}
+
+TEST_F(kfd, attach_exited_process_kfd_fd_is_eperm)
+{
+	int ret = attach_foreign_kfd_fd(self->cfd, true);
+
+	EXPECT_EQ(-EPERM, ret) TH_LOG("got %d (%s)", ret, kt_err(ret));
+}
+
+TEST_F(kfd, layout_mismatch_is_enoexec_and_logged)
+{
+	int kmsg, ret;
+
+	if (access(KT_KNOB, W_OK))
+		SKIP(return, "%s: %s (not root, or no kfd backend)", KT_KNOB,
+		     strerror(errno));
+	kmsg = kt_kmsg_open();
+	ASSERT_LE(0, kmsg);
+	ASSERT_EQ(0, kt_knob_set(true));
+	ret = kt_attach(self->cfd, self->kfd, NULL);
+	kt_knob_set(false);
+	EXPECT_EQ(-ENOEXEC, ret) TH_LOG("got %s", kt_err(ret));
+	EXPECT_TRUE(kt_kmsg_has(kmsg, KT_REBUILD))
+		TH_LOG("no kernel log line with \"%s\"", KT_REBUILD);
+	close(kmsg);
+	/* With the knob off the same fd attaches. */
+	EXPECT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+}
+
+TEST_F(kfd, register_before_attach_is_enxio)
+{
+	EXPECT_EQ(-ENXIO, kt_register(self->cfd, 0x7f0000000000ULL, 0));
+}
+
+TEST_F(kfd, register_bogus_ring_is_enoent)
+{
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	EXPECT_EQ(-ENOENT, kt_register(self->cfd, 0x7f0000000000ULL, 0));
+	EXPECT_EQ(-ENOENT, kt_register(self->cfd, 0x1000, 0));
+	EXPECT_EQ(-ENOENT, kt_register(self->cfd, ~0ULL, 0));
+}
+
+TEST_F(kfd, register_ring_zero_is_enoent)
+{
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	EXPECT_EQ(-ENOENT, kt_register(self->cfd, 0, 0));
+}
+
+TEST_F(kfd, register_rejects_bad_priority_and_reserved)
+{
+	struct xsched_register r;
+
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	EXPECT_EQ(-EINVAL, kt_register(self->cfd, 0x1000, XSCHED_PRIO_MAX + 1));
+	memset(&r, 0, sizeof(r));
+	r.backend = XSCHED_BACKEND_KFD;
+	r.handle = 0x1000;
+	r.reserved[0] = 1;
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+}
+
+/* A fork child shares the client fd but not the KFD process. */
+TEST_F(kfd, register_from_forked_child_is_eperm)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(-kt_register(self->cfd, 0x7f0000000000ULL, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EPERM, WEXITSTATUS(status))
+		TH_LOG("child's register: %s", strerror(WEXITSTATUS(status)));
+	/* The parent still may. */
+	EXPECT_EQ(-ENOENT, kt_register(self->cfd, 0x7f0000000000ULL, 0));
+}
+
+/* The attachment holds its own reference on the KFD file. */
+TEST_F(kfd, attachment_outlives_closed_kfd_fd)
+{
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	close(self->kfd);
+	self->kfd = -1;
+	EXPECT_EQ(-ENOENT, kt_register(self->cfd, 0x7f0000000000ULL, 0));
+	EXPECT_EQ(-EEXIST, kt_attach(self->cfd, 0, NULL));
+}
+
+/*
+ * A process that exits while attached: its mm goes (KFD's notifier runs)
+ * before its files are closed, so the detach sees an exiting KFD process.
+ */
+TEST_F(kfd, process_exit_while_attached_is_clean)
+{
+	int kmsg = kt_kmsg_open();
+	int i, status;
+	pid_t pid;
+
+	for (i = 0; i < 8; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			int c = open(KT_XSCHED, O_RDWR);
+			int k = open(KT_KFD, O_RDWR);
+
+			if (c < 0 || k < 0 || kt_attach(c, k, NULL))
+				_exit(1);
+			if (i & 1)
+				close(k);	/* only the attachment holds it */
+			_exit(0);		/* fds closed by exit */
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("child %d: status 0x%x", i, status);
+	}
+	if (kmsg >= 0) {
+		EXPECT_FALSE(kt_kmsg_has(kmsg, "WARNING:"));
+		close(kmsg);
+	}
+}
+
+TEST_F(kfd, many_attach_detach_cycles)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		int c = open(KT_XSCHED, O_RDWR | O_CLOEXEC);
+
+		ASSERT_LE(0, c);
+		ASSERT_EQ(0, kt_attach(c, self->kfd, NULL)) TH_LOG("cycle %d", i);
+		close(c);
+	}
+}
+
+TEST_HARNESS_MAIN
