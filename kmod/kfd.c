@@ -404,7 +404,7 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	struct xkfd_queue *kq = xq->priv;
 	struct kfd_process *p = kq->a->p;
 	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
-	bool terminal = false;
+	bool terminal = false, was_active;
 	struct queue *q;
 	u64 saved = 0;
 	int ret;
@@ -428,6 +428,7 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 		ret = -EBUSY;		/* suspended by someone else */
 		goto out_unlock;
 	}
+	was_active = q->properties.is_active;
 	xkfd_set_suspended(dqm, q, true);
 	ret = dqm->ops.update_queue(dqm, q, NULL);
 	if (ret) {
@@ -440,7 +441,9 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 		goto out_unlock;
 	}
 	kq->suspended = true;
-	saved = xkfd_saved_bytes(dqm, q);
+	/* An unmapped queue (evicted, empty ring) had no waves to save. */
+	if (was_active)
+		saved = xkfd_saved_bytes(dqm, q);
 out_unlock:
 	mutex_unlock(&p->mutex);
 	if (terminal)
@@ -650,7 +653,7 @@ static int xkfd_bind(struct xkfd_queue *kq, struct kfd_process *p, u64 ring)
 	return 0;
 }
 
-/* Claim (p, queue id) for @kq; -EBUSY if another registration has it. */
+/* Claim (p, queue id) for @kq; -EEXIST if another registration has it. */
 static int xkfd_claim(struct xkfd_queue *kq)
 {
 	struct xkfd_queue *other;
@@ -659,7 +662,7 @@ static int xkfd_claim(struct xkfd_queue *kq)
 	mutex_lock(&xkfd_queues_lock);
 	list_for_each_entry(other, &xkfd_queues, node) {
 		if (other->a->p == kq->a->p && other->queue_id == kq->queue_id) {
-			ret = -EBUSY;
+			ret = -EEXIST;
 			break;
 		}
 	}

@@ -230,6 +230,7 @@ static int __init xsched_init(void)
 {
 	int ret;
 
+	xsched_queues_init();
 	xsched_debugfs = debugfs_create_dir("xsched", NULL);
 	ret = xsim_init(xsched_debugfs);
 	if (ret)

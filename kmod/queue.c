@@ -15,6 +15,7 @@
 #include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/poll.h>
@@ -80,11 +81,19 @@ MODULE_PARM_DESC(arbiter_poll_us,
 		 "How often the arbiter re-reads queue progress while any queue is busy (default 1000)");
 
 static void xsched_arbiter(struct work_struct *work);
-static DECLARE_DELAYED_WORK(xsched_arbiter_work, xsched_arbiter);
+static DECLARE_WORK(xsched_arbiter_work, xsched_arbiter);
+/* Microsecond delays: a jiffy (4 ms at HZ=250) would dwarf them. */
+static struct hrtimer xsched_arbiter_timer;
 
 static void xsched_arbiter_kick(void)
 {
-	mod_delayed_work(system_wq, &xsched_arbiter_work, 0);
+	queue_work(system_wq, &xsched_arbiter_work);
+}
+
+static enum hrtimer_restart xsched_arbiter_timer_fn(struct hrtimer *t)
+{
+	xsched_arbiter_kick();
+	return HRTIMER_NORESTART;
 }
 
 struct xsched_queue *xsched_queue_create(u32 backend,
@@ -515,8 +524,8 @@ static void xsched_arbiter(struct work_struct *work)
 	}
 	mutex_unlock(&xsched_queues_lock);
 	if (again)
-		queue_delayed_work(system_wq, &xsched_arbiter_work,
-				   nsecs_to_jiffies(max_t(s64, next, 0)) + 1);
+		hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(max_t(s64, next, 1000)),
+			      HRTIMER_MODE_REL);
 }
 
 void xsched_queue_set_arbitrated(struct xsched_queue *q)
@@ -695,6 +704,12 @@ static int xsched_queues_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(xsched_queues);
 
+void xsched_queues_init(void)
+{
+	hrtimer_init(&xsched_arbiter_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	xsched_arbiter_timer.function = xsched_arbiter_timer_fn;
+}
+
 void xsched_queues_debugfs(struct dentry *root)
 {
 	debugfs_create_file("queues", 0444, root, NULL, &xsched_queues_fops);
@@ -702,7 +717,10 @@ void xsched_queues_debugfs(struct dentry *root)
 
 void xsched_queues_exit(void)
 {
-	cancel_delayed_work_sync(&xsched_arbiter_work);
+	/* No queue is left, so a last pass cannot re-arm the timer. */
+	cancel_work_sync(&xsched_arbiter_work);
+	hrtimer_cancel(&xsched_arbiter_timer);
+	cancel_work_sync(&xsched_arbiter_work);
 	/* Every queue fd holds a module reference: none can be left. */
 	WARN_ON(!list_empty(&xsched_queues));
 	ida_destroy(&xsched_uid_ida);

@@ -116,7 +116,6 @@ struct xsim_queue {
 	u32 id;
 	struct list_head node;		/* xsim.queues */
 	wait_queue_head_t wq;		/* completions, for SIM_WAIT */
-	struct delayed_work grace_work;
 	struct delayed_work watchdog;
 
 	/* Under xsim.lock: */
@@ -130,6 +129,7 @@ struct xsim_queue {
 	u32 resident;			/* waves in CU slots */
 	enum xsim_run run;
 	u32 seq;			/* suspend being served */
+	ktime_t grace_end;		/* DRAIN limit / SAVE trap time; 0: none */
 	bool hang_save;			/* injected: waves never finish saving */
 	int error;
 	u64 steps_done;
@@ -183,7 +183,7 @@ static void xsim_queue_report_stopped(struct xsim_queue *q)
 {
 	lockdep_assert_held(&xsim.lock);
 	q->run = XSIM_STOPPED;
-	cancel_delayed_work(&q->grace_work);
+	q->grace_end = 0;
 	cancel_delayed_work(&q->watchdog);
 	if (q->xq)
 		xsched_queue_suspend_done(q->xq, q->seq, 0,
@@ -230,7 +230,6 @@ static void xsim_queue_fail(struct xsim_queue *q, int err)
 	q->nsaved = 0;
 	q->run = XSIM_FAILED;
 	q->error = err;
-	cancel_delayed_work(&q->grace_work);
 	cancel_delayed_work(&q->watchdog);
 	wake_up_all(&q->wq);
 	if (q->xq)
@@ -332,11 +331,46 @@ static void xsim_wave_finish(struct xsim_wave *w)
 	xsim_queue_check_stopped(q);
 }
 
+/*
+ * A queue in DRAIN or SAVE_GRACE has resident waves (or it would have
+ * stopped), so the CUs running them are the ones to notice its grace
+ * period ending.
+ */
+static void xsim_queue_check_grace(struct xsim_queue *q, ktime_t now)
+{
+	if (!q->grace_end || ktime_before(now, q->grace_end))
+		return;
+	q->grace_end = 0;
+	if (q->run == XSIM_DRAIN) {
+		/* Drain took too long: undo it, report the timeout. */
+		q->run = XSIM_RUN;
+		if (q->xq)
+			xsched_queue_suspend_done(q->xq, q->seq, -ETIMEDOUT, 0);
+		xsim_kick_all();
+	} else if (q->run == XSIM_SAVE_GRACE) {
+		q->run = XSIM_SAVE;
+		xsim_kick_all();
+	}
+}
+
+/* When the CU must look at this wave again. */
+static ktime_t xsim_wave_next(const struct xsim_wave *w)
+{
+	const struct xsim_queue *q = w->q;
+
+	if (q->grace_end && (q->run == XSIM_DRAIN || q->run == XSIM_SAVE_GRACE) &&
+	    ktime_before(q->grace_end, w->deadline))
+		return q->grace_end;
+	return w->deadline;
+}
+
 /* Advance one wave to @now.  Returns false if the slot became free. */
 static bool xsim_wave_advance(struct xsim_wave *w, ktime_t now)
 {
 	struct xsim_queue *q = w->q;
 	unsigned int burst = 0;
+
+	xsim_queue_check_grace(q, now);
 
 	if (q->run == XSIM_SAVE && w->phase != XSIM_SAVING) {
 		/* The trap: keep the unfinished part of the current step. */
@@ -401,8 +435,8 @@ static int xsim_cu_thread(void *data)
 				next = now;
 				continue;
 			}
-			if (ktime_before(w->deadline, next))
-				next = w->deadline;
+			if (ktime_before(xsim_wave_next(w), next))
+				next = xsim_wave_next(w);
 		}
 		spin_unlock(&xsim.lock);
 
@@ -419,26 +453,6 @@ static int xsim_cu_thread(void *data)
 							   ktime_sub(next, now));
 	}
 	return 0;
-}
-
-static void xsim_grace_work(struct work_struct *work)
-{
-	struct xsim_queue *q = container_of(to_delayed_work(work),
-					    struct xsim_queue, grace_work);
-
-	spin_lock(&xsim.lock);
-	if (q->run == XSIM_DRAIN) {
-		/* Drain took too long: undo it, report the timeout. */
-		q->run = XSIM_RUN;
-		cancel_delayed_work(&q->watchdog);
-		if (q->xq)
-			xsched_queue_suspend_done(q->xq, q->seq, -ETIMEDOUT, 0);
-		xsim_kick_all();
-	} else if (q->run == XSIM_SAVE_GRACE) {
-		q->run = XSIM_SAVE;
-		xsim_kick_all();
-	}
-	spin_unlock(&xsim.lock);
 }
 
 static void xsim_watchdog(struct work_struct *work)
@@ -472,20 +486,16 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	q->seq = seq;
 	q->suspend_saved_bytes = 0;
 	q->hang_save = false;
+	/* The CUs running the queue's waves act on it: no timer resolution limit. */
+	q->grace_end = grace_ns ? ktime_add_ns(ktime_get(), grace_ns) : 0;
 	if (mode == XSCHED_MODE_DRAIN) {
 		q->run = XSIM_DRAIN;
-		if (grace_ns)
-			mod_delayed_work(system_wq, &q->grace_work,
-					 nsecs_to_jiffies(grace_ns) + 1);
 	} else {
 		if (xsim.fail_save) {
 			xsim.fail_save--;
 			q->hang_save = true;
 		}
 		q->run = grace_ns ? XSIM_SAVE_GRACE : XSIM_SAVE;
-		if (grace_ns)
-			mod_delayed_work(system_wq, &q->grace_work,
-					 nsecs_to_jiffies(grace_ns) + 1);
 		timeout = nsecs_to_jiffies(grace_ns) +
 			  msecs_to_jiffies(READ_ONCE(xsim.save_timeout_ms)) + 1;
 		mod_delayed_work(system_wq, &q->watchdog, timeout);
@@ -518,7 +528,7 @@ static void xsim_queue_restart(struct xsim_queue *q)
 	}
 	q->run = XSIM_RUN;
 	q->hang_save = false;
-	cancel_delayed_work(&q->grace_work);
+	q->grace_end = 0;
 	cancel_delayed_work(&q->watchdog);
 	xsim_kick_all();
 }
@@ -691,7 +701,6 @@ int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
 		return -ENOMEM;
 	kref_init(&q->ref);
 	init_waitqueue_head(&q->wq);
-	INIT_DELAYED_WORK(&q->grace_work, xsim_grace_work);
 	INIT_DELAYED_WORK(&q->watchdog, xsim_watchdog);
 	INIT_LIST_HEAD(&q->node);
 	q->ring_size = c->ring_size;
@@ -746,7 +755,6 @@ static void xsim_queue_release(struct kref *ref)
 				xsim.cus[c].waves[w].q = NULL;
 	list_del(&q->node);
 	spin_unlock(&xsim.lock);
-	cancel_delayed_work_sync(&q->grace_work);
 	cancel_delayed_work_sync(&q->watchdog);
 	kref_put(&q->vm->ref, xsim_vm_release);
 	vfree(q->save_area);

@@ -120,6 +120,7 @@ void xsched_queue_failed(struct xsched_queue *q, int err);
 void xsched_queue_wake(struct xsched_queue *q);
 int xsched_priority_check(s32 priority, s32 old);
 void xsched_queue_set_arbitrated(struct xsched_queue *q);
+void xsched_queues_init(void);
 void xsched_queues_debugfs(struct dentry *root);
 void xsched_queues_exit(void);
 

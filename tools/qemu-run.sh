@@ -20,6 +20,7 @@
 #   --timeout SEC     kill QEMU after SEC seconds and exit 124 (default 1500)
 #   --smp N           guest CPUs (default 2)
 #   --mem MB          guest memory (default 2048)
+#   --append ARGS     extra kernel command line (e.g. idle=poll for steadier timing)
 #
 # COMMAND (its words joined by spaces, as ssh does) runs as `sh -c COMMAND` under busybox
 # in /xsched with PATH=/xsched:/bin:/sbin:/usr/bin:/usr/sbin and stdin from /dev/null.
@@ -49,7 +50,7 @@ prog=qemu-run
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
 die() { echo "$prog: $*" >&2; exit 2; }
-usage() { sed -n '/^# Usage:/,/^#   --mem/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^#   --append/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 krel=
 cache=$repo/.cache/kernel
@@ -60,6 +61,7 @@ do_rmmod=0
 timeout_s=1500
 smp=2
 mem=2048
+append=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
 	--smp) [ $# -ge 2 ] || usage; smp=$2; shift 2 ;;
 	--mem) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
+	--append) [ $# -ge 2 ] || usage; append=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -286,7 +289,7 @@ timeout "$timeout_s" qemu-system-x86_64 \
 	-nographic -nodefaults -no-reboot \
 	-accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 rdinit=/init" \
+	-append "console=ttyS0 panic=-1 rdinit=/init${append:+ $append}" \
 	-monitor none \
 	-serial "file:$console" \
 	-serial stdio \
