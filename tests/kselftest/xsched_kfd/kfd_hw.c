@@ -419,9 +419,9 @@ TEST_F(hw, registered_queue_reports_kfd_state)
 	TH_LOG("figure: CWSR save area %llu bytes", (unsigned long long)i.save_area_size);
 }
 
-TEST_F(hw, same_ring_twice_is_ebusy)
+TEST_F(hw, same_ring_twice_is_eexist)
 {
-	EXPECT_EQ(-EBUSY, kt_register(self->cfd,
+	EXPECT_EQ(-EEXIST, kt_register(self->cfd,
 				      (uintptr_t)self->queue->base_address, 0));
 }
 
