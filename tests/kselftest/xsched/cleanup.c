@@ -7,8 +7,11 @@
  * queue fd resumes its queue; closing the client fd first keeps the queue fd
  * working.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
+
+#include <stdatomic.h>
 
 #include "xsched_test.h"
 
@@ -528,6 +531,113 @@ TEST_F_TIMEOUT(cl, closing_client_first_keeps_queue_fd_working, 60)
 	free(ref);
 	ASSERT_EQ(0, close(qfd));
 	expect_unlisted(_metadata, self, &uid, 1);
+}
+
+struct blocked_call {
+	int fd;
+	FIXTURE_DATA(cl) *self;
+	int ret;
+	atomic_int started;
+};
+
+static void *blocking_save(void *arg)
+{
+	struct blocked_call *b = arg;
+
+	atomic_store(&b->started, 1);
+	b->ret = xs_suspend(b->fd, XSCHED_MODE_SAVE, 0, 0, NULL);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(cl, closing_queue_fd_during_blocking_suspend_resumes_it, 60)
+{
+	struct blocked_call b = { .ret = 1 };
+	uint32_t uid;
+	pthread_t t;
+	int qfd;
+
+	if (!self->debugfs)
+		SKIP(return, "needs %s/save_delay_us", XS_SIM_DIR);
+	slow_saves(_metadata, self, 300000);
+	start_work(_metadata, self, 2, 100, 5 * XS_MS);
+	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	ASSERT_LE(0, qfd);
+	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	b.fd = qfd;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocking_save, &b));
+	ASSERT_EQ(0, xs_wait_state(qfd, XSCHED_STATE_SUSPENDING, 10 * XS_SEC));
+	/* the number goes away; the file lives until the suspend returns */
+	ASSERT_EQ(0, close(qfd));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, b.ret) TH_LOG("suspend on a closed fd number: %s", xs_err(b.ret));
+	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
+	expect_unlisted(_metadata, self, &uid, 1);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
+}
+
+static void *blocking_wait(void *arg)
+{
+	struct blocked_call *b = arg;
+
+	atomic_store(&b->started, 1);
+	b->ret = xs_wait(b->fd, b->self->id, b->self->seq, 30 * XS_SEC, NULL);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(cl, closing_client_fd_during_sim_wait, 60)
+{
+	struct blocked_call b = { .ret = 1, .self = self };
+	pthread_t t;
+
+	start_work(_metadata, self, self->slots, 30, 10 * XS_MS);	/* 0.3 s */
+	b.fd = self->cfd;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocking_wait, &b));
+	while (!atomic_load(&b.started))
+		xs_sleep_ns(XS_MS);
+	xs_sleep_ns(20 * XS_MS);
+	ASSERT_EQ(0, close(self->cfd));
+	self->cfd = -1;
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, b.ret) TH_LOG("SIM_WAIT while the client fd was closed: %s",
+				   xs_err(b.ret));
+	expect_output(_metadata, self);
+}
+
+TEST_F_TIMEOUT(cl, queue_fd_shared_with_child_resumes_on_last_close, 60)
+{
+	struct report r;
+	uint32_t uid;
+	int pfd[2], qfd;
+
+	start_work(_metadata, self, self->slots, 60, 5 * XS_MS);
+	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	ASSERT_LE(0, qfd);
+	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		/* holds the inherited queue fd and does nothing */
+		child_report(pfd[1], 1, 0, &uid, 1);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(0, read_report(pfd[0], &r));
+	/* our close is not the last one: the queue stays stopped */
+	ASSERT_EQ(0, close(qfd));
+	xs_sleep_ns(50 * XS_MS);
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, self->id, self->seq, 0, NULL))
+		TH_LOG("resumed while the child still holds the queue fd");
+	if (self->debugfs) {
+		char state[24];
+
+		EXPECT_EQ(1, xs_table_state(uid, state, sizeof(state)));
+		EXPECT_STREQ("suspended", state);
+	}
+	kill_child(_metadata, self);
+	expect_unlisted(_metadata, self, &uid, 1);
+	expect_work_done(_metadata, self, steps_of(&self->pkt));
 }
 
 TEST_HARNESS_MAIN

@@ -539,4 +539,21 @@ TEST_F_TIMEOUT(fl, resume_cancels_nonblock_suspend, 60)
 	finish(_metadata, self, steps_of(&self->pkt));
 }
 
+TEST_F_TIMEOUT(fl, poll_wakes_on_fault, 60)
+{
+	struct xsched_sim_packet p;
+	uint64_t seq, t0;
+	int ev;
+
+	/* the wave writes its bad dst at the end, 30 x 10 ms from now */
+	p = xs_packet(1, 30, 10 * XS_MS, 3, UNMAPPED_ADDR, 0);
+	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
+	t0 = xs_now_ns();
+	ev = xs_poll(self->qfd, POLLIN | POLLPRI, 30000);
+	ksft_print_msg("poll returned %#x after %.1f ms\n", ev,
+		       (xs_now_ns() - t0) / 1e6);
+	EXPECT_TRUE(ev & POLLERR) TH_LOG("revents %#x: the fault did not wake poll()", ev);
+	expect_failed(_metadata, self, self->id, self->qfd, -EFAULT);
+}
+
 TEST_HARNESS_MAIN

@@ -286,4 +286,59 @@ TEST_F_TIMEOUT(pw, save_grace_then_traps_long_waves, 60)
 	finish_kernel(_metadata, self);
 }
 
+TEST_F_TIMEOUT(pw, suspended_idle_queue_holds_new_work, 60)
+{
+	const uint32_t modes[] = { XSCHED_MODE_SAVE, XSCHED_MODE_DRAIN };
+	struct xsched_queue_info info;
+	uint64_t done_steps = 0;
+	int i, ev;
+
+	for (i = 0; i < 2; i++) {
+		/* stop the queue first, then give it work */
+		ASSERT_EQ(0, xs_suspend(self->qfd, modes[i], 0, 0, NULL));
+		self->pkt = xs_packet(self->slots, 4, XS_MS, 0x1d1e + i,
+				      self->dst.gpu_addr, 0);
+		ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+		xs_sleep_ns(50 * XS_MS);
+		ASSERT_EQ(0, xs_query(self->qfd, &info));
+		EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
+		EXPECT_EQ(done_steps, info.steps_done)
+			TH_LOG("%s-suspended queue ran new work", xs_mode_name(modes[i]));
+		EXPECT_EQ(self->seq - 1, info.rptr);
+		EXPECT_EQ(self->seq, info.wptr);
+		ev = xs_poll(self->qfd, POLLIN | POLLPRI, 0);
+		EXPECT_EQ(POLLPRI, ev) TH_LOG("revents %#x", ev);
+		ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+		done_steps += total_steps(self);
+		ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, 30 * XS_SEC, NULL));
+		{
+			uint64_t ref[self->slots];
+
+			xs_ref_packet(&self->pkt, NULL, ref);
+			EXPECT_EQ(-1, xs_first_mismatch(self->dst.map, ref, self->slots));
+		}
+	}
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(done_steps, info.steps_done);
+}
+
+TEST_F_TIMEOUT(pw, drain_with_longest_grace_completes, 60)
+{
+	struct xsched_queue_info info;
+	int ret;
+
+	/* a 60 s limit is not hit by 10 x 5 ms workgroups (nor overflows) */
+	start_kernel(_metadata, self, self->slots, 10, 5 * XS_MS, 1);
+	ret = xs_suspend(self->qfd, XSCHED_MODE_DRAIN, 0, 60 * XS_SEC, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("DRAIN with 60 s grace: %s", xs_err(ret));
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
+	EXPECT_EQ(0, info.steps_done % self->pkt.steps);
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 60 * XS_SEC, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("SAVE with 60 s grace: %s", xs_err(ret));
+	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
+	finish_kernel(_metadata, self);
+}
+
 TEST_HARNESS_MAIN

@@ -5,6 +5,7 @@
  * error checks lean on (sequence numbers, counters, poll, close).
  */
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <linux/capability.h>
@@ -1374,6 +1375,165 @@ TEST_F(uapi, double_close_is_ebadf)
 		EXPECT_EQ(0, xs_table_state(uid, state, sizeof(state)));
 	}
 	close(cfd2);
+}
+
+TEST_F(uapi, wait_with_huge_timeout_waits)
+{
+	const uint64_t timeouts[] = { ~0ULL, 1ULL << 63, (1ULL << 63) - 1 };
+	struct xsched_sim_packet p;
+	struct xs_buf dst;
+	uint64_t seq, done;
+	uint32_t id;
+	size_t i;
+	int ret;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	for (i = 0; i < XS_ARRAY_SIZE(timeouts); i++) {
+		/* 10 x 5 ms: still running when the wait starts */
+		p = xs_packet(1, 10, 5 * XS_MS, i, dst.gpu_addr + 8 * i, 0);
+		ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+		done = 0;
+		ret = xs_wait(self->cfd, id, seq, timeouts[i], &done);
+		EXPECT_EQ(0, ret) TH_LOG("timeout_ns %#llx: %s (an overflow?)",
+					 (unsigned long long)timeouts[i], xs_err(ret));
+		EXPECT_EQ(seq, done);
+	}
+}
+
+TEST_F(uapi, kfd_attach_without_kfd_backend_is_enodev)
+{
+	struct xsched_kfd_attach a = { .kfd_fd = (uint32_t)self->cfd };
+	int ret;
+
+	if (self->ver.backends & (1U << XSCHED_BACKEND_KFD))
+		SKIP(return, "module built with the kfd backend");
+	ret = xs_ioctl(self->cfd, XSCHED_IOC_KFD_ATTACH, &a);
+	EXPECT_EQ(-ENODEV, ret) TH_LOG("got %s", xs_err(ret));
+}
+
+/* A page the module can read from but not write to. */
+static void *read_only_copy(const void *src, size_t len)
+{
+	void *p = mmap(NULL, XS_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memcpy(p, src, len);
+	if (mprotect(p, XS_PAGE, PROT_READ)) {
+		munmap(p, XS_PAGE);
+		return NULL;
+	}
+	return p;
+}
+
+TEST_F(uapi, mem_alloc_efault_on_copy_out_leaks_nothing)
+{
+	struct xsched_sim_mem m = { .size = XS_PAGE };
+	void *ro = read_only_copy(&m, sizeof(m));
+	int i, ret;
+
+	ASSERT_NE(NULL, ro);
+	/* more failed attempts than the per-client limit */
+	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS + 8; i++) {
+		ret = xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, ro);
+		ASSERT_EQ(-EFAULT, ret)
+			TH_LOG("attempt %d with a read-only arg: %s (%d buffers leaked?)",
+			       i, xs_err(ret), i);
+	}
+	ret = xs_mem_alloc(self->cfd, XS_PAGE, NULL);
+	EXPECT_EQ(0, ret) TH_LOG("buffers leaked by EFAULT: %s", xs_err(ret));
+}
+
+TEST_F(uapi, queue_create_efault_on_copy_out_leaks_nothing)
+{
+	struct xsched_sim_queue_create c = { .ring_size = 2 };
+	void *ro = read_only_copy(&c, sizeof(c));
+	int i, ret;
+
+	ASSERT_NE(NULL, ro);
+	for (i = 0; i < XSCHED_SIM_QUEUES + 8; i++) {
+		ret = xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, ro);
+		ASSERT_EQ(-EFAULT, ret)
+			TH_LOG("attempt %d with a read-only arg: %s (%d queues leaked?)",
+			       i, xs_err(ret), i);
+	}
+	ret = xs_queue_create(self->cfd, 2, NULL, NULL);
+	EXPECT_EQ(0, ret) TH_LOG("queues leaked by EFAULT: %s", xs_err(ret));
+}
+
+TEST_F(uapi, register_efault_on_copy_out_leaves_queue_unregistered)
+{
+	struct xsched_register r = { .backend = XSCHED_BACKEND_SIM };
+	uint32_t id, uid;
+	char state[24];
+	void *ro;
+	int ret, qfd;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 2, &id, NULL));
+	r.handle = id;
+	ro = read_only_copy(&r, sizeof(r));
+	ASSERT_NE(NULL, ro);
+	ret = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, ro);
+	EXPECT_EQ(-EFAULT, ret) TH_LOG("read-only arg: %s", xs_err(ret));
+	if (ret >= 0)
+		close(ret);
+	qfd = xs_register(self->cfd, id, 0, &uid);
+	EXPECT_LE(0, qfd) TH_LOG("register after EFAULT: %s (left registered?)",
+				 xs_err(qfd));
+	if (qfd >= 0 && !xs_debugfs_ready()) {
+		EXPECT_EQ(1, xs_table_state(uid, state, sizeof(state)));
+	}
+	if (qfd >= 0)
+		close(qfd);
+}
+
+TEST_F(uapi, register_without_free_fd_is_emfile)
+{
+	struct rlimit old, low;
+	uint32_t id;
+	int fd, ret, top;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	/* fill every descriptor below a small limit */
+	top = dup(self->cfd);
+	ASSERT_LE(0, top);
+	close(top);
+	low.rlim_cur = top;
+	low.rlim_max = old.rlim_max;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &low));
+	ret = xs_register(self->cfd, id, 0, NULL);
+	EXPECT_EQ(-EMFILE, ret) TH_LOG("got %s", xs_err(ret));
+	if (ret >= 0)
+		close(ret);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
+	fd = xs_register(self->cfd, id, 0, NULL);
+	EXPECT_LE(0, fd) TH_LOG("register after EMFILE: %s (left registered?)",
+				xs_err(fd));
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(uapi, lowering_a_positive_priority_needs_no_capability)
+{
+	uint32_t id;
+	int qfd, ret;
+
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	qfd = xs_register(self->cfd, id, 50, NULL);
+	ASSERT_LE(0, qfd) TH_LOG("priority 50 as root: %s", xs_err(qfd));
+	ret = drop_cap_sys_nice();
+	if (ret)
+		SKIP(return, "cannot drop CAP_SYS_NICE: %s", xs_err(ret));
+	EXPECT_EQ(-EPERM, xs_set_priority(qfd, 60));
+	EXPECT_EQ(0, xs_set_priority(qfd, 20));
+	EXPECT_EQ(0, xs_set_priority(qfd, 20));
+	EXPECT_EQ(-EPERM, xs_set_priority(qfd, 21));
+	EXPECT_EQ(0, xs_set_priority(qfd, -100));
+	EXPECT_EQ(-EPERM, xs_set_priority(qfd, 1));
+	close(qfd);
 }
 
 TEST_HARNESS_MAIN
