@@ -13,6 +13,8 @@
  *            EPERM   another process than the attached one
  *            ENOENT  no KFD queue with that ring base
  */
+#include <sys/syscall.h>
+
 #include "kfd_test.h"
 
 FIXTURE(kfd)
@@ -370,6 +372,22 @@ TEST_F(kfd, process_exit_while_attached_is_clean)
 		EXPECT_FALSE(kt_kmsg_has(kmsg, "WARNING:"));
 		close(kmsg);
 	}
+}
+
+/* While a client is attached its fd pins the module: unloading is refused. */
+TEST_F(kfd, module_unload_refused_while_attached)
+{
+	long ret;
+
+	ASSERT_EQ(0, kt_attach(self->cfd, self->kfd, NULL));
+	ret = syscall(SYS_delete_module, "xsched_kfd", O_NONBLOCK);
+	if (ret && errno == EPERM)
+		SKIP(return, "delete_module needs CAP_SYS_MODULE");
+	ASSERT_EQ(-1, ret) TH_LOG("xsched_kfd was unloaded under an attached client");
+	EXPECT_TRUE(errno == EWOULDBLOCK || errno == EBUSY)
+		TH_LOG("delete_module: %s", strerror(errno));
+	/* Still working. */
+	EXPECT_EQ(-ENOENT, kt_register(self->cfd, 0x7f0000000000ULL, 0));
 }
 
 TEST_F(kfd, many_attach_detach_cycles)
