@@ -30,13 +30,8 @@ FIXTURE(cl) {
 
 FIXTURE_SETUP(cl)
 {
-	int ret = xs_client_open(&self->cfd, &self->ver);
-
 	self->child = 0;
-	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
-		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
-		     xs_err(ret));
-	ASSERT_EQ(0, ret);
+	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
 	self->slots = xs_slots(&self->ver);
 	ASSERT_LT(0, self->slots);
 	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t),
@@ -129,11 +124,8 @@ static void start_work(struct __test_metadata *_metadata,
 static void expect_output(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(cl) *self)
 {
-	uint64_t ref[self->pkt.grid];
-	long bad;
+	long bad = xs_packet_mismatch(&self->pkt, NULL, self->dst.map);
 
-	xs_ref_packet(&self->pkt, NULL, ref);
-	bad = xs_first_mismatch(self->dst.map, ref, self->pkt.grid);
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
 }
 
@@ -179,11 +171,6 @@ static void expect_unlisted(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, xs_table_count_stopped());
 }
 
-static uint64_t steps_of(const struct xsched_sim_packet *p)
-{
-	return (uint64_t)p->grid * p->steps;
-}
-
 TEST_F_TIMEOUT(cl, killed_with_suspended_queue_resumes_it, 60)
 {
 	struct report r;
@@ -219,7 +206,7 @@ TEST_F_TIMEOUT(cl, killed_with_suspended_queue_resumes_it, 60)
 	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, self->id, self->seq, 0, NULL));
 	kill_child(_metadata, self);
 	expect_unlisted(_metadata, self, r.uids, 1);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(cl, killed_with_many_suspended_queues_leaves_none, 60)
@@ -272,7 +259,7 @@ TEST_F_TIMEOUT(cl, killed_with_many_suspended_queues_leaves_none, 60)
 	expect_unlisted(_metadata, self, r.uids, 6);
 	/* the module goes on working for everybody else */
 	start_work(_metadata, self, 2, 3, 0);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(cl, killed_mid_blocking_suspend_leaves_queue_running, 60)
@@ -322,7 +309,7 @@ TEST_F_TIMEOUT(cl, killed_mid_blocking_suspend_leaves_queue_running, 60)
 	kill_child(_metadata, self);
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
 	expect_unlisted(_metadata, self, r.uids, 1);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_own_client, 60)
@@ -359,7 +346,7 @@ TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_own_client, 60)
 	kill_child(_metadata, self);
 	expect_unlisted(_metadata, self, r.uids, 1);
 	start_work(_metadata, self, 2, 3, 0);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_shared_client, 60)
@@ -382,7 +369,7 @@ TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_shared_client, 60)
 	ASSERT_EQ(0, read_report(pfd[0], &r));
 	xs_sleep_ns(50 * XS_MS);
 	kill_child(_metadata, self);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(cl, killed_waiting_on_own_suspended_queue, 60)
@@ -414,7 +401,7 @@ TEST_F_TIMEOUT(cl, killed_waiting_on_own_suspended_queue, 60)
 	xs_sleep_ns(50 * XS_MS);
 	kill_child(_metadata, self);
 	expect_unlisted(_metadata, self, r.uids, 1);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(cl, closing_suspended_queue_fd_resumes_it, 60)
@@ -428,7 +415,7 @@ TEST_F_TIMEOUT(cl, closing_suspended_queue_fd_resumes_it, 60)
 		uint64_t before = steps;	/* of the packets already done */
 
 		start_work(_metadata, self, self->slots, 40, 5 * XS_MS);
-		steps += steps_of(&self->pkt);
+		steps += xs_packet_steps(&self->pkt);
 		qfd = xs_register(self->cfd, self->id, 0, &uid);
 		ASSERT_LE(0, qfd);
 		ASSERT_EQ(0, xs_wait_steps(qfd, before + 1, 10 * XS_SEC));
@@ -448,7 +435,7 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 
 	/* DRAIN of a 60 x 10 ms workgroup stays SUSPENDING for a while */
 	start_work(_metadata, self, 1, 60, 10 * XS_MS);
-	steps = steps_of(&self->pkt);
+	steps = xs_packet_steps(&self->pkt);
 	qfd = xs_register(self->cfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
@@ -469,7 +456,7 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 	qfd = xs_register(self->cfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, xs_wait_steps(qfd, steps + 1, 10 * XS_SEC));
-	steps += steps_of(&self->pkt);
+	steps += xs_packet_steps(&self->pkt);
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, XSCHED_SUSPEND_NONBLOCK,
 				0, NULL));
 	state = xs_state(qfd);
@@ -516,7 +503,7 @@ TEST_F_TIMEOUT(cl, closing_client_first_keeps_queue_fd_working, 60)
 	ASSERT_EQ(0, xs_query(qfd, &info));
 	EXPECT_EQ(2, info.rptr);
 	EXPECT_EQ(2, info.wptr);
-	EXPECT_EQ(2 * steps_of(&p[0]), info.steps_done);
+	EXPECT_EQ(2 * xs_packet_steps(&p[0]), info.steps_done);
 	EXPECT_EQ(2, info.suspends);
 	EXPECT_EQ(2, info.resumes);
 	EXPECT_EQ(-3, info.priority);
@@ -572,7 +559,7 @@ TEST_F_TIMEOUT(cl, closing_queue_fd_during_blocking_suspend_resumes_it, 60)
 	EXPECT_EQ(0, b.ret) TH_LOG("suspend on a closed fd number: %s", xs_err(b.ret));
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
 	expect_unlisted(_metadata, self, &uid, 1);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 static void *blocking_wait(void *arg)
@@ -637,7 +624,7 @@ TEST_F_TIMEOUT(cl, queue_fd_shared_with_child_resumes_on_last_close, 60)
 	}
 	kill_child(_metadata, self);
 	expect_unlisted(_metadata, self, &uid, 1);
-	expect_work_done(_metadata, self, steps_of(&self->pkt));
+	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_HARNESS_MAIN

@@ -45,12 +45,7 @@ FIXTURE(eo) {
 
 FIXTURE_SETUP(eo)
 {
-	int ret = xs_client_open(&self->cfd, &self->ver);
-
-	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
-		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
-		     xs_err(ret));
-	ASSERT_EQ(0, ret);
+	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
 	self->slots = xs_slots(&self->ver);
 	ASSERT_LT(0, self->slots);
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &self->id, NULL));

@@ -38,13 +38,10 @@ FIXTURE(fl) {
 
 FIXTURE_SETUP(fl)
 {
-	int ret = xs_client_open(&self->cfd, &self->ver);
+	int ret;
 
 	self->qfd = -1;
-	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
-		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
-		     xs_err(ret));
-	ASSERT_EQ(0, ret);
+	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
 	ret = xs_debugfs_ready();
 	if (ret)
 		SKIP(return, "%s: %s (needs CONFIG_DEBUG_FS)", XS_SIM_DIR,
@@ -104,14 +101,12 @@ static void finish(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 		   uint64_t steps_total)
 {
 	struct xsched_queue_info info;
-	uint64_t ref[self->pkt.grid];
 	long bad;
 	int ret;
 
 	ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("wait: %s", xs_err(ret));
-	xs_ref_packet(&self->pkt, NULL, ref);
-	bad = xs_first_mismatch(self->dst.map, ref, self->pkt.grid);
+	bad = xs_packet_mismatch(&self->pkt, NULL, self->dst.map);
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
 	EXPECT_EQ(0, xs_wait_no_saved_waves(self->qfd, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
@@ -120,11 +115,6 @@ static void finish(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 		TH_LOG("steps run %llu, expected exactly %llu",
 		       (unsigned long long)info.steps_done,
 		       (unsigned long long)steps_total);
-}
-
-static uint64_t steps_of(const struct xsched_sim_packet *p)
-{
-	return (uint64_t)p->grid * p->steps;
 }
 
 /*
@@ -203,7 +193,7 @@ TEST_F_TIMEOUT(fl, save_delay_slows_every_save, 60)
 	ksft_print_msg("SAVE P50 %.3f ms, with save_delay_us=%llu %.3f ms\n",
 		       fast50 / 1e6, (unsigned long long)delay_us, slow50 / 1e6);
 	EXPECT_LT(2 * fast50, slow50);
-	finish(_metadata, self, steps_of(&self->pkt));
+	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(fl, fail_save_times_out_and_fails_queue, 60)
@@ -262,7 +252,7 @@ TEST_F_TIMEOUT(fl, fail_save_counts_save_suspends_only, 60)
 	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL);
 	EXPECT_EQ(0, ret) TH_LOG("SAVE after the count ran out: %s", xs_err(ret));
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
-	finish(_metadata, self, steps_of(&self->pkt));
+	finish(_metadata, self, xs_packet_steps(&self->pkt));
 	for (i = 0; i < 2; i++)
 		close(qfd[i]);
 }
@@ -298,7 +288,7 @@ TEST_F_TIMEOUT(fl, fail_resume_keeps_queue_suspended_until_retry, 60)
 	ASSERT_EQ(0, ret) TH_LOG("retry: %s", xs_err(ret));
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
 	EXPECT_EQ(1, info.resumes);
-	finish(_metadata, self, steps_of(&self->pkt));
+	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(fl, fail_resume_on_close_still_restarts_queue, 60)
@@ -316,7 +306,7 @@ TEST_F_TIMEOUT(fl, fail_resume_on_close_still_restarts_queue, 60)
 	EXPECT_EQ(0, xs_table_count_stopped());
 	self->qfd = xs_register(self->cfd, self->id, 0, NULL);
 	ASSERT_LE(0, self->qfd);
-	finish(_metadata, self, steps_of(&self->pkt));
+	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(fl, reset_queue_fails_busy_queue_with_eio, 60)
@@ -451,14 +441,9 @@ TEST_F(fl, memory_fault_stops_later_packets_only)
 	close(qfd2);
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 TEST_F_TIMEOUT(fl, suspend_interrupted_by_signal_goes_on, 60)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct sigaction sa = { .sa_handler = xs_interrupt_handler };	/* no SA_RESTART */
 	struct itimerval it = { .it_value = { .tv_usec = 50000 } };
 	int ret, ev;
 
@@ -476,7 +461,7 @@ TEST_F_TIMEOUT(fl, suspend_interrupted_by_signal_goes_on, 60)
 	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(self->qfd));
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
-	finish(_metadata, self, steps_of(&self->pkt));
+	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 struct suspender {
@@ -516,7 +501,7 @@ TEST_F_TIMEOUT(fl, resume_cancels_slow_blocking_suspend, 60)
 	EXPECT_EQ(0, info.suspends);
 	EXPECT_EQ(0, info.resumes);
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
-	finish(_metadata, self, steps_of(&self->pkt));
+	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(fl, resume_cancels_nonblock_suspend, 60)
@@ -536,7 +521,7 @@ TEST_F_TIMEOUT(fl, resume_cancels_nonblock_suspend, 60)
 	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(self->qfd));
 	EXPECT_EQ(0, xs_poll(self->qfd, POLLPRI, 0));
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
-	finish(_metadata, self, steps_of(&self->pkt));
+	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
 TEST_F_TIMEOUT(fl, poll_wakes_on_fault, 60)

@@ -20,12 +20,7 @@ FIXTURE(uapi) {
 
 FIXTURE_SETUP(uapi)
 {
-	int ret = xs_client_open(&self->cfd, &self->ver);
-
-	if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
-		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,
-		     xs_err(ret));
-	ASSERT_EQ(0, ret) TH_LOG("open/VERSION: %s", xs_err(ret));
+	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
 	self->guard = mmap(NULL, XS_PAGE, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->guard);
@@ -742,14 +737,9 @@ TEST_F(uapi, wait_timeout_is_etimedout_and_reports_completed)
 	EXPECT_EQ(0, xs_wait(self->cfd, id, 2, 0, &done));
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 TEST_F(uapi, wait_interrupted_by_signal_is_eintr)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct sigaction sa = { .sa_handler = xs_interrupt_handler };	/* no SA_RESTART */
 	struct itimerval it = { .it_value = { .tv_usec = 100000 } };
 	struct xsched_sim_packet p;
 	struct xs_buf dst;

@@ -79,6 +79,19 @@ static inline int xs_client_open(int *cfd, struct xsched_version *ver)
 	return 0;
 }
 
+/*
+ * For FIXTURE_SETUP(): opens a client into @cfd/@ver, skipping the test when
+ * the module is not loaded and failing it on any other error.
+ */
+#define XS_CLIENT_OPEN_OR_SKIP(cfd, ver) do {					\
+	int __ret = xs_client_open(&(cfd), &(ver));				\
+										\
+	if (__ret == -ENOENT || __ret == -ENODEV || __ret == -ENXIO)		\
+		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", XS_DEV_PATH,	\
+		     xs_err(__ret));						\
+	ASSERT_EQ(0, __ret) TH_LOG("open/VERSION: %s", xs_err(__ret));		\
+} while (0)
+
 /* Wave slots of the whole sim GPU: how many workgroups run at once. */
 static inline unsigned int xs_slots(const struct xsched_version *v)
 {
@@ -176,6 +189,12 @@ static inline struct xsched_sim_packet xs_packet(uint32_t grid, uint32_t steps,
 	};
 
 	return p;
+}
+
+/* Wave steps one packet executes. */
+static inline uint64_t xs_packet_steps(const struct xsched_sim_packet *p)
+{
+	return (uint64_t)p->grid * p->steps;
 }
 
 static inline int xs_submit(int cfd, uint32_t id,
@@ -276,6 +295,12 @@ static inline const char *xs_mode_name(uint32_t mode)
 {
 	return mode == XSCHED_MODE_SAVE ? "SAVE" :
 	       mode == XSCHED_MODE_DRAIN ? "DRAIN" : "?";
+}
+
+/* A signal handler that only interrupts (install it without SA_RESTART). */
+static inline void xs_interrupt_handler(int sig)
+{
+	(void)sig;
 }
 
 /* ------------------------------------------------------------------ time */
@@ -418,6 +443,25 @@ static inline long xs_first_mismatch(const uint64_t *got, const uint64_t *want,
 		if (got[i] != want[i])
 			return (long)i;
 	return -1;
+}
+
+/*
+ * Compares @out with the CPU reference of packet @p (@src: the CPU copy of
+ * its input, or NULL): the first wrong workgroup, -1 if all are right, or
+ * -ENOMEM.
+ */
+static inline long xs_packet_mismatch(const struct xsched_sim_packet *p,
+				      const uint64_t *src, const uint64_t *out)
+{
+	uint64_t *ref = malloc(p->grid * sizeof(*ref));
+	long bad;
+
+	if (!ref)
+		return -ENOMEM;
+	xs_ref_packet(p, src, ref);
+	bad = xs_first_mismatch(out, ref, p->grid);
+	free(ref);
+	return bad;
 }
 
 /* ------------------------------------------------------------------ rng */
