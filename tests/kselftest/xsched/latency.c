@@ -2,7 +2,8 @@
 /*
  * latency: suspend latency of SAVE (Lv3) and DRAIN (Lv2) with short and
  * long workgroups.  DRAIN waits for running workgroups, so its latency grows
- * with their length; SAVE traps waves mid-step, so it does not.  Timings in a
+ * with their length; SAVE traps waves mid-step, so it grows with neither the
+ * workgroup nor the step length.  Timings in a
  * TCG VM are noisy: only ratios measured within one run are asserted, with
  * generous margins, and the P50/P99 figures are printed.
  */
@@ -54,9 +55,9 @@ struct figures {
  */
 static struct figures measure(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(lat) *self, uint32_t mode,
-			      uint32_t steps)
+			      uint32_t steps, uint64_t step_ns)
 {
-	uint64_t lat[RUNS], wg_ns = steps * STEP_NS, seq = 0;
+	uint64_t lat[RUNS], wg_ns = steps * step_ns, seq = 0;
 	struct xsched_queue_info info;
 	struct xsched_suspend out;
 	struct figures f = { 0, 0 };
@@ -67,7 +68,7 @@ static struct figures measure(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, xs_query(self->qfd, &info));
 		while (info.wptr - info.rptr < 2) {
 			struct xsched_sim_packet p =
-				xs_packet(4 * self->slots, steps, STEP_NS, run,
+				xs_packet(4 * self->slots, steps, step_ns, run,
 					  self->dst.gpu_addr, 0);
 
 			ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
@@ -83,16 +84,17 @@ static struct figures measure(struct __test_metadata *_metadata,
 	}
 	f.p50 = xs_percentile(lat, RUNS, 50);
 	f.p99 = xs_percentile(lat, RUNS, 99);
-	ksft_print_msg("%-5s %3u ms workgroups: P50 %8.3f ms  P99 %8.3f ms  (%d runs)\n",
+	ksft_print_msg("%-5s %3u ms workgroups of %2u ms steps: P50 %8.3f ms  P99 %8.3f ms  (%d runs)\n",
 		       xs_mode_name(mode), (unsigned int)(wg_ns / XS_MS),
-		       f.p50 / 1e6, f.p99 / 1e6, RUNS);
+		       (unsigned int)(step_ns / XS_MS), f.p50 / 1e6, f.p99 / 1e6,
+		       RUNS);
 	return f;
 }
 
 TEST_F_TIMEOUT(lat, drain_latency_grows_with_workgroup_length, 120)
 {
-	struct figures s = measure(_metadata, self, XSCHED_MODE_DRAIN, SHORT_STEPS);
-	struct figures l = measure(_metadata, self, XSCHED_MODE_DRAIN, LONG_STEPS);
+	struct figures s = measure(_metadata, self, XSCHED_MODE_DRAIN, SHORT_STEPS, STEP_NS);
+	struct figures l = measure(_metadata, self, XSCHED_MODE_DRAIN, LONG_STEPS, STEP_NS);
 
 	ksft_print_msg("DRAIN long/short P50 ratio %.2f (workgroups 10x longer)\n",
 		       (double)l.p50 / (s.p50 ? s.p50 : 1));
@@ -103,8 +105,8 @@ TEST_F_TIMEOUT(lat, drain_latency_grows_with_workgroup_length, 120)
 
 TEST_F_TIMEOUT(lat, save_latency_independent_of_workgroup_length, 120)
 {
-	struct figures s = measure(_metadata, self, XSCHED_MODE_SAVE, SHORT_STEPS);
-	struct figures l = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS);
+	struct figures s = measure(_metadata, self, XSCHED_MODE_SAVE, SHORT_STEPS, STEP_NS);
+	struct figures l = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS, STEP_NS);
 
 	ksft_print_msg("SAVE long/short P50 ratio %.2f (workgroups 10x longer)\n",
 		       (double)l.p50 / (s.p50 ? s.p50 : 1));
@@ -115,14 +117,29 @@ TEST_F_TIMEOUT(lat, save_latency_independent_of_workgroup_length, 120)
 
 TEST_F_TIMEOUT(lat, save_beats_drain_on_long_workgroups, 120)
 {
-	struct figures save = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS);
-	struct figures drain = measure(_metadata, self, XSCHED_MODE_DRAIN, LONG_STEPS);
+	struct figures save = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS, STEP_NS);
+	struct figures drain = measure(_metadata, self, XSCHED_MODE_DRAIN, LONG_STEPS, STEP_NS);
 
 	ksft_print_msg("100 ms workgroups: DRAIN/SAVE P50 ratio %.2f\n",
 		       (double)drain.p50 / (save.p50 ? save.p50 : 1));
 	EXPECT_LT(3 * save.p50, drain.p50)
 		TH_LOG("SAVE P50 %" PRIu64 " ns vs DRAIN P50 %" PRIu64
 		       " ns: SAVE should be at least 3x faster", save.p50, drain.p50);
+}
+
+TEST_F_TIMEOUT(lat, save_latency_independent_of_step_length, 120)
+{
+	/* 100 ms workgroups either way: 100 steps of 1 ms or 10 of 10 ms */
+	struct figures s = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS, STEP_NS);
+	struct figures l = measure(_metadata, self, XSCHED_MODE_SAVE, LONG_STEPS / 10,
+				   10 * STEP_NS);
+
+	ksft_print_msg("SAVE 10 ms / 1 ms steps P50 ratio %.2f\n",
+		       (double)l.p50 / (s.p50 ? s.p50 : 1));
+	EXPECT_GT(3 * s.p50, l.p50)
+		TH_LOG("SAVE P50 %" PRIu64 " ns with 10 ms steps vs %" PRIu64
+		       " ns with 1 ms steps: waves are not trapped mid-step",
+		       l.p50, s.p50);
 }
 
 TEST_HARNESS_MAIN

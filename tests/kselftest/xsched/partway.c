@@ -109,11 +109,15 @@ TEST_F_TIMEOUT(pw, save_suspend_reports_partial_progress, 60)
 	EXPECT_LT(0, info.saved_waves);
 	EXPECT_GE(self->pkt.grid, info.saved_waves);
 	EXPECT_LT(0, out.saved_bytes);
-	EXPECT_LE(out.saved_bytes, info.saved_bytes);
-	EXPECT_GE(self->save_area_size,
-		  (uint64_t)info.saved_waves * self->ver.sim_wave_state_bytes)
-		TH_LOG("%u waves of %u bytes do not fit a save area of %" PRIu64,
-		       info.saved_waves, self->ver.sim_wave_state_bytes,
+	/* each trapped wave wrote one record of sim_wave_state_bytes */
+	EXPECT_EQ((uint64_t)info.saved_waves * self->ver.sim_wave_state_bytes,
+		  out.saved_bytes);
+	EXPECT_EQ(out.saved_bytes, info.saved_bytes);
+	/* the save area holds a full GPU's worth of waves */
+	EXPECT_LE((uint64_t)self->slots * self->ver.sim_wave_state_bytes,
+		  self->save_area_size)
+		TH_LOG("%u slots of %u bytes do not fit a save area of %" PRIu64,
+		       self->slots, self->ver.sim_wave_state_bytes,
 		       self->save_area_size);
 	EXPECT_EQ(self->save_area_size, info.save_area_size);
 	EXPECT_EQ(0, info.rptr);
