@@ -766,7 +766,7 @@ TEST_F(uapi, register_rejects_bad_backend_flags_reserved)
 {
 	struct xsched_register r;
 	uint32_t id;
-	int i;
+	int i, qfd;
 
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
 	memset(&r, 0, sizeof(r));
@@ -792,10 +792,10 @@ TEST_F(uapi, register_rejects_bad_backend_flags_reserved)
 		r.reserved[i] = 0;
 	}
 	/* the rejected attempts registered nothing */
-	i = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r);
-	EXPECT_LE(0, i) TH_LOG("register after rejects: %s", xs_err(i));
-	if (i >= 0)
-		close(i);
+	qfd = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r);
+	EXPECT_LE(0, qfd) TH_LOG("register after rejects: %s", xs_err(qfd));
+	if (qfd >= 0)
+		close(qfd);
 }
 
 TEST_F(uapi, register_rejects_priority_out_of_range)

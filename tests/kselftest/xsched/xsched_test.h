@@ -3,8 +3,8 @@
  * Helpers shared by the xsched kselftests: thin ioctl wrappers that return
  * 0/-errno (or the ioctl's non-negative result), device memory, the CPU
  * reference of the sim kernels, the debugfs knobs and queue table, time and a
- * seeded RNG.  Everything here is plain userspace C; the assertions live in
- * the tests.
+ * seeded RNG.  Apart from XS_CLIENT_OPEN_OR_SKIP() for fixture setups, the
+ * assertions live in the tests.
  */
 #ifndef XSCHED_TEST_H
 #define XSCHED_TEST_H
