@@ -180,6 +180,14 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
 		return -EFAULT;
+	/*
+	 * Probe that the results can be written back before anything is
+	 * created: a read-only argument must not leave a buffer, queue or
+	 * submission behind an EFAULT.  Only a concurrent munmap() or
+	 * mprotect() can still make the final copy fail.
+	 */
+	if (copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		return -EFAULT;
 
 	switch (cmd) {
 	case XSCHED_IOC_SIM_MEM_ALLOC:

@@ -564,6 +564,9 @@ static long xsched_queue_ioctl(struct file *file, unsigned int cmd,
 	}
 	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
 		return -EFAULT;
+	/* As on the client: fail before acting if results cannot be returned. */
+	if ((_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		return -EFAULT;
 
 	switch (cmd) {
 	case XSCHED_IOC_SUSPEND:
