@@ -20,6 +20,8 @@ KROOT = $(CACHE)/$(KREL)
 KDIR_USED = $(KROOT)/usr/src/linux-headers-$(KREL)
 KSRC = $(KROOT)/usr/src/linux-source-6.12
 KERNEL_DEP = kernel
+# The kfd backend, against the KFD sources of the very kernel the VM boots.
+KFD_SRC ?= $(KSRC)
 else
 KDIR_USED = $(KDIR)
 KERNEL_DEP =
@@ -54,7 +56,7 @@ tools: $(TOOLS)
 
 check: module tools
 	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
-		$(TOP)/tools/check.sh
+		KFD_SRC=$(KFD_SRC) $(TOP)/tools/check.sh
 
 # idle=poll: an idle TCG vCPU wakes slowly, which would penalise the quietest case.
 demo: module $(BUILD)/tools/xsched-demo
@@ -67,7 +69,7 @@ bench: module
 		-- 'cd bench && ./run-bench.sh'
 
 lint: $(KERNEL_DEP)
-	@KREL=$(KREL) KSRC=$(KSRC) KDIR=$(KDIR_USED) $(TOP)/tools/lint.sh
+	@KREL=$(KREL) KSRC=$(KSRC) KDIR=$(KDIR_USED) KFD_SRC=$(KFD_SRC) $(TOP)/tools/lint.sh
 
 install: module
 	$(MAKE) -C $(KDIR_USED) M=$(TOP) modules_install

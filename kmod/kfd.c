@@ -200,6 +200,7 @@ static void xkfd_attach_release(struct kref *ref)
 	put_task_struct(a->task);
 	fput(a->file);
 	kfree(a);
+	xsched_obj_dec(XSCHED_OBJ_KFD_ATTACH);
 }
 
 static void xkfd_attach_put(struct xkfd_attach *a)
@@ -240,6 +241,7 @@ int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *arg)
 		ret = -ENOMEM;
 		goto err_fput;
 	}
+	xsched_obj_inc(XSCHED_OBJ_KFD_ATTACH);
 	kref_init(&a->ref);
 	a->file = file;
 	a->p = p;
@@ -553,6 +555,7 @@ static void xkfd_op_release(struct xsched_queue *xq)
 	mutex_unlock(&xkfd_queues_lock);
 	xkfd_attach_put(kq->a);
 	kfree(kq);
+	xsched_obj_dec(XSCHED_OBJ_KFD_QUEUE);
 }
 
 /* Read a 64-bit dispatch id from the owner's memory; 0 if unreadable. */
@@ -688,6 +691,7 @@ struct xsched_queue *xkfd_register(struct xkfd_attach *a, u64 ring,
 	kq = kzalloc(sizeof(*kq), GFP_KERNEL);
 	if (!kq)
 		return ERR_PTR(-ENOMEM);
+	xsched_obj_inc(XSCHED_OBJ_KFD_QUEUE);
 	kref_get(&a->ref);
 	kq->a = a;
 
@@ -719,5 +723,6 @@ err_unclaim:
 err_put:
 	xkfd_attach_put(a);
 	kfree(kq);
+	xsched_obj_dec(XSCHED_OBJ_KFD_QUEUE);
 	return ERR_PTR(ret);
 }

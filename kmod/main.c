@@ -32,6 +32,8 @@ static const char *const xsched_obj_names[XSCHED_OBJ_NR] = {
 	[XSCHED_OBJ_SIM_VM] = "sim_vms",
 	[XSCHED_OBJ_SIM_QUEUE] = "sim_queues",
 	[XSCHED_OBJ_SIM_BUFFER] = "sim_buffers",
+	[XSCHED_OBJ_KFD_ATTACH] = "kfd_attachments",
+	[XSCHED_OBJ_KFD_QUEUE] = "kfd_queues",
 };
 
 void xsched_obj_inc(enum xsched_obj obj)

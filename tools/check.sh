@@ -11,6 +11,8 @@
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
+#   xsched-kfd-kselftest  the kfd backend, in a second VM beside the real amdgpu.ko
+#   vm-kfd-module      that VM booted, loaded amdgpu and the module, unloaded ours
 #   vm-module          the VM booted, loaded the module and unloaded it after
 #                      all of the above (no leaked reference)
 set -uo pipefail
@@ -71,6 +73,37 @@ expect="xsched-kselftest tools"
 for s in $expect; do
 	grep -qE "^$s: " "$logs/summary" || broken "$s" "no result in the VM log"
 done
+
+# The kfd backend beside Debian's real amdgpu.ko (no GPU: attach and error
+# paths run, hardware tests skip with the reason).
+if [ -n "${KFD_SRC:-}" ]; then
+	note "building kfd kselftests"
+	vmk=$BUILD/vm-kfd
+	rm -rf "$vmk"
+	if make -s -C "$top/tests/kselftest/xsched_kfd" TOP="$top" KREL="$KREL" \
+		KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$vmk/xsched_kfd" \
+		> "$logs/kfd-build.log" 2>&1; then
+		note "booting $KREL in QEMU with amdgpu.ko and kmod/xsched_kfd.ko"
+		"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --amdgpu \
+			--module "$top/kmod/xsched_kfd.ko" --copy "$vmk/xsched_kfd" --rmmod \
+			--timeout 1200 -- 'cd xsched_kfd && ./run.sh; exit 0' 2>&1 | tee "$logs/vm-kfd.log"
+		rc=${PIPESTATUS[0]}
+		grep -E '^xsched-kfd-kselftest: [0-9]+ passed' "$logs/vm-kfd.log" >> "$logs/summary" ||
+			broken xsched-kfd-kselftest "no result in the VM log"
+		# The suite's own failures are counted above; this is boot, load, unload.
+		if [ "$rc" = 0 ]; then
+			echo "vm-kfd-module: 1 passed, 0 failed" >> "$logs/summary"
+		else
+			broken vm-kfd-module "VM exited $rc (boot, load or unload)"
+		fi
+	else
+		cat "$logs/kfd-build.log"
+		broken xsched-kfd-kselftest "build failed"
+	fi
+else
+	note "KFD_SRC not set: kfd backend not built, its suite skipped"
+	echo "xsched-kfd-kselftest: 0 passed, 0 failed, 1 skipped" >> "$logs/summary"
+fi
 
 echo
 echo "suites:"

@@ -217,8 +217,8 @@ struct xsched_queue_info {
 	 */
 	__s32 last_error;
 	__u32 saved_waves;	/* out: waves now held in the save area */
-	__u64 rptr;		/* out: packets (sim) or ring bytes (kfd) consumed */
-	__u64 wptr;		/* out: packets or ring bytes submitted */
+	__u64 rptr;		/* out: packets completed (sim) or AQL read dispatch id (kfd) */
+	__u64 wptr;		/* out: packets submitted (sim) or AQL write dispatch id (kfd) */
 	__u64 steps_done;	/* out: sim: wave steps executed, ever */
 	__u64 suspends;		/* out: completed suspends */
 	__u64 resumes;		/* out: completed resumes */
