@@ -15,6 +15,7 @@ pkgs=(
 	busybox-static
 	sparse
 	perl python3
+	python3-docutils
 	pkg-config
 )
 missing=()

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# checkpatch (from Debian's linux-source) on every kernel file, and sparse on
-# the module build.  One result per file and one for sparse; last line
+# checkpatch (from Debian's linux-source) on every kernel file, sparse on the
+# module build, and a reStructuredText parse of every Documentation/ file.  One result per file and one for sparse; last line
 # "lint: N passed, N failed".  KSRC and KDIR come from `make lint`.
 set -uo pipefail
 
@@ -50,5 +50,37 @@ else
 		fail=$((fail + 1))
 	fi
 fi
+# Documentation must parse as reStructuredText (tables and all).  Debian's
+# python3-docutils serves /usr/bin/python3; another python3 may have its own.
+py=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import docutils' 2> /dev/null; then
+		py=$p
+		break
+	fi
+done
+for f in "$top"/Documentation/*.rst; do
+	if [ -z "$py" ]; then
+		echo "not ok rst (no docutils: apt-get install python3-docutils)"
+		fail=$((fail + 1))
+		break
+	fi
+	rel=${f#"$top"/}
+	if out=$("$py" - "$f" 2>&1 <<'PY'
+import sys
+import docutils.core
+docutils.core.publish_doctree(open(sys.argv[1]).read(), source_path=sys.argv[1],
+                              settings_overrides={"report_level": 2, "halt_level": 2})
+PY
+	); then
+		echo "ok rst $rel"
+		pass=$((pass + 1))
+	else
+		echo "not ok rst $rel"
+		echo "$out" | tail -5 | sed 's/^/#   /'
+		fail=$((fail + 1))
+	fi
+done
+
 echo "lint: $pass passed, $fail failed"
 [ $fail -eq 0 ]
