@@ -1,17 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs every xsched kselftest binary in this folder (inside the VM, with
-# xsched_kfd.ko loaded), prints the TAP output of each and ends with one line
-#   xsched-kselftest: N passed, N failed, N skipped
+# Runs a kselftest suite's binaries (inside the VM, with xsched_kfd.ko
+# loaded), prints the TAP output of each and ends with one line
+#   <suite>: N passed, N failed, N skipped
 # counting individual harness test cases.  Exits non-zero if any failed.
-# Plain POSIX sh: it runs under busybox.
+# Plain POSIX sh: it runs under busybox.  Each suite's Makefile installs it
+# beside the binaries with two files: "suite" (the name) and "tests.list".
 #
 # Usage: ./run.sh [test ...]
-# Default: the programs in tests.list (written by the Makefile), else every
-# executable here.
+# Default: the programs in tests.list, else every executable here.
 
 cd "$(dirname "$0")" || exit 1
+suite=$(cat suite 2>/dev/null)
+[ -n "$suite" ] || suite=kselftest
+tag=${suite%-kselftest}
 
 if [ $# -gt 0 ]; then
 	TESTS=$*
@@ -47,7 +50,7 @@ for t in $TESTS; do
 	log=./.$t.tap
 	rcfile=./.$t.rc
 
-	echo "# xsched: running $t (timeout ${timeout_s}s)"
+	echo "# $tag: running $t (timeout ${timeout_s}s)"
 	if [ ! -x "./$t" ]; then
 		echo "not ok - $t # binary missing"
 		failed=$((failed + 1))
@@ -66,13 +69,13 @@ for t in $TESTS; do
 
 	# A binary that crashed or hit the timeout leaves cases unreported.
 	if [ -n "$plan" ] && [ "$seen" -lt "$plan" ]; then
-		echo "# xsched: $t reported $seen of $plan cases (exit $rc); the rest count as failed"
+		echo "# $tag: $t reported $seen of $plan cases (exit $rc); the rest count as failed"
 		fail=$((fail + plan - seen))
 	elif [ -z "$plan" ] && [ "$rc" -ne 0 ]; then
-		echo "# xsched: $t printed no plan (exit $rc); counted as one failure"
+		echo "# $tag: $t printed no plan (exit $rc); counted as one failure"
 		fail=$((fail + 1))
 	fi
-	echo "# xsched: $t: $pass passed, $fail failed, $skip skipped, exit $rc, ${elapsed}s"
+	echo "# $tag: $t: $pass passed, $fail failed, $skip skipped, exit $rc, ${elapsed}s"
 
 	passed=$((passed + pass))
 	failed=$((failed + fail))
@@ -80,6 +83,6 @@ for t in $TESTS; do
 	rm -f "$log" "$rcfile"
 done
 
-echo "# xsched: suite took $(( $(date +%s) - suite_start ))s"
-echo "xsched-kselftest: $passed passed, $failed failed, $skipped skipped"
+echo "# $tag: suite took $(( $(date +%s) - suite_start ))s"
+echo "$suite: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
