@@ -18,10 +18,17 @@
  * they are resumed when it is idle.  Commands of one XQueue always complete
  * in submission order.
  *
+ * Arbiter mode (XSCHED_ATTR_ARBITER, or XSCHED_ARBITER=1): Lv2/Lv3 XQueues
+ * are registered with the xsched_kfd module's cross-process arbiter, which
+ * then owns their suspend state (across every process); the in-process
+ * policy no longer suspends them, and xsched_suspend()/xsched_resume() on
+ * them give -EBUSY.  Lv1 XQueues stay scheduled in-process.
+ *
  * Every function returns 0 (or a count) on success and a negative errno on
  * failure, like liburing.  Every function is thread safe.  The environment
- * variables XSCHED_PRIORITY, XSCHED_LEVEL, XSCHED_THRESHOLD, XSCHED_BATCH and
- * XSCHED_LOG give defaults; Documentation/libxsched.rst describes them.
+ * variables XSCHED_PRIORITY, XSCHED_LEVEL, XSCHED_THRESHOLD, XSCHED_BATCH,
+ * XSCHED_ARBITER and XSCHED_LOG give defaults; Documentation/libxsched.rst
+ * describes them.
  */
 #ifndef XSCHED_H
 #define XSCHED_H
@@ -58,6 +65,7 @@ enum xsched_level {
 #define XSCHED_ATTR_LEVEL	(1U << 1)
 #define XSCHED_ATTR_THRESHOLD	(1U << 2)
 #define XSCHED_ATTR_BATCH	(1U << 3)
+#define XSCHED_ATTR_ARBITER	(1U << 4)
 
 struct xsched_attr {
 	uint32_t flags;		/* XSCHED_ATTR_* */
@@ -65,7 +73,10 @@ struct xsched_attr {
 	uint32_t level;		/* enum xsched_level */
 	uint32_t threshold;	/* Lv1: commands in flight, 1..XSCHED_THRESHOLD_MAX */
 	uint32_t batch;		/* Lv1: synchronize every batch commands, 1..threshold */
-	uint32_t reserved[3];	/* must be 0 */
+	/* 1: Lv2/Lv3 XQueues are scheduled by the module's cross-process
+	 * arbiter (0 or 1; -EOPNOTSUPP if the platform has no arbiter) */
+	uint32_t arbiter;
+	uint32_t reserved[2];	/* must be 0 */
 };
 
 /* XQueue states. */
@@ -78,6 +89,7 @@ enum xsched_xq_state {
 /* Why an XQueue is held (bits of xsched_xq_info.hold). */
 #define XSCHED_HOLD_USER	(1U << 0)	/* xsched_suspend() */
 #define XSCHED_HOLD_POLICY	(1U << 1)	/* a higher-priority XQueue has work */
+#define XSCHED_HOLD_ARBITER	(1U << 2)	/* the module's arbiter suspended it */
 
 struct xsched_xq_info {
 	uint32_t id;			/* library-wide XQueue id, as in the log */
@@ -103,7 +115,10 @@ struct xsched_xq_info {
 	uint64_t hw_max_suspend_ns;
 	uint64_t hw_total_suspend_ns;	/* sum of suspend latencies */
 	uint64_t hw_steps_done;		/* sim: wave steps executed */
-	uint64_t reserved[3];
+	uint64_t hw_arbiter_suspends;	/* suspends the module's arbiter started */
+	uint32_t arbiter;		/* 1: registered with the module's arbiter */
+	uint32_t reserved0;
+	uint64_t reserved[1];
 };
 
 /* Scheduling decision records, read with xsched_decisions(). */
@@ -119,6 +134,7 @@ enum xsched_reason {
 	XSCHED_WHY_PRIORITY = 4,	/* a priority changed */
 	XSCHED_WHY_DESTROY = 5,		/* the XQueue (or its blocker) went away */
 	XSCHED_WHY_FAILED = 6,		/* the blocking XQueue failed */
+	XSCHED_WHY_ARBITER = 7,		/* observed: the module's arbiter did it */
 };
 
 struct xsched_decision {
@@ -193,18 +209,21 @@ int xsched_wait(struct xsched_xqueue *xq, uint64_t seq, int64_t timeout_ns);
 int xsched_synchronize(struct xsched_xqueue *xq);
 
 int xsched_set_priority(struct xsched_xqueue *xq, int32_t priority);
-/* Change the level; only while the XQueue is idle and not suspended (-EBUSY). */
+/* Change the level; only while the XQueue is idle and not suspended (-EBUSY).
+ * In arbiter mode, moving between Lv1 and Lv2/Lv3 re-registers the queue
+ * with the module (with or without its arbiter). */
 int xsched_set_level(struct xsched_xqueue *xq, unsigned int level);
 /* Lv1 parameters: 1 <= batch <= threshold <= XSCHED_THRESHOLD_MAX. */
 int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
 		   unsigned int batch);
 
 /* Suspend at the XQueue's level.  Blocks until the queue has stopped unless
- * XSCHED_SUSPEND_NOWAIT.  -EALREADY if already suspended by the user. */
+ * XSCHED_SUSPEND_NOWAIT.  -EALREADY if already suspended by the user;
+ * -EBUSY if the module's arbiter owns the XQueue (arbiter mode, Lv2/Lv3). */
 #define XSCHED_SUSPEND_NOWAIT (1U << 0)
 int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags);
 /* Undo xsched_suspend() (the policy may still hold the queue). -EALREADY if
- * not suspended by the user. */
+ * not suspended by the user; -EBUSY if the module's arbiter owns the XQueue. */
 int xsched_resume(struct xsched_xqueue *xq);
 
 int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info);

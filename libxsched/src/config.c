@@ -132,6 +132,15 @@ static void config_load(void)
 			config_msg("XSCHED_BATCH='%s' is not an integer in 1..%d; using %d",
 				   s, XSCHED_THRESHOLD_MAX, XSCHED_BATCH_DEFAULT);
 	}
+	s = getenv("XSCHED_ARBITER");
+	if (s && *s) {
+		if (parse_long(s, &v) && (v == 0 || v == 1))
+			cfg.arbiter = v == 1;
+		else
+			config_msg("XSCHED_ARBITER='%s' is not 0 or 1; using 0 (in-process scheduling only)",
+				   s);
+	}
+
 	if (cfg.batch > cfg.threshold) {
 		config_msg("XSCHED_BATCH=%u is larger than the threshold %u; using %u",
 			   cfg.batch, cfg.threshold, cfg.threshold);

@@ -37,8 +37,10 @@ struct xs_hw_info {
 	uint64_t max_suspend_ns;
 	uint64_t total_suspend_ns;
 	uint64_t steps_done;
+	uint64_t arbiter_suspends;	/* suspends the module's arbiter started */
 	uint32_t state;		/* XS_HW_* */
 	int32_t last_error;
+	bool arbitrated;	/* registered with the module's arbiter */
 };
 
 #define XS_HW_ACTIVE 0
@@ -57,8 +59,10 @@ struct xs_platform_ops {
 	uint32_t max_submit;		/* commands per launch() call */
 	uint32_t (*ring_size)(struct xsched_platform *p, void *pq);
 
+	/* @flags: XS_BIND_ARBITER registers the queue with the module's
+	 * cross-process arbiter (only if set_arbiter is set). */
 	int (*bind)(struct xsched_platform *p, uint64_t handle, int32_t priority,
-		    void **pq);
+		    unsigned int flags, void **pq);
 	void (*unbind)(struct xsched_platform *p, void *pq);
 	/* Hand @n (<= max_submit) commands to the hardware queue.  *hw_seq is the
 	 * hardware completion number of the last one.  -EAGAIN: ring full. */
@@ -79,7 +83,19 @@ struct xs_platform_ops {
 	int (*poll_fd)(struct xsched_platform *p, void *pq);
 	int (*query)(struct xsched_platform *p, void *pq, struct xs_hw_info *hw);
 	int (*set_priority)(struct xsched_platform *p, void *pq, int32_t priority);
+	/*
+	 * Arbiter mode, optional (NULL: the platform has no arbiter).  Re-register
+	 * an idle queue with (@on) or without the module's arbiter.  On failure
+	 * the queue is still registered as before, or the op returns -EIO and the
+	 * queue is unusable.
+	 */
+	int (*set_arbiter)(struct xsched_platform *p, void *pq, bool on);
+	/* fd that polls *events while the queue is suspended (arbiter mode:
+	 * how the monitor notices the module's suspends).  Optional. */
+	int (*stop_fd)(struct xsched_platform *p, void *pq, short *events);
 };
+
+#define XS_BIND_ARBITER (1U << 0)
 
 struct xsched_platform {
 	const struct xs_platform_ops *ops;
@@ -104,6 +120,15 @@ struct xsched_xqueue {
 	uint32_t s_blocker;		/* id of the XQueue that caused the policy hold */
 	uint64_t s_since_ns;		/* when s_suspended became true */
 	uint64_t s_suspends, s_resumes, s_suspended_ns;
+	/* Arbiter mode (under sched.lock).  arb_mode: asked for, fixed at
+	 * creation; s_arb: registered with the module's arbiter (arb_mode and
+	 * Lv2/Lv3), so the policy never suspends it; s_arb_stopped: the monitor
+	 * saw the module suspend it (not yet seen resumed); s_arb_watched: in the
+	 * monitor's poll set. */
+	bool arb_mode;
+	bool s_arb;
+	bool s_arb_stopped;
+	bool s_arb_watched;
 
 	/* Submission state, under lock. */
 	pthread_mutex_t lock;
@@ -137,6 +162,7 @@ struct xs_config {
 	int32_t priority;
 	unsigned int level;
 	unsigned int threshold, batch;
+	bool arbiter;		/* XSCHED_ARBITER=1 */
 };
 
 const struct xs_config *xs_config(void);
@@ -159,6 +185,13 @@ int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags);
 int xs_sched_user_resume(struct xsched_xqueue *xq);
 int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio);
 int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level);
+
+/* Is an XQueue in arbiter mode at @level registered with the arbiter?  Lv1
+ * is not: the module cannot hold back commands buffered in the library. */
+static inline bool xs_arb_at(bool arb_mode, unsigned int level)
+{
+	return arb_mode && level >= 2;
+}
 void xs_sched_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info);
 void xs_xqueue_put(struct xsched_xqueue *xq);
 /* tests: number of XQueues alive, and a clean slate for the decision log */

@@ -17,6 +17,18 @@
  * that has an XQueue of lower priority to release.  An XQueue with nobody
  * below it is not watched, so its launches cost one ioctl and a mutex; its
  * busy flag is re-read from the hardware before it can block anyone.
+ *
+ * Arbiter mode: an XQueue registered with the module's arbiter (s_arb: arbiter
+ * mode at Lv2/Lv3) is never held by this policy and refuses user holds with
+ * -EBUSY; the module suspends and resumes it, across processes.  It still
+ * counts as a blocker of lower, non-arbitrated XQueues of this process (Lv1).
+ * The monitor also watches every busy arbitrated XQueue's stop fd (sim:
+ * POLLPRI on the queue fd) and, while one is seen stopped, re-reads its state
+ * every XS_ARB_CHECK_MS, recording what it sees as decisions with reason
+ * XSCHED_WHY_ARBITER.  Those records are observations, not the arbiter's own
+ * decisions: a stop shorter than the monitor's reaction can be missed (the
+ * module's xsched_arbiter_decision tracepoint and hw_arbiter_suspends are
+ * exact).
  */
 #include <errno.h>
 #include <poll.h>
@@ -27,6 +39,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+
+/* While an arbitrated XQueue is seen stopped, how often its state is re-read. */
+#define XS_ARB_CHECK_MS 1
 
 static struct {
 	pthread_mutex_t lock;
@@ -86,6 +101,8 @@ XS_EXPORT const char *xsched_reason_name(uint32_t reason)
 		return "queue destroyed";
 	case XSCHED_WHY_FAILED:
 		return "blocking queue failed";
+	case XSCHED_WHY_ARBITER:
+		return "arbiter";
 	default:
 		return "?";
 	}
@@ -122,6 +139,17 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 	if (!xs_log_enabled(XS_LOG_DEBUG))
 		return;
 	o = other ? find_id(other) : NULL;
+	if (reason == XSCHED_WHY_ARBITER) {
+		if (action == XSCHED_ACT_SUSPEND)
+			xs_debug("suspend q%u (prio %d, Lv%u): arbiter: the module stopped it (an arbitrated queue of higher priority, maybe in another process, has work)",
+				 q->id, q->s_prio, q->s_level);
+		else
+			xs_debug("resume q%u (prio %d, Lv%u): arbiter: the module resumed it, was stopped %llu.%03llu us (as seen by the library)",
+				 q->id, q->s_prio, q->s_level,
+				 (unsigned long long)(duration / 1000),
+				 (unsigned long long)(duration % 1000));
+		return;
+	}
 	if (action == XSCHED_ACT_SUSPEND) {
 		if (o)
 			xs_debug("suspend q%u (prio %d, Lv%u %s): q%u (prio %d) %s%s%s",
@@ -200,6 +228,53 @@ static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 	return err;
 }
 
+/* Locked: the library saw the module's arbiter stop (or resume) @q. */
+static void arb_seen(struct xsched_xqueue *q, bool stopped, uint32_t reason)
+{
+	uint64_t now = xs_now_ns(), dur;
+
+	if (stopped == q->s_arb_stopped)
+		return;
+	q->s_arb_stopped = stopped;
+	if (stopped) {
+		q->s_since_ns = now;
+		q->s_suspends++;
+		record(q, XSCHED_ACT_SUSPEND, reason, 0, 0, now, 0);
+	} else {
+		dur = now - q->s_since_ns;
+		q->s_resumes++;
+		q->s_suspended_ns += dur;
+		record(q, XSCHED_ACT_RESUME, reason, 0, 0, now, dur);
+	}
+}
+
+/* Monitor: read an arbitrated XQueue's state from the platform and record a
+ * change the module's arbiter made. */
+static void arb_observe(struct xsched_xqueue *q)
+{
+	const struct xs_platform_ops *ops = q->plat->ops;
+	struct xs_hw_info hw;
+	int ret;
+
+	if (!ops->query)
+		return;
+	memset(&hw, 0, sizeof(hw));
+	pthread_mutex_lock(&q->lock);	/* against a re-registration */
+	ret = ops->query(q->plat, q->pq, &hw);
+	pthread_mutex_unlock(&q->lock);
+	if (ret)
+		return;
+	pthread_mutex_lock(&sched.lock);
+	if (!q->s_dead && q->s_arb) {
+		if (hw.state == XS_HW_FAILED)
+			q->s_arb_stopped = false;	/* the failure is logged elsewhere */
+		else
+			arb_seen(q, hw.state == XS_HW_SUSPENDING ||
+				 hw.state == XS_HW_SUSPENDED, XSCHED_WHY_ARBITER);
+	}
+	pthread_mutex_unlock(&sched.lock);
+}
+
 /* Locked: the highest-priority XQueue other than @q that blocks it. */
 static struct xsched_xqueue *blocker_of(struct xsched_xqueue *q)
 {
@@ -214,14 +289,14 @@ static struct xsched_xqueue *blocker_of(struct xsched_xqueue *q)
 	return best;
 }
 
-/* Locked: does any live XQueue have lower priority than @q?  Only then does
- * anyone need to know at once when @q goes idle. */
+/* Locked: does any live XQueue that this policy may hold have lower priority
+ * than @q?  Only then does anyone need to know at once when @q goes idle. */
 static bool has_lower(const struct xsched_xqueue *q)
 {
 	const struct xsched_xqueue *o;
 
 	for (o = sched.head; o; o = o->s_next)
-		if (o != q && !o->s_dead && o->s_prio < q->s_prio)
+		if (o != q && !o->s_dead && !o->s_arb && o->s_prio < q->s_prio)
 			return true;
 	return false;
 }
@@ -253,7 +328,7 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 
 	/* Resumes first, so that an idle queue never waits behind a suspend. */
 	for (q = sched.head; q; q = q->s_next) {
-		if (q->s_dead || !(q->s_hold & XSCHED_HOLD_POLICY))
+		if (q->s_dead || q->s_arb || !(q->s_hold & XSCHED_HOLD_POLICY))
 			continue;
 		if (blocker_of(q))
 			continue;
@@ -262,7 +337,7 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 		q->s_blocker = 0;
 	}
 	for (q = sched.head; q; q = q->s_next) {
-		if (q->s_dead)
+		if (q->s_dead || q->s_arb)	/* the module's arbiter owns it */
 			continue;
 		b = blocker_of(q);
 		if (!b)
@@ -336,6 +411,8 @@ void xs_sched_remove(struct xsched_xqueue *xq)
 		xq->s_hold = 0;
 		apply(xq, XSCHED_WHY_DESTROY, 0);
 	}
+	if (xq->s_arb_stopped)	/* closing the queue fd resumes it */
+		arb_seen(xq, false, XSCHED_WHY_DESTROY);
 	for (pp = &sched.head; *pp; pp = &(*pp)->s_next) {
 		if (*pp == xq) {
 			*pp = xq->s_next;
@@ -385,7 +462,8 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 	if (busy != xq->s_busy || failed != xq->s_failed) {
 		xq->s_busy = busy;
 		xq->s_failed = failed;
-		if (busy && xq->s_level >= XSCHED_LV2 && has_lower(xq))
+		if (busy && xq->s_level >= XSCHED_LV2 &&
+		    (has_lower(xq) || (xq->s_arb && !xq->s_arb_watched)))
 			monitor_kick_locked();
 		evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
 			 busy ? 0 : xq->id);
@@ -393,16 +471,21 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 	pthread_mutex_unlock(&sched.lock);
 }
 
+/* What the monitor waits for, per entry. */
+enum { MON_IDLE, MON_STOP, MON_CHECK };
+
 static void *monitor(void *arg)
 {
 	struct xsched_xqueue **qs = NULL;
 	struct pollfd *fds = NULL;
+	unsigned char *kind = NULL;
 	size_t cap = 0;
 	(void)arg;
 
 	for (;;) {
 		struct xsched_xqueue *q;
-		size_t n = 0, i;
+		size_t n = 0, i, want;
+		int timeout = 1000;
 		uint64_t v;
 
 		pthread_mutex_lock(&sched.lock);
@@ -410,15 +493,20 @@ static void *monitor(void *arg)
 			pthread_mutex_unlock(&sched.lock);
 			break;
 		}
-		if (cap < (size_t)sched.count + 1) {
-			size_t nc = (size_t)sched.count + 16;
+		/* Up to two entries per XQueue, and the eventfd. */
+		want = 2 * (size_t)sched.count + 1;
+		if (cap < want) {
+			size_t nc = want + 16;
 			void *a = realloc(qs, nc * sizeof(*qs));
 			void *b = a ? realloc(fds, nc * sizeof(*fds)) : NULL;
+			void *c = b ? realloc(kind, nc * sizeof(*kind)) : NULL;
 
 			if (a)
 				qs = a;
-			if (b) {
+			if (b)
 				fds = b;
+			if (c) {
+				kind = c;
 				cap = nc;
 			}
 		}
@@ -429,40 +517,88 @@ static void *monitor(void *arg)
 		}
 		fds[0].fd = sched.mon_efd;
 		fds[0].events = POLLIN;
-		for (q = sched.head; q && n + 1 < cap; q = q->s_next) {
+		for (q = sched.head; q; q = q->s_next) {
+			const struct xs_platform_ops *ops = q->plat->ops;
 			int fd;
 
-			if (!q->s_busy || q->s_failed || q->s_level < XSCHED_LV2 ||
-			    !q->plat->ops->poll_fd || !has_lower(q))
+			q->s_arb_watched = false;
+			if (q->s_failed || q->s_level < XSCHED_LV2)
 				continue;
-			fd = q->plat->ops->poll_fd(q->plat, q->pq);
-			if (fd < 0)
+			if (n + 2 < cap && q->s_busy && ops->poll_fd && has_lower(q)) {
+				fd = ops->poll_fd(q->plat, q->pq);
+				if (fd >= 0) {
+					atomic_fetch_add(&q->refs, 1);
+					qs[n] = q;
+					kind[n] = MON_IDLE;
+					fds[n + 1].fd = fd;
+					fds[n + 1].events = POLLIN;
+					fds[n + 1].revents = 0;
+					n++;
+				}
+			}
+			if (!q->s_arb || q->s_dead || n + 2 > cap)
 				continue;
+			if (q->s_arb_stopped) {
+				/* No event says "resumed": look again soon. */
+				kind[n] = MON_CHECK;
+				fds[n + 1].fd = -1;
+				timeout = XS_ARB_CHECK_MS;
+			} else if (q->s_busy && ops->stop_fd) {
+				short ev = 0;
+
+				fd = ops->stop_fd(q->plat, q->pq, &ev);
+				if (fd < 0)
+					continue;
+				kind[n] = MON_STOP;
+				fds[n + 1].fd = fd;
+				fds[n + 1].events = ev;
+			} else {
+				continue;
+			}
+			fds[n + 1].revents = 0;
 			atomic_fetch_add(&q->refs, 1);
 			qs[n] = q;
-			fds[n + 1].fd = fd;
-			fds[n + 1].events = POLLIN;
-			fds[n + 1].revents = 0;
+			q->s_arb_watched = true;
 			n++;
 		}
 		pthread_mutex_unlock(&sched.lock);
 
 		fds[0].revents = 0;
-		/* The timeout is a safety net only; every change kicks the eventfd. */
-		if (poll(fds, n + 1, 1000) < 0)
+		/* The 1 s timeout is a safety net only; every change kicks the
+		 * eventfd.  An XQueue seen stopped by the arbiter is re-read every
+		 * XS_ARB_CHECK_MS. */
+		if (poll(fds, n + 1, timeout) < 0)
 			fds[0].revents = 0;
 		if (fds[0].revents & POLLIN)
 			(void)!read(fds[0].fd, &v, sizeof(v));
 		for (i = 0; i < n; i++) {
-			if (fds[i + 1].revents & (POLLIN | POLLERR | POLLHUP)) {
-				xs_xq_update_completed(qs[i]);
-				xs_sched_refresh(qs[i]);
+			short r = fds[i + 1].revents;
+
+			switch (kind[i]) {
+			case MON_IDLE:
+				if (r & (POLLIN | POLLERR | POLLHUP)) {
+					xs_xq_update_completed(qs[i]);
+					xs_sched_refresh(qs[i]);
+				}
+				break;
+			case MON_STOP:
+				if (r & (POLLERR | POLLHUP)) {
+					xs_xq_update_completed(qs[i]);
+					xs_sched_refresh(qs[i]);
+				}
+				if (r)
+					arb_observe(qs[i]);
+				break;
+			default:
+				arb_observe(qs[i]);
+				break;
 			}
 			xs_xqueue_put(qs[i]);
 		}
 	}
 	free(qs);
 	free(fds);
+	free(kind);
 	return NULL;
 }
 
@@ -473,6 +609,10 @@ int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
 	int ret = 0;
 
 	pthread_mutex_lock(&sched.lock);
+	if (xq->s_arb) {	/* one owner: the module's arbiter */
+		pthread_mutex_unlock(&sched.lock);
+		return -EBUSY;
+	}
 	if (xq->s_hold & XSCHED_HOLD_USER) {
 		pthread_mutex_unlock(&sched.lock);
 		return -EALREADY;
@@ -491,6 +631,10 @@ int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
 int xs_sched_user_resume(struct xsched_xqueue *xq)
 {
 	pthread_mutex_lock(&sched.lock);
+	if (xq->s_arb) {
+		pthread_mutex_unlock(&sched.lock);
+		return -EBUSY;
+	}
 	if (!(xq->s_hold & XSCHED_HOLD_USER)) {
 		pthread_mutex_unlock(&sched.lock);
 		return -EALREADY;
@@ -529,6 +673,7 @@ int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio)
 
 int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level)
 {
+	bool arb = xs_arb_at(xq->arb_mode, level), changed = false;
 	int ret = 0;
 
 	pthread_mutex_lock(&sched.lock);
@@ -536,12 +681,28 @@ int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level)
 	if (xq->s_hold || xq->s_suspended || xs_xq_busy_locked(xq) ||
 	    xq->submitted != xq->launched) {
 		ret = -EBUSY;
-	} else {
+	} else if (arb != xq->s_arb) {
+		/* Arbiter mode between Lv1 and Lv2/Lv3: register again. */
+		ret = xq->plat->ops->set_arbiter(xq->plat, xq->pq, arb);
+		if (ret == -EIO) {
+			xq->error = -EIO;
+			xq->s_failed = true;
+		}
+		changed = !ret;
+	}
+	if (!ret) {
 		xq->s_level = level;
 		xq->level = level;
 		xq->stopped = false;
+		xq->s_arb = arb;
+		xq->s_arb_stopped = false;
 	}
 	pthread_mutex_unlock(&xq->lock);
+	if (changed) {
+		/* Now held by the policy, or no longer. */
+		evaluate(XSCHED_WHY_HIGHER_IDLE, 0);
+		monitor_kick_locked();
+	}
 	pthread_mutex_unlock(&sched.lock);
 	return ret;
 }
@@ -553,13 +714,17 @@ void xs_sched_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info)
 	info->priority = xq->s_prio;
 	info->level = xq->s_level;
 	info->hold = xq->s_hold;
-	info->state = xq->s_suspended ? XSCHED_XQ_SUSPENDED : XSCHED_XQ_ACTIVE;
+	info->arbiter = xq->s_arb;
+	if (xq->s_arb_stopped)
+		info->hold |= XSCHED_HOLD_ARBITER;
+	info->state = xq->s_suspended || xq->s_arb_stopped ? XSCHED_XQ_SUSPENDED :
+		      XSCHED_XQ_ACTIVE;
 	if (xq->s_failed)
 		info->state = XSCHED_XQ_FAILED;
 	info->suspends = xq->s_suspends;
 	info->resumes = xq->s_resumes;
 	info->suspended_ns = xq->s_suspended_ns;
-	if (xq->s_suspended)
+	if (xq->s_suspended || xq->s_arb_stopped)
 		info->suspended_ns += xs_now_ns() - xq->s_since_ns;
 	pthread_mutex_unlock(&sched.lock);
 }

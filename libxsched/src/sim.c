@@ -5,7 +5,9 @@
  * A struct xsched_sim is one client of /dev/xsched: its device memory and its
  * sim queues.  Binding a sim queue registers it with the module, which gives
  * a queue fd for suspend/resume/query/poll; unbinding closes that fd (the
- * module resumes the queue if it was suspended).
+ * module resumes the queue if it was suspended).  In arbiter mode a queue is
+ * registered with XSCHED_REGISTER_ARBITRATE: the module's arbiter then
+ * suspends and resumes it, and the queue fd's POLLPRI says when it is stopped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +42,8 @@ struct sim_queue {
 	uint32_t id;
 	uint32_t ring_size;
 	int qfd;
+	int32_t prio;		/* as registered with the module */
+	bool arbiter;		/* registered with XSCHED_REGISTER_ARBITRATE */
 };
 
 static int xioctl(int fd, unsigned long req, void *arg)
@@ -65,11 +69,40 @@ static uint32_t sim_ring_size(struct xsched_platform *p, void *pq)
 	return ((struct sim_queue *)pq)->ring_size;
 }
 
+/* Register sim queue @q with the module; sets q->qfd and q->prio. */
+static int sim_register(struct sim_queue *q, int32_t prio, bool arbiter)
+{
+	struct xsched_register reg;
+	int ret;
+
+	memset(&reg, 0, sizeof(reg));
+	reg.backend = XSCHED_BACKEND_SIM;
+	reg.flags = arbiter ? XSCHED_REGISTER_ARBITRATE : 0;
+	reg.handle = q->id;
+	reg.priority = prio;
+	ret = xioctl(q->sim->fd, XSCHED_IOC_REGISTER, &reg);
+	if (ret == -EPERM && prio > 0) {
+		xs_warn("sim queue %u: registering at priority %d needs CAP_SYS_NICE; the module%s sees priority 0, the in-process policy uses %d",
+			q->id, prio, arbiter ? " (and its cross-process arbiter)" : "",
+			prio);
+		prio = 0;
+		reg.priority = 0;
+		reg.queue_fd = 0;
+		reg.queue_uid = 0;
+		ret = xioctl(q->sim->fd, XSCHED_IOC_REGISTER, &reg);
+	}
+	if (ret < 0)
+		return ret;
+	q->qfd = (int)reg.queue_fd;
+	q->prio = prio;
+	q->arbiter = arbiter;
+	return 0;
+}
+
 static int sim_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
-		    void **pqp)
+		    unsigned int flags, void **pqp)
 {
 	struct xsched_sim *sim = p->priv;
-	struct xsched_register reg;
 	struct sim_queue *q;
 	int ret;
 
@@ -81,27 +114,46 @@ static int sim_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 	q->sim = sim;
 	q->id = (uint32_t)handle;
 	q->ring_size = sim->ring_sizes[handle];
-
-	memset(&reg, 0, sizeof(reg));
-	reg.backend = XSCHED_BACKEND_SIM;
-	reg.handle = handle;
-	reg.priority = prio;
-	ret = xioctl(sim->fd, XSCHED_IOC_REGISTER, &reg);
-	if (ret == -EPERM && prio > 0) {
-		xs_warn("sim queue %u: registering at priority %d needs CAP_SYS_NICE; the module sees priority 0, the in-process policy uses %d",
-			q->id, prio, prio);
-		reg.priority = 0;
-		reg.queue_fd = 0;
-		reg.queue_uid = 0;
-		ret = xioctl(sim->fd, XSCHED_IOC_REGISTER, &reg);
-	}
+	ret = sim_register(q, prio, flags & XS_BIND_ARBITER);
 	if (ret < 0) {
 		free(q);
 		return ret;
 	}
-	q->qfd = (int)reg.queue_fd;
 	*pqp = q;
 	return 0;
+}
+
+/*
+ * The module fixes XSCHED_REGISTER_ARBITRATE at registration: unregister
+ * (closing the queue fd resumes the queue if it was stopped) and register
+ * again.  The caller makes sure the queue is idle.
+ */
+static int sim_set_arbiter(struct xsched_platform *p, void *pq, bool on)
+{
+	struct sim_queue *q = pq;
+	int ret;
+
+	(void)p;
+	if (q->arbiter == on)
+		return 0;
+	close(q->qfd);
+	q->qfd = -1;
+	ret = sim_register(q, q->prio, on);
+	if (!ret)
+		return 0;
+	xs_warn("sim queue %u: re-registering %s the arbiter failed: %s", q->id,
+		on ? "with" : "without", strerror(-ret));
+	if (!sim_register(q, q->prio, !on))
+		return ret;
+	xs_err("sim queue %u: cannot register it again; it is lost", q->id);
+	return -EIO;
+}
+
+static int sim_stop_fd(struct xsched_platform *p, void *pq, short *events)
+{
+	(void)p;
+	*events = POLLPRI;	/* the module: POLLPRI while suspended */
+	return ((struct sim_queue *)pq)->qfd;
 }
 
 static void sim_unbind(struct xsched_platform *p, void *pq)
@@ -109,7 +161,8 @@ static void sim_unbind(struct xsched_platform *p, void *pq)
 	struct sim_queue *q = pq;
 
 	(void)p;
-	close(q->qfd);
+	if (q->qfd >= 0)
+		close(q->qfd);
 	free(q);
 }
 
@@ -245,6 +298,8 @@ static int sim_query(struct xsched_platform *p, void *pq, struct xs_hw_info *hw)
 	hw->max_suspend_ns = qi.max_suspend_ns;
 	hw->total_suspend_ns = qi.total_suspend_ns;
 	hw->steps_done = qi.steps_done;
+	hw->arbiter_suspends = qi.arbiter_suspends;
+	hw->arbitrated = qi.arbitrated != 0;
 	hw->state = qi.state;
 	hw->last_error = qi.last_error;
 	return 0;
@@ -254,11 +309,15 @@ static int sim_set_priority(struct xsched_platform *p, void *pq, int32_t prio)
 {
 	struct sim_queue *q = pq;
 	struct xsched_set_priority sp;
+	int ret;
 
 	(void)p;
 	memset(&sp, 0, sizeof(sp));
 	sp.priority = prio;
-	return xioctl0(q->qfd, XSCHED_IOC_SET_PRIORITY, &sp);
+	ret = xioctl0(q->qfd, XSCHED_IOC_SET_PRIORITY, &sp);
+	if (!ret)
+		q->prio = prio;
+	return ret;
 }
 
 static const struct xs_platform_ops sim_ops = {
@@ -278,6 +337,8 @@ static const struct xs_platform_ops sim_ops = {
 	.poll_fd = sim_poll_fd,
 	.query = sim_query,
 	.set_priority = sim_set_priority,
+	.set_arbiter = sim_set_arbiter,
+	.stop_fd = sim_stop_fd,
 };
 
 XS_EXPORT int xsched_sim_open(struct xsched_sim **simp, const char *path)

@@ -322,20 +322,35 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 {
 	const struct xs_config *cfg = xs_config();
 	static const uint32_t known = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_LEVEL |
-				      XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH;
+				      XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH |
+				      XSCHED_ATTR_ARBITER;
 	struct xsched_xqueue *xq;
 	pthread_condattr_t ca;
 	unsigned int level, threshold, batch;
 	uint32_t ring;
 	int32_t prio;
+	bool arb_mode;
 	int ret;
 
 	if (!xqp || !plat || !plat->ops)
 		return -EINVAL;
 	*xqp = NULL;
 	if (attr && ((attr->flags & ~known) || attr->reserved[0] ||
-		     attr->reserved[1] || attr->reserved[2]))
+		     attr->reserved[1]))
 		return -EINVAL;
+
+	arb_mode = cfg->arbiter;
+	if (attr && (attr->flags & XSCHED_ATTR_ARBITER)) {
+		if (attr->arbiter > 1)
+			return -EINVAL;
+		if (attr->arbiter && !plat->ops->set_arbiter)
+			return -EOPNOTSUPP;
+		arb_mode = attr->arbiter;
+	} else if (arb_mode && !plat->ops->set_arbiter) {
+		xs_warn("XSCHED_ARBITER=1 but platform %s has no arbiter; scheduling in this process only",
+			plat->ops->name);
+		arb_mode = false;
+	}
 
 	prio = cfg->has_priority ? cfg->priority : 0;
 	if (attr && (attr->flags & XSCHED_ATTR_PRIORITY)) {
@@ -373,7 +388,9 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	if (!xq)
 		return -ENOMEM;
 	xq->plat = plat;
-	ret = plat->ops->bind(plat, handle, prio, &xq->pq);
+	ret = plat->ops->bind(plat, handle, prio,
+			      xs_arb_at(arb_mode, level) ? XS_BIND_ARBITER : 0,
+			      &xq->pq);
 	if (ret) {
 		free(xq);
 		return ret;
@@ -406,6 +423,8 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	xq->s_prio = prio;
 	xq->s_level = level;
 	xq->level = level;
+	xq->arb_mode = arb_mode;
+	xq->s_arb = xs_arb_at(arb_mode, level);
 	xq->threshold = threshold;
 	xq->batch = batch;
 
@@ -417,8 +436,10 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 		}
 	}
 	xs_sched_add(xq);
-	xs_info("q%u: created on %s, priority %d, Lv%u, threshold %u, batch %u",
-		xq->id, plat->ops->name, prio, level, threshold, batch);
+	xs_info("q%u: created on %s, priority %d, Lv%u, threshold %u, batch %u%s",
+		xq->id, plat->ops->name, prio, level, threshold, batch,
+		!arb_mode ? "" : xq->s_arb ? ", scheduled by the module's arbiter" :
+		", arbiter mode (Lv1: scheduled in this process)");
 	*xqp = xq;
 	return 0;
 }
@@ -621,6 +642,7 @@ XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
 XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info)
 {
 	struct xs_hw_info hw;
+	int ret;
 
 	if (!xq || !info)
 		return -EINVAL;
@@ -637,10 +659,23 @@ XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info
 	info->last_error = xq->error;
 	if (xq->error)
 		info->state = XSCHED_XQ_FAILED;
-	pthread_mutex_unlock(&xq->lock);
 	memset(&hw, 0, sizeof(hw));
-	if (xq->plat->ops->query && !xq->plat->ops->query(xq->plat, xq->pq, &hw)) {
+	ret = xq->plat->ops->query ? xq->plat->ops->query(xq->plat, xq->pq, &hw) :
+	      -EOPNOTSUPP;
+	pthread_mutex_unlock(&xq->lock);
+	if (!ret) {
 		info->hw_suspends = hw.suspends;
+		info->hw_arbiter_suspends = hw.arbiter_suspends;
+		/* Arbitrated: the module's state is fresher than the monitor's. */
+		if (info->arbiter && info->state != XSCHED_XQ_FAILED) {
+			if (hw.state == XS_HW_SUSPENDING || hw.state == XS_HW_SUSPENDED) {
+				info->state = XSCHED_XQ_SUSPENDED;
+				info->hold |= XSCHED_HOLD_ARBITER;
+			} else {
+				info->state = XSCHED_XQ_ACTIVE;
+				info->hold &= ~XSCHED_HOLD_ARBITER;
+			}
+		}
 		info->hw_saved_bytes = hw.saved_bytes;
 		info->hw_last_suspend_ns = hw.last_suspend_ns;
 		info->hw_max_suspend_ns = hw.max_suspend_ns;

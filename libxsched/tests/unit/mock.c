@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The mock platform: see mock.h. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -32,6 +33,22 @@ static void update_efd(struct mock_queue *q)
 	} else if (!idle && q->efd_set) {
 		(void)!read(q->efd, &v, sizeof(v));
 		q->efd_set = false;
+	}
+}
+
+/* Locked: the stop eventfd is readable exactly while the queue is suspended
+ * (as the module's queue fd polls POLLPRI). */
+static void update_sfd(struct mock_queue *q)
+{
+	bool stopped = q->state == XS_HW_SUSPENDED;
+	uint64_t v = 1;
+
+	if (stopped && !q->sfd_set) {
+		(void)!write(q->sfd, &v, sizeof(v));
+		q->sfd_set = true;
+	} else if (!stopped && q->sfd_set) {
+		(void)!read(q->sfd, &v, sizeof(v));
+		q->sfd_set = false;
 	}
 }
 
@@ -73,6 +90,7 @@ static void *executor(void *arg)
 					q->saves_partway++;
 				q->state = XS_HW_SUSPENDED;
 				q->suspends_done++;
+				update_sfd(q);
 				pthread_cond_broadcast(&q->cond);
 				continue;
 			}
@@ -117,7 +135,7 @@ static uint32_t m_ring_size(struct xsched_platform *p, void *pq)
 }
 
 static int m_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
-		  void **pqp)
+		  unsigned int flags, void **pqp)
 {
 	struct mock_platform *mp = p->priv;
 	struct mock_queue *q;
@@ -129,6 +147,8 @@ static int m_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 		return -EBUSY;
 	q->bound = true;
 	q->priority = prio;
+	q->arbitrated = flags & XS_BIND_ARBITER;
+	q->binds++;
 	*pqp = q;
 	return 0;
 }
@@ -143,6 +163,8 @@ static void m_unbind(struct xsched_platform *p, void *pq)
 	if (q->state == XS_HW_SUSPENDED || q->state == XS_HW_SUSPENDING)
 		q->state = XS_HW_ACTIVE;
 	q->bound = false;
+	q->arbitrated = false;
+	update_sfd(q);
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -229,7 +251,9 @@ static int m_suspend(struct xsched_platform *p, void *pq, int mode, bool nonbloc
 	(void)p;
 	pthread_mutex_lock(&q->lock);
 	q->suspend_calls++;
-	if (q->suspend_err) {
+	if (q->arbitrated) {
+		ret = -EBUSY;	/* as the module: the arbiter owns it */
+	} else if (q->suspend_err) {
 		ret = q->suspend_err;
 		q->suspend_err = 0;
 	} else if (q->state == XS_HW_FAILED) {
@@ -241,6 +265,7 @@ static int m_suspend(struct xsched_platform *p, void *pq, int mode, bool nonbloc
 		if (!q->mp->auto_run) {
 			q->state = XS_HW_SUSPENDED;
 			q->suspends_done++;
+			update_sfd(q);
 		} else {
 			q->state = XS_HW_SUSPENDING;
 			pthread_cond_broadcast(&q->cond);
@@ -260,12 +285,15 @@ static int m_resume(struct xsched_platform *p, void *pq)
 	(void)p;
 	pthread_mutex_lock(&q->lock);
 	q->resume_calls++;
-	if (q->state == XS_HW_ACTIVE)
+	if (q->arbitrated)
+		ret = -EBUSY;
+	else if (q->state == XS_HW_ACTIVE)
 		ret = -EALREADY;
 	else if (q->state == XS_HW_FAILED)
 		ret = -EIO;
 	else
 		q->state = XS_HW_ACTIVE;
+	update_sfd(q);
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 	return ret;
@@ -310,6 +338,8 @@ static int m_query(struct xsched_platform *p, void *pq, struct xs_hw_info *hw)
 	hw->completed = q->rptr;
 	hw->suspends = q->suspends_done;
 	hw->state = q->state;
+	hw->arbitrated = q->arbitrated;
+	hw->arbiter_suspends = q->arbiter_suspends;
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -319,6 +349,30 @@ static int m_set_priority(struct xsched_platform *p, void *pq, int32_t prio)
 	(void)p;
 	qof(pq)->priority = prio;
 	return 0;
+}
+
+static int m_set_arbiter(struct xsched_platform *p, void *pq, bool on)
+{
+	struct mock_queue *q = qof(pq);
+
+	(void)p;
+	pthread_mutex_lock(&q->lock);
+	/* Like closing the queue fd and registering again. */
+	if (q->state == XS_HW_SUSPENDED || q->state == XS_HW_SUSPENDING)
+		q->state = XS_HW_ACTIVE;
+	q->arbitrated = on;
+	q->binds++;
+	update_sfd(q);
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+static int m_stop_fd(struct xsched_platform *p, void *pq, short *events)
+{
+	(void)p;
+	*events = POLLIN;
+	return qof(pq)->sfd;
 }
 
 struct mock_platform *mock_create(bool auto_run, unsigned int max_level)
@@ -346,6 +400,8 @@ struct mock_platform *mock_create(bool auto_run, unsigned int max_level)
 		.poll_fd = m_poll_fd,
 		.query = m_query,
 		.set_priority = m_set_priority,
+		.set_arbiter = m_set_arbiter,
+		.stop_fd = m_stop_fd,
 	};
 	mp->plat.ops = &mp->ops;
 	mp->plat.priv = mp;
@@ -364,7 +420,8 @@ uint32_t mock_queue_create(struct mock_platform *mp, uint32_t ring_size)
 	q->ring_size = ring_size;
 	q->ring = calloc(ring_size, sizeof(*q->ring));
 	q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!q->ring || q->efd < 0)
+	q->sfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!q->ring || q->efd < 0 || q->sfd < 0)
 		abort();
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_condattr_init(&ca);
@@ -394,6 +451,7 @@ void mock_destroy(struct mock_platform *mp)
 			pthread_join(q->thread, NULL);
 		}
 		close(q->efd);
+		close(q->sfd);
 		free(q->ring);
 		pthread_cond_destroy(&q->cond);
 		pthread_mutex_destroy(&q->lock);
@@ -428,6 +486,7 @@ void mock_fail(struct mock_platform *mp, uint32_t id)
 	pthread_mutex_lock(&q->lock);
 	q->state = XS_HW_FAILED;
 	update_efd(q);
+	update_sfd(q);
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -460,4 +519,49 @@ uint32_t mock_state(struct mock_platform *mp, uint32_t id)
 	v = mp->q[id].state;
 	pthread_mutex_unlock(&mp->q[id].lock);
 	return v;
+}
+
+/* The module's arbiter, played by the test: suspend (SAVE) an arbitrated
+ * queue, or resume it.  Returns 0, or -EINVAL if the queue is not arbitrated
+ * or not in the right state. */
+int mock_arbiter_suspend(struct mock_platform *mp, uint32_t id)
+{
+	struct mock_queue *q = &mp->q[id];
+	int ret = 0;
+
+	pthread_mutex_lock(&q->lock);
+	if (!q->arbitrated || q->state != XS_HW_ACTIVE) {
+		ret = -EINVAL;
+	} else {
+		q->mode = XS_MODE_SAVE;
+		q->arbiter_suspends++;
+		if (mp->auto_run) {
+			q->state = XS_HW_SUSPENDING;	/* the executor finishes it */
+		} else {
+			q->state = XS_HW_SUSPENDED;
+			q->suspends_done++;
+			update_sfd(q);
+		}
+		pthread_cond_broadcast(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+int mock_arbiter_resume(struct mock_platform *mp, uint32_t id)
+{
+	struct mock_queue *q = &mp->q[id];
+	int ret = 0;
+
+	pthread_mutex_lock(&q->lock);
+	if (!q->arbitrated || (q->state != XS_HW_SUSPENDED &&
+			       q->state != XS_HW_SUSPENDING)) {
+		ret = -EINVAL;
+	} else {
+		q->state = XS_HW_ACTIVE;
+		update_sfd(q);
+		pthread_cond_broadcast(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return ret;
 }

@@ -42,6 +42,11 @@ struct mock_queue {
 	bool started;		/* auto: the command at rptr has started */
 	int efd;		/* readable while idle or failed */
 	bool efd_set;
+	int sfd;		/* readable while suspended (stop_fd) */
+	bool sfd_set;
+	bool arbitrated;	/* bound with XS_BIND_ARBITER */
+	uint64_t arbiter_suspends;
+	uint64_t binds;		/* bind + set_arbiter calls */
 	pthread_t thread;
 	bool exit;
 	int32_t priority;
@@ -83,5 +88,9 @@ void mock_fail(struct mock_platform *mp, uint32_t id);
 uint64_t mock_wptr(struct mock_platform *mp, uint32_t id);
 uint64_t mock_rptr(struct mock_platform *mp, uint32_t id);
 uint32_t mock_state(struct mock_platform *mp, uint32_t id);
+/* Play the module's arbiter on an arbitrated queue: suspend it with SAVE
+ * (in auto mode it stops at the executor's next slice), or resume it. */
+int mock_arbiter_suspend(struct mock_platform *mp, uint32_t id);
+int mock_arbiter_resume(struct mock_platform *mp, uint32_t id);
 
 #endif
