@@ -27,6 +27,7 @@ TEST(config_defaults_without_environment)
 	ASSERT_TRUE(!c->has_level);
 	ASSERT_EQ(c->threshold, XSCHED_THRESHOLD_DEFAULT);
 	ASSERT_EQ(c->batch, XSCHED_BATCH_DEFAULT);
+	ASSERT_TRUE(!c->arbiter);
 }
 
 TEST(config_good_values_are_used_silently)
@@ -97,6 +98,64 @@ TEST(config_garbage_numbers_reported)
 	out = load_env("XSCHED_LOG", "verbose");
 	ASSERT_TRUE(strstr(out, "XSCHED_LOG='verbose'"));
 	ASSERT_EQ(xs_config()->log_level, XS_LOG_WARN);
+}
+
+TEST(config_arbiter_zero_or_one_and_garbage_reported)
+{
+	char *out;
+
+	out = load_env("XSCHED_ARBITER", "1");
+	ASSERT_EQ(strlen(out), 0);
+	ASSERT_TRUE(xs_config()->arbiter);
+	out = load_env("XSCHED_ARBITER", " 0 ");
+	ASSERT_EQ(strlen(out), 0);
+	ASSERT_TRUE(!xs_config()->arbiter);
+	out = load_env("XSCHED_ARBITER", "yes");
+	ASSERT_EQ(count_substr(out, "\n"), 1);
+	ASSERT_TRUE(strstr(out, "XSCHED_ARBITER='yes' is not 0 or 1; using 0"));
+	ASSERT_TRUE(!xs_config()->arbiter);
+	out = load_env("XSCHED_ARBITER", "2");
+	ASSERT_EQ(count_substr(out, "\n"), 1);
+	ASSERT_TRUE(strstr(out, "XSCHED_ARBITER='2'"));
+	ASSERT_TRUE(!xs_config()->arbiter);
+	out = load_env("XSCHED_ARBITER", "");
+	ASSERT_EQ(strlen(out), 0);
+	ASSERT_TRUE(!xs_config()->arbiter);
+}
+
+TEST(config_arbiter_environment_gives_xqueue_default)
+{
+	struct mock_platform *mp;
+	struct xsched_xqueue *xq;
+	struct xsched_attr a;
+	uint32_t h1, h2, h3;
+
+	setenv("XSCHED_ARBITER", "1", 1);
+	xs_config_reload();
+	mp = mock_create(false, 3);
+	h1 = mock_queue_create(mp, 64);
+	h2 = mock_queue_create(mp, 64);
+	h3 = mock_queue_create(mp, 64);
+	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h1, NULL), 0);
+	ASSERT_EQ(xq_info(xq).arbiter, 1);
+	ASSERT_TRUE(mock_q(mp, h1)->arbitrated);
+	ASSERT_EQ(xsched_suspend(xq, 0), -EBUSY);
+	ASSERT_EQ(xsched_xqueue_destroy(xq), 0);
+	/* The program's choice wins over the environment. */
+	a = attr_lv(XSCHED_LV3, 0);
+	a.flags |= XSCHED_ATTR_ARBITER;
+	a.arbiter = 0;
+	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h2, &a), 0);
+	ASSERT_EQ(xq_info(xq).arbiter, 0);
+	ASSERT_TRUE(!mock_q(mp, h2)->arbitrated);
+	ASSERT_EQ(xsched_xqueue_destroy(xq), 0);
+	/* Lv1 stays in-process even in arbiter mode. */
+	a = attr_lv(XSCHED_LV1, 0);
+	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h3, &a), 0);
+	ASSERT_EQ(xq_info(xq).arbiter, 0);
+	ASSERT_TRUE(!mock_q(mp, h3)->arbitrated);
+	ASSERT_EQ(xsched_xqueue_destroy(xq), 0);
+	mock_destroy(mp);
 }
 
 TEST(config_batch_above_threshold_is_clamped_with_message)
