@@ -5,7 +5,7 @@
 cd "$(dirname "$0")" || exit 1
 passed=0
 failed=0
-for t in sim_basic priority exactly_once; do
+for t in sim_basic priority exactly_once two_process; do
 	echo "# libxsched-vm: $t"
 	out=$(./$t 2>&1)
 	rc=$?
