@@ -114,5 +114,6 @@ awk '
 		if (w == "passed") p += v; else if (w == "failed") f += v; else if (w == "skipped") s += v
 	} }
 	END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }
-' "$logs/summary" || status=1
+' "$logs/summary" > "$logs/result" || status=1
+cat "$logs/result"
 exit $status
