@@ -39,8 +39,9 @@ deps:
 	@$(TOP)/tools/install-deps.sh
 
 kernel: deps
-	@$(TOP)/tools/fetch-kernel.sh $(CACHE) > $(CACHE).krel.tmp && \
-		mkdir -p $(CACHE) && mv $(CACHE).krel.tmp $(CACHE)/krel
+	@mkdir -p $(CACHE)
+	@$(TOP)/tools/fetch-kernel.sh $(CACHE) > $(CACHE)/krel.tmp && \
+		mv $(CACHE)/krel.tmp $(CACHE)/krel
 
 module: $(KERNEL_DEP)
 	$(MAKE) -C $(KDIR_USED) M=$(TOP) $(if $(KFD_SRC),KFD_SRC=$(KFD_SRC)) modules
