@@ -56,6 +56,7 @@ struct xs_platform_ops {
 	const char *name;
 	size_t cmd_size;		/* bytes of one command */
 	unsigned int max_level;		/* best level the platform supports */
+	unsigned int min_level;		/* lowest level it supports (0: Lv1) */
 	uint32_t max_submit;		/* commands per launch() call */
 	uint32_t (*ring_size)(struct xsched_platform *p, void *pq);
 
@@ -65,7 +66,9 @@ struct xs_platform_ops {
 		    unsigned int flags, void **pq);
 	void (*unbind)(struct xsched_platform *p, void *pq);
 	/* Hand @n (<= max_submit) commands to the hardware queue.  *hw_seq is the
-	 * hardware completion number of the last one.  -EAGAIN: ring full. */
+	 * hardware completion number of the last one.  -EAGAIN: ring full.
+	 * NULL: the platform's owner (the HIP runtime) writes the hardware
+	 * queue itself and xsched_submit() gives -EOPNOTSUPP (kfd). */
 	int (*launch)(struct xsched_platform *p, void *pq, const void *cmds,
 		      unsigned int n, uint64_t *hw_seq);
 	/* Wait until hardware command @hw_seq completed; -ETIMEDOUT, -EIO. */

@@ -365,11 +365,16 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	    attr->level != XSCHED_LV_DEFAULT) {
 		if (attr->level > XSCHED_LV3)
 			return -EINVAL;
-		if (attr->level > plat->ops->max_level)
+		if (attr->level > plat->ops->max_level ||
+		    attr->level < plat->ops->min_level)
 			return -EOPNOTSUPP;
 		level = attr->level;
 	} else if (cfg->has_level) {
-		if (cfg->level > plat->ops->max_level)
+		if (plat->ops->min_level > 1 && cfg->level != plat->ops->max_level)
+			xs_warn("XSCHED_LEVEL=%u but platform %s supports only Lv%u..Lv%u; using Lv%u",
+				cfg->level, plat->ops->name, plat->ops->min_level,
+				plat->ops->max_level, plat->ops->max_level);
+		else if (cfg->level > plat->ops->max_level)
 			xs_warn("XSCHED_LEVEL=%u but platform %s supports up to Lv%u; using Lv%u",
 				cfg->level, plat->ops->name, plat->ops->max_level,
 				plat->ops->max_level);
@@ -477,6 +482,8 @@ XS_EXPORT int xsched_submit(struct xsched_xqueue *xq, const void *cmds,
 
 	if (!xq || !cmds || !count)
 		return -EINVAL;
+	if (!xq->plat->ops->launch)
+		return -EOPNOTSUPP;
 	pthread_mutex_lock(&xq->lock);
 	if (xq->error) {
 		ret = xq->error;
@@ -628,7 +635,8 @@ XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
 		level = xq->plat->ops->max_level;
 	if (level > XSCHED_LV3)
 		return -EINVAL;
-	if (level > xq->plat->ops->max_level)
+	if (level > xq->plat->ops->max_level ||
+	    level < xq->plat->ops->min_level)
 		return -EOPNOTSUPP;
 	ret = xs_sched_set_level(xq, level);
 	if (ret)
