@@ -229,8 +229,10 @@ static int mod_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 	q->qfd = -1;
 	ret = mod_register(q, prio, flags & XS_BIND_ARBITER);
 	if (ret < 0) {
-		xs_info("kfd ring %#llx: register: %s", (unsigned long long)handle,
-			strerror(-ret));
+		xs_info("kfd ring %#llx: register: %s%s", (unsigned long long)handle,
+			strerror(-ret),
+			ret == -EBUSY ? " (KFD debug mode is on for this process: rocgdb, or the debugger-API fallback, has it)" :
+			ret == -ENOENT ? " (no queue of this process has that ring base)" : "");
 		free(q);
 		return ret;
 	}
@@ -784,7 +786,7 @@ static int open_debugger(struct xsched_kfd *k)
 	}
 	k->dbg_enabled = true;
 	k->info.runtime_state = ri.runtime_state;
-	xs_warn("KFD debugger API enabled on this process (no /dev/xsched): KFD debug mode is on%s; rocgdb cannot attach while it is open",
+	xs_warn("KFD debugger API enabled on this process (the module is not used): KFD debug mode is on%s; rocgdb cannot attach and the module refuses kfd queues while it is open",
 		ri.runtime_state == DEBUG_RUNTIME_STATE_ENABLED ?
 		", GFXOFF is off and the runtime list was refreshed" :
 		"; the HSA runtime has not enabled the KFD runtime yet, so suspend gives -EPERM until it does");
