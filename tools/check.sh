@@ -12,6 +12,7 @@
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
 #   xsched-kfd-kselftest  the kfd backend, in a second VM beside the real amdgpu.ko
+#   libxsched-kfd-vm   libxsched's kfd platform (module and debugger API), same VM
 #   vm-kfd-module      that VM booted, loaded amdgpu and the module, unloaded ours
 #   vm-module          the VM booted, loaded the module and unloaded it after
 #                      all of the above (no leaked reference)
@@ -80,17 +81,37 @@ if [ -n "${KFD_SRC:-}" ]; then
 	note "building kfd kselftests"
 	vmk=$BUILD/vm-kfd
 	rm -rf "$vmk"
+	kfdlib=0
+	if [ -f "$top/libxsched/Makefile" ]; then
+		if make -s -C "$top/libxsched" vmtests-kfd TOP="$top" OUT="$vmk/libxsched_kfd" \
+			> "$logs/libxsched-kfd-build.log" 2>&1; then
+			kfdlib=1
+		else
+			cat "$logs/libxsched-kfd-build.log"
+			broken libxsched-kfd-vm "build failed"
+		fi
+	fi
 	if make -s -C "$top/tests/kselftest/xsched_kfd" TOP="$top" KREL="$KREL" \
 		KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$vmk/xsched_kfd" \
 		> "$logs/kfd-build.log" 2>&1; then
+		kfdcopy=(--copy "$vmk/xsched_kfd")
+		kfdcmd='cd xsched_kfd && ./run.sh; cd ..'
+		if [ "$kfdlib" = 1 ]; then
+			kfdcopy+=(--copy "$vmk/libxsched_kfd")
+			kfdcmd="$kfdcmd; cd libxsched_kfd && ./run.sh; cd .."
+		fi
 		note "booting $KREL in QEMU with amdgpu.ko and kmod/xsched_kfd.ko"
 		"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --amdgpu \
-			--module "$top/kmod/xsched_kfd.ko" --copy "$vmk/xsched_kfd" --rmmod \
-			--timeout 1200 -- 'cd xsched_kfd && ./run.sh; exit 0' 2>&1 | tee "$logs/vm-kfd.log"
+			--module "$top/kmod/xsched_kfd.ko" "${kfdcopy[@]}" --rmmod \
+			--timeout 1200 -- "$kfdcmd; exit 0" 2>&1 | tee "$logs/vm-kfd.log"
 		rc=${PIPESTATUS[0]}
 		grep -E '^xsched-kfd-kselftest: [0-9]+ passed' "$logs/vm-kfd.log" >> "$logs/summary" ||
 			broken xsched-kfd-kselftest "no result in the VM log"
-		# The suite's own failures are counted above; this is boot, load, unload.
+		if [ "$kfdlib" = 1 ]; then
+			grep -E '^libxsched-kfd-vm: [0-9]+ passed' "$logs/vm-kfd.log" | tail -n 1 >> "$logs/summary" ||
+				broken libxsched-kfd-vm "no result in the VM log"
+		fi
+		# The suites' own failures are counted above; this is boot, load, unload.
 		if [ "$rc" = 0 ]; then
 			echo "vm-kfd-module: 1 passed, 0 failed" >> "$logs/summary"
 		else
@@ -99,10 +120,13 @@ if [ -n "${KFD_SRC:-}" ]; then
 	else
 		cat "$logs/kfd-build.log"
 		broken xsched-kfd-kselftest "build failed"
+		[ "$kfdlib" = 1 ] && broken libxsched-kfd-vm "not run: the kfd kselftests did not build"
 	fi
 else
 	note "KFD_SRC not set: kfd backend not built, its suite skipped"
 	echo "xsched-kfd-kselftest: 0 passed, 0 failed, 1 skipped" >> "$logs/summary"
+	[ -f "$top/libxsched/Makefile" ] &&
+		echo "libxsched-kfd-vm: 0 passed, 0 failed, 1 skipped" >> "$logs/summary"
 fi
 
 echo
