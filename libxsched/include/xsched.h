@@ -51,8 +51,8 @@ enum xsched_level {
 	XSCHED_LV3 = 3,		/* save */
 };
 
-#define XSCHED_PRIORITY_MIN (-100)
-#define XSCHED_PRIORITY_MAX 100
+#define XSCHED_PRIO_MIN (-100)
+#define XSCHED_PRIO_MAX 100
 
 /* Lv1 parameters: limits and defaults. */
 #define XSCHED_THRESHOLD_DEFAULT 16
@@ -268,9 +268,9 @@ int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
 		   unsigned int batch);
 
 /* Suspend at the XQueue's level.  Blocks until the queue has stopped unless
- * XSCHED_SUSPEND_NOWAIT.  -EALREADY if already suspended by the user;
+ * XSCHED_SUSPEND_NONBLOCK.  -EALREADY if already suspended by the user;
  * -EBUSY if the module's arbiter owns the XQueue (arbiter mode, Lv2/Lv3). */
-#define XSCHED_SUSPEND_NOWAIT (1U << 0)
+#define XSCHED_SUSPEND_NONBLOCK (1U << 0)
 int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags);
 /* Undo xsched_suspend() (the policy may still hold the queue). -EALREADY if
  * not suspended by the user; -EBUSY if the module's arbiter owns the XQueue. */

@@ -94,13 +94,13 @@ static void config_load(void)
 
 	s = getenv("XSCHED_PRIORITY");
 	if (s && *s) {
-		if (parse_long(s, &v) && v >= XSCHED_PRIORITY_MIN &&
-		    v <= XSCHED_PRIORITY_MAX) {
+		if (parse_long(s, &v) && v >= XSCHED_PRIO_MIN &&
+		    v <= XSCHED_PRIO_MAX) {
 			cfg.has_priority = true;
 			cfg.priority = (int32_t)v;
 		} else {
 			config_msg("XSCHED_PRIORITY='%s' is not an integer in %d..%d; using 0",
-				   s, XSCHED_PRIORITY_MIN, XSCHED_PRIORITY_MAX);
+				   s, XSCHED_PRIO_MIN, XSCHED_PRIO_MAX);
 		}
 	}
 

@@ -623,7 +623,7 @@ int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
 		xq->s_hold &= ~XSCHED_HOLD_USER;
 	level = xq->s_level;
 	pthread_mutex_unlock(&sched.lock);
-	if (ret || (flags & XSCHED_SUSPEND_NOWAIT) || level == XSCHED_LV1)
+	if (ret || (flags & XSCHED_SUSPEND_NONBLOCK) || level == XSCHED_LV1)
 		return ret;
 	return ops->wait_suspended(xq->plat, xq->pq, -1);
 }
@@ -731,7 +731,7 @@ void xs_sched_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info)
 
 XS_EXPORT int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags)
 {
-	if (!xq || (flags & ~XSCHED_SUSPEND_NOWAIT))
+	if (!xq || (flags & ~XSCHED_SUSPEND_NONBLOCK))
 		return -EINVAL;
 	return xs_sched_user_suspend(xq, flags);
 }
@@ -745,7 +745,7 @@ XS_EXPORT int xsched_resume(struct xsched_xqueue *xq)
 
 XS_EXPORT int xsched_set_priority(struct xsched_xqueue *xq, int32_t priority)
 {
-	if (!xq || priority < XSCHED_PRIORITY_MIN || priority > XSCHED_PRIORITY_MAX)
+	if (!xq || priority < XSCHED_PRIO_MIN || priority > XSCHED_PRIO_MAX)
 		return -EINVAL;
 	return xs_sched_set_priority(xq, priority);
 }

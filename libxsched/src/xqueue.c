@@ -354,8 +354,8 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 
 	prio = cfg->has_priority ? cfg->priority : 0;
 	if (attr && (attr->flags & XSCHED_ATTR_PRIORITY)) {
-		if (attr->priority < XSCHED_PRIORITY_MIN ||
-		    attr->priority > XSCHED_PRIORITY_MAX)
+		if (attr->priority < XSCHED_PRIO_MIN ||
+		    attr->priority > XSCHED_PRIO_MAX)
 			return -EINVAL;
 		prio = attr->priority;
 	}

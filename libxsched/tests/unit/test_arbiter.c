@@ -150,7 +150,7 @@ TEST(arbiter_user_suspend_and_resume_give_ebusy)
 	struct xsched_xqueue *lv1 = mkq_arb(mp, h1, XSCHED_LV1, 0);
 
 	ASSERT_EQ(xsched_suspend(xq, 0), -EBUSY);
-	ASSERT_EQ(xsched_suspend(xq, XSCHED_SUSPEND_NOWAIT), -EBUSY);
+	ASSERT_EQ(xsched_suspend(xq, XSCHED_SUSPEND_NONBLOCK), -EBUSY);
 	ASSERT_EQ(xsched_resume(xq), -EBUSY);
 	ASSERT_EQ(mock_q(mp, h)->suspend_calls, 0);
 	ASSERT_EQ(mock_q(mp, h)->resume_calls, 0);

@@ -18,7 +18,7 @@ TEST(create_rejects_bad_attributes)
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
 	a = attr_lv(4, 0);
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
-	a = attr_lv(XSCHED_LV3, XSCHED_PRIORITY_MAX + 1);
+	a = attr_lv(XSCHED_LV3, XSCHED_PRIO_MAX + 1);
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
 	a = attr_lv1(0, 0, 1);
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
@@ -267,7 +267,7 @@ TEST(user_suspend_lv2_drains)
 	struct xsched_xqueue *xq;
 
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), 0);
-	ASSERT_EQ(xsched_suspend(xq, XSCHED_SUSPEND_NOWAIT), 0);
+	ASSERT_EQ(xsched_suspend(xq, XSCHED_SUSPEND_NONBLOCK), 0);
 	ASSERT_EQ(mock_q(mp, h)->mode, XS_MODE_DRAIN);
 	ASSERT_EQ(xsched_resume(xq), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(xq), 0);

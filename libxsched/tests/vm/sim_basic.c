@@ -198,13 +198,13 @@ static int destroy_resumes_a_suspended_queue_and_finishes_its_work(struct vm_env
 
 static int priority_above_zero_registers_with_cap_sys_nice(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV3, XSCHED_PRIORITY_MAX);
+	struct xsched_attr a = attr(XSCHED_LV3, XSCHED_PRIO_MAX);
 	struct xsched_xqueue *xq;
 	struct xsched_xq_info info;
 
 	CHECK_EQ(new_xq(env, &xq, &a), 0);
 	CHECK_EQ(xsched_query(xq, &info), 0);
-	CHECK_EQ(info.priority, XSCHED_PRIORITY_MAX);
+	CHECK_EQ(info.priority, XSCHED_PRIO_MAX);
 	CHECK_EQ(xsched_set_priority(xq, -5), 0);
 	CHECK_EQ(xsched_set_priority(xq, 5), 0);
 	CHECK_EQ(xsched_xqueue_destroy(xq), 0);

@@ -200,7 +200,7 @@ static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr
 		CHECK(vm_now_ns() - t0 < 10000000000ULL, "the batch kernel did not start");
 		usleep(1000);
 	}
-	pr->batch_suspend_ret = xsched_suspend(batch, XSCHED_SUSPEND_NOWAIT);
+	pr->batch_suspend_ret = xsched_suspend(batch, XSCHED_SUSPEND_NONBLOCK);
 	if (!pr->batch_suspend_ret)
 		CHECK_EQ(xsched_resume(batch), 0);
 	CHECK_EQ(write(down[1], "g", 1), 1);
