@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <linux/xsched_kfd.h>
+
 #include "xsched.h"
 
 #define XS_EXPORT __attribute__((visibility("default")))
@@ -176,6 +178,29 @@ uint64_t xs_now_ns(void);
 
 #define xs_err(...) xs_log(XS_LOG_ERROR, __VA_ARGS__)
 #define xs_warn(...) xs_log(XS_LOG_WARN, __VA_ARGS__)
+
+/* modq.c: a queue registered with /dev/xsched (sim, and kfd in module mode). */
+struct xs_modq {
+	int qfd;		/* the queue fd */
+	int devfd;		/* the /dev/xsched client it was registered on */
+	uint32_t backend;	/* XSCHED_BACKEND_* */
+	uint64_t handle;
+	int32_t prio;		/* as registered with the module */
+	bool arbiter;		/* registered with XSCHED_REGISTER_ARBITRATE */
+};
+
+int xs_ioctl(int fd, unsigned long req, void *arg);
+int xs_ioctl0(int fd, unsigned long req, void *arg);	/* 0 or -errno */
+int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
+		     uint64_t handle, int32_t prio, bool arbiter, const char *what);
+int xs_modq_set_arbiter(struct xs_modq *m, bool on, const char *what);
+void xs_modq_close(struct xs_modq *m);
+int xs_modq_query(const struct xs_modq *m, struct xsched_queue_info *qi);
+int xs_modq_suspend(const struct xs_modq *m, int mode, bool nonblock);
+int xs_modq_resume(const struct xs_modq *m);
+int xs_modq_wait_suspended(const struct xs_modq *m, int64_t timeout_ns);
+int xs_modq_hw_info(const struct xs_modq *m, struct xs_hw_info *hw);
+int xs_modq_set_priority(struct xs_modq *m, int32_t prio);
 #define xs_info(...) xs_log(XS_LOG_INFO, __VA_ARGS__)
 #define xs_debug(...) xs_log(XS_LOG_DEBUG, __VA_ARGS__)
 

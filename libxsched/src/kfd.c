@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -55,9 +56,8 @@ struct xsched_kfd {
 struct kfd_queue {
 	struct xsched_kfd *k;
 	uint64_t ring;
-	int qfd;		/* module: queue fd */
-	int32_t prio;
-	bool arbiter;
+	struct xs_modq mq;	/* module mode; mq.prio also in debugger mode */
+	char what[40];		/* "kfd ring 0x...", for messages */
 	/* debugger */
 	uint32_t queue_id;
 	uint64_t rptr_addr, wptr_addr;
@@ -66,16 +66,6 @@ struct kfd_queue {
 	int32_t last_error;
 	bool failed;
 };
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? -errno : ret;
-}
 
 /* ---- pure logic (unit-tested) ------------------------------------------ */
 
@@ -187,34 +177,6 @@ static uint32_t kfd_ring_size(struct xsched_platform *p, void *pq)
 
 /* ---- module mode ------------------------------------------------------- */
 
-static int mod_register(struct kfd_queue *q, int32_t prio, bool arbiter)
-{
-	struct xsched_register reg;
-	int ret;
-
-	memset(&reg, 0, sizeof(reg));
-	reg.backend = XSCHED_BACKEND_KFD;
-	reg.flags = arbiter ? XSCHED_REGISTER_ARBITRATE : 0;
-	reg.handle = q->ring;
-	reg.priority = prio;
-	ret = xioctl(q->k->xfd, XSCHED_IOC_REGISTER, &reg);
-	if (ret == -EPERM && prio > 0) {
-		xs_warn("kfd ring %#llx: registering at priority %d needs CAP_SYS_NICE; the module sees priority 0",
-			(unsigned long long)q->ring, prio);
-		prio = 0;
-		reg.priority = 0;
-		reg.queue_fd = 0;
-		reg.queue_uid = 0;
-		ret = xioctl(q->k->xfd, XSCHED_IOC_REGISTER, &reg);
-	}
-	if (ret < 0)
-		return ret;
-	q->qfd = (int)reg.queue_fd;
-	q->prio = prio;
-	q->arbiter = arbiter;
-	return 0;
-}
-
 static int mod_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 		    unsigned int flags, void **pqp)
 {
@@ -226,8 +188,9 @@ static int mod_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 		return -ENOMEM;
 	q->k = p->priv;
 	q->ring = handle;
-	q->qfd = -1;
-	ret = mod_register(q, prio, flags & XS_BIND_ARBITER);
+	snprintf(q->what, sizeof(q->what), "kfd ring %#llx", (unsigned long long)handle);
+	ret = xs_modq_register(&q->mq, q->k->xfd, XSCHED_BACKEND_KFD, handle, prio,
+			       flags & XS_BIND_ARBITER, q->what);
 	if (ret < 0) {
 		xs_info("kfd ring %#llx: register: %s%s", (unsigned long long)handle,
 			strerror(-ret),
@@ -245,37 +208,16 @@ static void kfd_unbind(struct xsched_platform *p, void *pq);
 static int mod_set_arbiter(struct xsched_platform *p, void *pq, bool on)
 {
 	struct kfd_queue *q = pq;
-	int ret;
 
 	(void)p;
-	if (q->arbiter == on)
-		return 0;
-	close(q->qfd);
-	q->qfd = -1;
-	ret = mod_register(q, q->prio, on);
-	if (!ret)
-		return 0;
-	if (!mod_register(q, q->prio, !on))
-		return ret;
-	xs_err("kfd ring %#llx: cannot register it again; it is lost",
-	       (unsigned long long)q->ring);
-	return -EIO;
+	return xs_modq_set_arbiter(&q->mq, on, q->what);
 }
 
 static int mod_stop_fd(struct xsched_platform *p, void *pq, short *events)
 {
 	(void)p;
 	*events = POLLPRI;
-	return ((struct kfd_queue *)pq)->qfd;
-}
-
-static int mod_query_raw(struct kfd_queue *q, struct xsched_queue_info *qi)
-{
-	int ret;
-
-	memset(qi, 0, sizeof(*qi));
-	ret = xioctl(q->qfd, XSCHED_IOC_QUERY, qi);
-	return ret < 0 ? ret : 0;
+	return ((struct kfd_queue *)pq)->mq.qfd;
 }
 
 static int mod_completed(struct xsched_platform *p, void *pq, uint64_t *done)
@@ -284,7 +226,7 @@ static int mod_completed(struct xsched_platform *p, void *pq, uint64_t *done)
 	int ret;
 
 	(void)p;
-	ret = mod_query_raw(pq, &qi);
+	ret = xs_modq_query(&((struct kfd_queue *)pq)->mq, &qi);
 	if (ret)
 		return ret;
 	*done = qi.rptr;
@@ -312,101 +254,39 @@ static int kfd_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 static int mod_suspend(struct xsched_platform *p, void *pq, int mode,
 		       bool nonblock)
 {
-	struct kfd_queue *q = pq;
-	struct xsched_suspend s;
-	int ret;
-
 	(void)p;
-	memset(&s, 0, sizeof(s));
-	s.mode = mode == XS_MODE_DRAIN ? XSCHED_MODE_DRAIN : XSCHED_MODE_SAVE;
-	s.flags = nonblock ? XSCHED_SUSPEND_NONBLOCK : 0;
-	ret = xioctl(q->qfd, XSCHED_IOC_SUSPEND, &s);
-	return ret < 0 ? ret : 0;
+	return xs_modq_suspend(&((struct kfd_queue *)pq)->mq, mode, nonblock);
 }
 
 static int mod_resume(struct xsched_platform *p, void *pq)
 {
-	struct kfd_queue *q = pq;
-	struct xsched_resume r;
-	int ret;
-
 	(void)p;
-	memset(&r, 0, sizeof(r));
-	ret = xioctl(q->qfd, XSCHED_IOC_RESUME, &r);
-	return ret < 0 ? ret : 0;
+	return xs_modq_resume(&((struct kfd_queue *)pq)->mq);
 }
 
 static int mod_wait_suspended(struct xsched_platform *p, void *pq,
 			      int64_t timeout_ns)
 {
-	struct kfd_queue *q = pq;
-	struct xsched_queue_info qi;
-	uint64_t start = xs_now_ns();
-	struct pollfd pfd;
-	int ret;
-
 	(void)p;
-	for (;;) {
-		ret = mod_query_raw(q, &qi);
-		if (ret)
-			return ret;
-		if (qi.state == XSCHED_STATE_SUSPENDED)
-			return 0;
-		if (qi.state == XSCHED_STATE_FAILED)
-			return -EIO;
-		if (qi.state == XSCHED_STATE_ACTIVE)
-			return qi.last_error ? qi.last_error : -ECANCELED;
-		if (timeout_ns >= 0 && (int64_t)(xs_now_ns() - start) >= timeout_ns)
-			return -ETIMEDOUT;
-		pfd.fd = q->qfd;
-		pfd.events = POLLPRI;
-		pfd.revents = 0;
-		(void)poll(&pfd, 1, 10);
-	}
+	return xs_modq_wait_suspended(&((struct kfd_queue *)pq)->mq, timeout_ns);
 }
 
 static int mod_poll_fd(struct xsched_platform *p, void *pq)
 {
 	(void)p;
-	return ((struct kfd_queue *)pq)->qfd;
+	return ((struct kfd_queue *)pq)->mq.qfd;
 }
 
 static int mod_query(struct xsched_platform *p, void *pq, struct xs_hw_info *hw)
 {
-	struct xsched_queue_info qi;
-	int ret;
-
 	(void)p;
-	ret = mod_query_raw(pq, &qi);
-	if (ret)
-		return ret;
-	hw->completed = qi.rptr;
-	hw->suspends = qi.suspends;
-	hw->saved_bytes = qi.saved_bytes;
-	hw->last_suspend_ns = qi.last_suspend_ns;
-	hw->max_suspend_ns = qi.max_suspend_ns;
-	hw->total_suspend_ns = qi.total_suspend_ns;
-	hw->arbiter_suspends = qi.arbiter_suspends;
-	hw->arbitrated = qi.arbitrated != 0;
-	hw->state = qi.state;
-	hw->last_error = qi.last_error;
-	return 0;
+	return xs_modq_hw_info(&((struct kfd_queue *)pq)->mq, hw);
 }
 
 static int mod_set_priority(struct xsched_platform *p, void *pq, int32_t prio)
 {
-	struct kfd_queue *q = pq;
-	struct xsched_set_priority sp;
-	int ret;
-
 	(void)p;
-	memset(&sp, 0, sizeof(sp));
-	sp.priority = prio;
-	ret = xioctl(q->qfd, XSCHED_IOC_SET_PRIORITY, &sp);
-	if (ret < 0)
-		return ret;
-	q->prio = prio;
-	return 0;
+	return xs_modq_set_priority(&((struct kfd_queue *)pq)->mq, prio);
 }
 
 static const struct xs_platform_ops kfd_module_ops = {
@@ -436,7 +316,7 @@ static const struct xs_platform_ops kfd_module_ops = {
 static int dbg_trap(struct xsched_kfd *k, struct kfd_ioctl_dbg_trap_args *a)
 {
 	a->pid = (uint32_t)getpid();
-	return xioctl(k->kfd_fd, AMDKFD_IOC_DBG_TRAP, a);
+	return xs_ioctl(k->kfd_fd, AMDKFD_IOC_DBG_TRAP, a);
 }
 
 /* Snapshot the process's queues, clearing EC_QUEUE_NEW on all of them. */
@@ -501,8 +381,8 @@ static int dbg_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 		return -ENOMEM;
 	q->k = k;
 	q->ring = handle;
-	q->qfd = -1;
-	q->prio = prio;
+	q->mq.qfd = -1;
+	q->mq.prio = prio;
 	q->queue_id = e.queue_id;
 	q->rptr_addr = e.rptr_addr;
 	q->wptr_addr = e.wptr_addr;
@@ -673,8 +553,7 @@ static void kfd_unbind(struct xsched_platform *p, void *pq)
 	struct kfd_queue *q = pq;
 
 	(void)p;
-	if (q->qfd >= 0)
-		close(q->qfd);	/* the module resumes it */
+	xs_modq_close(&q->mq);	/* module mode: the module resumes it */
 #if XS_HAVE_KFD_DBG
 	if (q->suspended && !q->failed && dbg_queue_op(q, false))
 		xs_err("kfd (debugger API) queue %u: left suspended; KFD resumes it when debug mode is disabled",
@@ -712,7 +591,7 @@ static int open_module(struct xsched_kfd *k, const char *path)
 	if (k->xfd < 0)
 		return -errno;
 	memset(&ver, 0, sizeof(ver));
-	ret = xioctl(k->xfd, XSCHED_IOC_VERSION, &ver);
+	ret = xs_ioctl(k->xfd, XSCHED_IOC_VERSION, &ver);
 	if (ret < 0)
 		goto fail;
 	if (ver.api_version != XSCHED_API_VERSION) {
@@ -728,7 +607,7 @@ static int open_module(struct xsched_kfd *k, const char *path)
 	}
 	memset(&at, 0, sizeof(at));
 	at.kfd_fd = (uint32_t)k->kfd_fd;
-	ret = xioctl(k->xfd, XSCHED_IOC_KFD_ATTACH, &at);
+	ret = xs_ioctl(k->xfd, XSCHED_IOC_KFD_ATTACH, &at);
 	if (ret < 0) {
 		xs_err("%s: attaching /dev/kfd fd %d: %s%s", path, k->kfd_fd,
 		       strerror(-ret),
@@ -756,7 +635,7 @@ static int open_debugger(struct xsched_kfd *k)
 	int ret;
 
 	memset(&v, 0, sizeof(v));
-	ret = xioctl(k->kfd_fd, AMDKFD_IOC_GET_VERSION, &v);
+	ret = xs_ioctl(k->kfd_fd, AMDKFD_IOC_GET_VERSION, &v);
 	if (ret < 0)
 		return ret;
 	k->info.kfd_major = v.major_version;

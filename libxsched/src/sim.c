@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -41,62 +42,14 @@ struct sim_queue {
 	struct xsched_sim *sim;
 	uint32_t id;
 	uint32_t ring_size;
-	int qfd;
-	int32_t prio;		/* as registered with the module */
-	bool arbiter;		/* registered with XSCHED_REGISTER_ARBITRATE */
+	struct xs_modq mq;
+	char what[32];		/* "sim queue N", for messages */
 };
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? -errno : ret;
-}
-
-static int xioctl0(int fd, unsigned long req, void *arg)
-{
-	int ret = xioctl(fd, req, arg);
-
-	return ret < 0 ? ret : 0;
-}
 
 static uint32_t sim_ring_size(struct xsched_platform *p, void *pq)
 {
 	(void)p;
 	return ((struct sim_queue *)pq)->ring_size;
-}
-
-/* Register sim queue @q with the module; sets q->qfd and q->prio. */
-static int sim_register(struct sim_queue *q, int32_t prio, bool arbiter)
-{
-	struct xsched_register reg;
-	int ret;
-
-	memset(&reg, 0, sizeof(reg));
-	reg.backend = XSCHED_BACKEND_SIM;
-	reg.flags = arbiter ? XSCHED_REGISTER_ARBITRATE : 0;
-	reg.handle = q->id;
-	reg.priority = prio;
-	ret = xioctl(q->sim->fd, XSCHED_IOC_REGISTER, &reg);
-	if (ret == -EPERM && prio > 0) {
-		xs_warn("sim queue %u: registering at priority %d needs CAP_SYS_NICE; the module%s sees priority 0, the in-process policy uses %d",
-			q->id, prio, arbiter ? " (and its cross-process arbiter)" : "",
-			prio);
-		prio = 0;
-		reg.priority = 0;
-		reg.queue_fd = 0;
-		reg.queue_uid = 0;
-		ret = xioctl(q->sim->fd, XSCHED_IOC_REGISTER, &reg);
-	}
-	if (ret < 0)
-		return ret;
-	q->qfd = (int)reg.queue_fd;
-	q->prio = prio;
-	q->arbiter = arbiter;
-	return 0;
 }
 
 static int sim_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
@@ -114,7 +67,9 @@ static int sim_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 	q->sim = sim;
 	q->id = (uint32_t)handle;
 	q->ring_size = sim->ring_sizes[handle];
-	ret = sim_register(q, prio, flags & XS_BIND_ARBITER);
+	snprintf(q->what, sizeof(q->what), "sim queue %u", q->id);
+	ret = xs_modq_register(&q->mq, sim->fd, XSCHED_BACKEND_SIM, q->id, prio,
+			       flags & XS_BIND_ARBITER, q->what);
 	if (ret < 0) {
 		free(q);
 		return ret;
@@ -131,29 +86,16 @@ static int sim_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 static int sim_set_arbiter(struct xsched_platform *p, void *pq, bool on)
 {
 	struct sim_queue *q = pq;
-	int ret;
 
 	(void)p;
-	if (q->arbiter == on)
-		return 0;
-	close(q->qfd);
-	q->qfd = -1;
-	ret = sim_register(q, q->prio, on);
-	if (!ret)
-		return 0;
-	xs_warn("sim queue %u: re-registering %s the arbiter failed: %s", q->id,
-		on ? "with" : "without", strerror(-ret));
-	if (!sim_register(q, q->prio, !on))
-		return ret;
-	xs_err("sim queue %u: cannot register it again; it is lost", q->id);
-	return -EIO;
+	return xs_modq_set_arbiter(&q->mq, on, q->what);
 }
 
 static int sim_stop_fd(struct xsched_platform *p, void *pq, short *events)
 {
 	(void)p;
 	*events = POLLPRI;	/* the module: POLLPRI while suspended */
-	return ((struct sim_queue *)pq)->qfd;
+	return ((struct sim_queue *)pq)->mq.qfd;
 }
 
 static void sim_unbind(struct xsched_platform *p, void *pq)
@@ -161,8 +103,7 @@ static void sim_unbind(struct xsched_platform *p, void *pq)
 	struct sim_queue *q = pq;
 
 	(void)p;
-	if (q->qfd >= 0)
-		close(q->qfd);
+	xs_modq_close(&q->mq);
 	free(q);
 }
 
@@ -178,7 +119,7 @@ static int sim_launch(struct xsched_platform *p, void *pq, const void *cmds,
 	s.queue_id = q->id;
 	s.count = n;
 	s.packets = (uint64_t)(uintptr_t)cmds;
-	ret = xioctl(q->sim->fd, XSCHED_IOC_SIM_SUBMIT, &s);
+	ret = xs_ioctl(q->sim->fd, XSCHED_IOC_SIM_SUBMIT, &s);
 	if (ret < 0)
 		return ret;
 	*hw_seq = s.seq;
@@ -200,13 +141,7 @@ static int sim_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 		       (uint64_t)timeout_ns;
 	if (timeout_ns == 0)
 		w.timeout_ns = 0;
-	return xioctl0(q->sim->fd, XSCHED_IOC_SIM_WAIT, &w);
-}
-
-static int sim_query_raw(struct sim_queue *q, struct xsched_queue_info *qi)
-{
-	memset(qi, 0, sizeof(*qi));
-	return xioctl0(q->qfd, XSCHED_IOC_QUERY, qi);
+	return xs_ioctl0(q->sim->fd, XSCHED_IOC_SIM_WAIT, &w);
 }
 
 static int sim_completed(struct xsched_platform *p, void *pq, uint64_t *done)
@@ -215,7 +150,7 @@ static int sim_completed(struct xsched_platform *p, void *pq, uint64_t *done)
 	int ret;
 
 	(void)p;
-	ret = sim_query_raw(pq, &qi);
+	ret = xs_modq_query(&((struct sim_queue *)pq)->mq, &qi);
 	if (ret)
 		return ret;
 	*done = qi.rptr;
@@ -227,97 +162,39 @@ static int sim_completed(struct xsched_platform *p, void *pq, uint64_t *done)
 static int sim_suspend(struct xsched_platform *p, void *pq, int mode,
 		       bool nonblock)
 {
-	struct sim_queue *q = pq;
-	struct xsched_suspend s;
-
 	(void)p;
-	memset(&s, 0, sizeof(s));
-	s.mode = mode == XS_MODE_DRAIN ? XSCHED_MODE_DRAIN : XSCHED_MODE_SAVE;
-	s.flags = nonblock ? XSCHED_SUSPEND_NONBLOCK : 0;
-	return xioctl0(q->qfd, XSCHED_IOC_SUSPEND, &s);
+	return xs_modq_suspend(&((struct sim_queue *)pq)->mq, mode, nonblock);
 }
 
 static int sim_resume(struct xsched_platform *p, void *pq)
 {
-	struct sim_queue *q = pq;
-	struct xsched_resume r;
-
 	(void)p;
-	memset(&r, 0, sizeof(r));
-	return xioctl0(q->qfd, XSCHED_IOC_RESUME, &r);
+	return xs_modq_resume(&((struct sim_queue *)pq)->mq);
 }
 
 static int sim_wait_suspended(struct xsched_platform *p, void *pq,
 			      int64_t timeout_ns)
 {
-	struct sim_queue *q = pq;
-	struct xsched_queue_info qi;
-	uint64_t start = xs_now_ns();
-	struct pollfd pfd;
-	int ret;
-
 	(void)p;
-	for (;;) {
-		ret = sim_query_raw(q, &qi);
-		if (ret)
-			return ret;
-		if (qi.state == XSCHED_STATE_SUSPENDED)
-			return 0;
-		if (qi.state == XSCHED_STATE_FAILED)
-			return -EIO;
-		if (qi.state == XSCHED_STATE_ACTIVE)
-			return qi.last_error ? qi.last_error : -ECANCELED;
-		if (timeout_ns >= 0 && (int64_t)(xs_now_ns() - start) >= timeout_ns)
-			return -ETIMEDOUT;
-		pfd.fd = q->qfd;
-		pfd.events = POLLPRI;
-		pfd.revents = 0;
-		(void)poll(&pfd, 1, 10);
-	}
+	return xs_modq_wait_suspended(&((struct sim_queue *)pq)->mq, timeout_ns);
 }
 
 static int sim_poll_fd(struct xsched_platform *p, void *pq)
 {
 	(void)p;
-	return ((struct sim_queue *)pq)->qfd;
+	return ((struct sim_queue *)pq)->mq.qfd;
 }
 
 static int sim_query(struct xsched_platform *p, void *pq, struct xs_hw_info *hw)
 {
-	struct xsched_queue_info qi;
-	int ret;
-
 	(void)p;
-	ret = sim_query_raw(pq, &qi);
-	if (ret)
-		return ret;
-	hw->completed = qi.rptr;
-	hw->suspends = qi.suspends;
-	hw->saved_bytes = qi.saved_bytes;
-	hw->last_suspend_ns = qi.last_suspend_ns;
-	hw->max_suspend_ns = qi.max_suspend_ns;
-	hw->total_suspend_ns = qi.total_suspend_ns;
-	hw->steps_done = qi.steps_done;
-	hw->arbiter_suspends = qi.arbiter_suspends;
-	hw->arbitrated = qi.arbitrated != 0;
-	hw->state = qi.state;
-	hw->last_error = qi.last_error;
-	return 0;
+	return xs_modq_hw_info(&((struct sim_queue *)pq)->mq, hw);
 }
 
 static int sim_set_priority(struct xsched_platform *p, void *pq, int32_t prio)
 {
-	struct sim_queue *q = pq;
-	struct xsched_set_priority sp;
-	int ret;
-
 	(void)p;
-	memset(&sp, 0, sizeof(sp));
-	sp.priority = prio;
-	ret = xioctl0(q->qfd, XSCHED_IOC_SET_PRIORITY, &sp);
-	if (!ret)
-		q->prio = prio;
-	return ret;
+	return xs_modq_set_priority(&((struct sim_queue *)pq)->mq, prio);
 }
 
 static const struct xs_platform_ops sim_ops = {
@@ -361,7 +238,7 @@ XS_EXPORT int xsched_sim_open(struct xsched_sim **simp, const char *path)
 		free(sim);
 		return ret;
 	}
-	ret = xioctl(sim->fd, XSCHED_IOC_VERSION, &sim->ver);
+	ret = xs_ioctl(sim->fd, XSCHED_IOC_VERSION, &sim->ver);
 	if (ret < 0)
 		goto fail;
 	if (sim->ver.api_version != XSCHED_API_VERSION) {
@@ -420,7 +297,7 @@ XS_EXPORT int xsched_sim_alloc(struct xsched_sim *sim, uint64_t size,
 		ret = -ENOSPC;
 		goto out;
 	}
-	ret = xioctl(sim->fd, XSCHED_IOC_SIM_MEM_ALLOC, &m);
+	ret = xs_ioctl(sim->fd, XSCHED_IOC_SIM_MEM_ALLOC, &m);
 	if (ret < 0)
 		goto out;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, sim->fd,
@@ -450,7 +327,7 @@ XS_EXPORT int xsched_sim_queue_create(struct xsched_sim *sim, uint32_t ring_size
 		return -EINVAL;
 	memset(&c, 0, sizeof(c));
 	c.ring_size = ring_size;
-	ret = xioctl(sim->fd, XSCHED_IOC_SIM_QUEUE_CREATE, &c);
+	ret = xs_ioctl(sim->fd, XSCHED_IOC_SIM_QUEUE_CREATE, &c);
 	if (ret < 0)
 		return ret;
 	if (c.queue_id >= XSCHED_SIM_QUEUES)
