@@ -65,7 +65,7 @@ demo: module $(BUILD)/tools/xsched-demo
 		-- './xsched-demo $(DEMO_ARGS)'
 
 bench: module
-	$(MAKE) -C libxsched bench TOP=$(TOP) OUT=$(BUILD)/libxsched/bench
+	$(MAKE) -C libxsched bench TOP=$(TOP)
 	$(QEMU_RUN) --append idle=poll --module $(MODULE) --copy $(BUILD)/libxsched/bench --rmmod \
 		-- 'cd bench && ./run-bench.sh'
 
