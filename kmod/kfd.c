@@ -559,6 +559,16 @@ static void xkfd_op_release(struct xsched_queue *xq)
 }
 
 /* Read a 64-bit dispatch id from the owner's memory; 0 if unreadable. */
+static bool xkfd_task_runs_mm(struct xkfd_attach *a)
+{
+	struct mm_struct *mm = get_task_mm(a->task);
+	bool same = mm == a->mm;
+
+	if (mm)
+		mmput(mm);
+	return same;
+}
+
 static u64 xkfd_read_user(struct xkfd_queue *kq, void __user *ptr)
 {
 	u64 v = 0;
@@ -570,8 +580,18 @@ static u64 xkfd_read_user(struct xkfd_queue *kq, void __user *ptr)
 			return 0;
 		return v;
 	}
+	/*
+	 * access_process_vm() reads the task's mm of the moment: after an exec
+	 * that is another program's memory.  The task must still run the
+	 * attached mm before and after the read; a->mm is mmgrab()bed, so its
+	 * address cannot come back as a new mm in between.
+	 */
+	if (!xkfd_task_runs_mm(kq->a))
+		return 0;
 	if (access_process_vm(kq->a->task, (unsigned long)ptr, &v, sizeof(v),
 			      0) != sizeof(v))
+		return 0;
+	if (!xkfd_task_runs_mm(kq->a))
 		return 0;
 	return v;
 }

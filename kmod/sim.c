@@ -44,6 +44,11 @@ static unsigned int sim_save_ns = 20000;
 module_param(sim_save_ns, uint, 0644);
 MODULE_PARM_DESC(sim_save_ns, "Time to save one wave's state, ns (default 20000)");
 
+/* /dev/xsched is open to every user: bound what they can pin together. */
+static unsigned int sim_mem_max_mb = 512;
+module_param(sim_mem_max_mb, uint, 0644);
+MODULE_PARM_DESC(sim_mem_max_mb, "Sim device memory of all clients together, MiB (default 512)");
+
 static unsigned int sim_restore_ns = 20000;
 module_param(sim_restore_ns, uint, 0644);
 MODULE_PARM_DESC(sim_restore_ns, "Time to restore one wave's state, ns (default 20000)");
@@ -150,6 +155,7 @@ static struct {
 	u32 fail_save;
 	u32 fail_resume;
 	u32 save_timeout_ms;
+	atomic64_t mem_bytes;		/* device memory of every client */
 } xsim;
 
 static void xsim_kick_all(void)
@@ -332,9 +338,9 @@ static void xsim_wave_finish(struct xsim_wave *w)
 }
 
 /*
- * A queue in DRAIN or SAVE_GRACE has resident waves (or it would have
- * stopped), so the CUs running them are the ones to notice its grace
- * period ending.
+ * Every CU pass looks at every queue's grace end (DRAIN limit, SAVE trap
+ * time), so it is kept even when the queue has no wave on any CU (a DRAIN
+ * waiting to restore saved waves while other queues hold every slot).
  */
 static void xsim_queue_check_grace(struct xsim_queue *q, ktime_t now)
 {
@@ -353,15 +359,19 @@ static void xsim_queue_check_grace(struct xsim_queue *q, ktime_t now)
 	}
 }
 
-/* When the CU must look at this wave again. */
-static ktime_t xsim_wave_next(const struct xsim_wave *w)
+/* Act on grace ends that passed; the earliest one still ahead, or KTIME_MAX. */
+static ktime_t xsim_check_graces(ktime_t now)
 {
-	const struct xsim_queue *q = w->q;
+	ktime_t next = KTIME_MAX;
+	struct xsim_queue *q;
 
-	if (q->grace_end && (q->run == XSIM_DRAIN || q->run == XSIM_SAVE_GRACE) &&
-	    ktime_before(q->grace_end, w->deadline))
-		return q->grace_end;
-	return w->deadline;
+	lockdep_assert_held(&xsim.lock);
+	list_for_each_entry(q, &xsim.queues, node) {
+		xsim_queue_check_grace(q, now);
+		if (q->grace_end && ktime_before(q->grace_end, next))
+			next = q->grace_end;
+	}
+	return next;
 }
 
 /* Advance one wave to @now.  Returns false if the slot became free. */
@@ -369,8 +379,6 @@ static bool xsim_wave_advance(struct xsim_wave *w, ktime_t now)
 {
 	struct xsim_queue *q = w->q;
 	unsigned int burst = 0;
-
-	xsim_queue_check_grace(q, now);
 
 	if (q->run == XSIM_SAVE && w->phase != XSIM_SAVING) {
 		/* The trap: keep the unfinished part of the current step. */
@@ -424,7 +432,7 @@ static int xsim_cu_thread(void *data)
 		spin_lock(&xsim.lock);
 		cu->kick = false;
 		now = ktime_get();
-		next = KTIME_MAX;
+		next = xsim_check_graces(now);
 		for (i = 0; i < xsim.nwaves; i++) {
 			struct xsim_wave *w = &cu->waves[i];
 
@@ -435,8 +443,8 @@ static int xsim_cu_thread(void *data)
 				next = now;
 				continue;
 			}
-			if (ktime_before(xsim_wave_next(w), next))
-				next = xsim_wave_next(w);
+			if (ktime_before(w->deadline, next))
+				next = w->deadline;
 		}
 		spin_unlock(&xsim.lock);
 
@@ -613,6 +621,7 @@ static void xsim_vm_release(struct kref *ref)
 		if (!vm->bufs[i].vaddr)
 			continue;
 		vfree(vm->bufs[i].vaddr);
+		atomic64_sub(vm->bufs[i].size, &xsim.mem_bytes);
 		xsched_obj_dec(XSCHED_OBJ_SIM_BUFFER);
 	}
 	mutex_destroy(&vm->lock);
@@ -657,8 +666,15 @@ int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 		mutex_unlock(&vm->lock);
 		return -ENOSPC;
 	}
+	if (atomic64_add_return(size, &xsim.mem_bytes) >
+	    (s64)READ_ONCE(sim_mem_max_mb) << 20) {
+		atomic64_sub(size, &xsim.mem_bytes);
+		mutex_unlock(&vm->lock);
+		return -ENOMEM;
+	}
 	p = vmalloc_user(size);
 	if (!p) {
+		atomic64_sub(size, &xsim.mem_bytes);
 		mutex_unlock(&vm->lock);
 		return -ENOMEM;
 	}
@@ -675,8 +691,13 @@ int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 {
 	u64 addr = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 len = vma->vm_end - vma->vm_start;
-	void *p = xsim_translate(vm, addr, len);
+	void *p;
 
+	/* Device memory is shared: a private copy would silently diverge. */
+	if (!(vma->vm_flags & VM_SHARED) ||
+	    vma->vm_pgoff > (U64_MAX >> PAGE_SHIFT))
+		return -EINVAL;
+	p = xsim_translate(vm, addr, len);
 	if (!p || !PAGE_ALIGNED(p))
 		return -EINVAL;
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
@@ -704,10 +725,11 @@ int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
 	INIT_DELAYED_WORK(&q->watchdog, xsim_watchdog);
 	INIT_LIST_HEAD(&q->node);
 	q->ring_size = c->ring_size;
-	q->ring = kvcalloc(c->ring_size, sizeof(*q->ring), GFP_KERNEL);
+	q->ring = kvcalloc(c->ring_size, sizeof(*q->ring), GFP_KERNEL_ACCOUNT);
 	/* Every slot of the GPU may hold one of this queue's waves. */
 	q->save_cap = xsim.ncu * xsim.nwaves;
-	q->save_area = vzalloc(array_size(q->save_cap, sizeof(*q->save_area)));
+	q->save_area = __vmalloc(array_size(q->save_cap, sizeof(*q->save_area)),
+				 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	ret = -ENOMEM;
 	if (!q->ring || !q->save_area)
 		goto err_free;
