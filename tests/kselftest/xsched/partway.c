@@ -330,4 +330,58 @@ TEST_F_TIMEOUT(pw, drain_with_longest_grace_completes, 60)
 	finish_kernel(_metadata, self);
 }
 
+/*
+ * A DRAIN grace limit holds even when the queue has no wave on any CU: its
+ * only started workgroup waits in the save area while another queue holds
+ * every slot.  (The limit used to be noticed only by a CU running one of the
+ * queue's waves, so it lasted as long as the other queue's workgroups.)
+ */
+TEST(drain_grace_holds_with_only_saved_waves)
+{
+	const uint64_t other_ns = 400 * 10 * XS_MS;	/* 4 s workgroups */
+	struct xsched_version ver = { 0 };
+	struct xsched_queue_info info;
+	struct xsched_sim_packet pa, pb;
+	uint32_t ida, idb;
+	uint64_t dst, seq, t0, took;
+	int cfd, qa, qb, ret;
+
+	ret = xs_client_open(&cfd, &ver);
+	if (ret)
+		SKIP(return, "no " XS_DEV_PATH ": %s", xs_err(ret));
+	ASSERT_EQ(0, xs_mem_alloc(cfd, 8 * (xs_slots(&ver) + 1), &dst));
+	ASSERT_EQ(0, xs_queue_create(cfd, 4, &ida, NULL));
+	ASSERT_EQ(0, xs_queue_create(cfd, 4, &idb, NULL));
+	qa = xs_register(cfd, ida, 0, NULL);
+	ASSERT_LE(0, qa);
+	qb = xs_register(cfd, idb, 0, NULL);
+	ASSERT_LE(0, qb);
+
+	/* A: one long workgroup, started, then saved. */
+	pa = xs_packet(1, 2000, XS_MS, 1, dst, 0);
+	ASSERT_EQ(0, xs_submit(cfd, ida, &pa, 1, &seq));
+	ASSERT_EQ(0, xs_wait_steps(qa, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_suspend(qa, XSCHED_MODE_SAVE, 0, 0, NULL));
+	/* B fills every slot with long workgroups; then A may run again. */
+	pb = xs_packet(xs_slots(&ver), 400, 10 * XS_MS, 2, dst + 8, 0);
+	ASSERT_EQ(0, xs_submit(cfd, idb, &pb, 1, &seq));
+	ASSERT_EQ(0, xs_wait_steps(qb, 1, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_resume(qa, NULL));
+	ASSERT_EQ(0, xs_query(qa, &info));
+	ASSERT_EQ(1, info.saved_waves) TH_LOG("A's wave should wait in the save area");
+
+	t0 = xs_now_ns();
+	ret = xs_suspend(qa, XSCHED_MODE_DRAIN, 0, 10 * XS_MS, NULL);
+	took = xs_now_ns() - t0;
+	ksft_print_msg("DRAIN with a 10 ms grace, wave saved, slots busy: %s after %.1f ms\n",
+		       xs_err(ret), took / 1e6);
+	EXPECT_EQ(-ETIMEDOUT, ret);
+	/* Well before B's 4 s workgroups free a slot. */
+	EXPECT_LT(took * 4, other_ns);
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qa));
+	close(qa);
+	close(qb);
+	close(cfd);
+}
+
 TEST_HARNESS_MAIN
