@@ -335,9 +335,14 @@ static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 	ret = q->ops->resume(q);
 	spin_lock(&q->state_lock);
 	if (ret) {
-		/* The queue stays as it was: still stopped, saved state kept. */
-		q->last_error = ret;
-		q->faults++;
+		/*
+		 * The queue stays as it was: still stopped, saved state kept.
+		 * If the backend failed it meanwhile, that error stands.
+		 */
+		if (q->state != XSCHED_STATE_FAILED) {
+			q->last_error = ret;
+			q->faults++;
+		}
 		spin_unlock(&q->state_lock);
 		trace_xsched_queue_resume(q->uid, 0, ret);
 		return ret;
