@@ -414,11 +414,9 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	i->total_suspend_ns = q->total_suspend_ns;
 	i->max_suspend_ns = q->max_suspend_ns;
 	i->saved_bytes = q->saved_bytes;
+	i->arbiter_suspends = q->arbiter_suspends;
 	spin_unlock(&q->state_lock);
 	i->arbitrated = q->arbitrated;
-	mutex_lock(&xsched_queues_lock);
-	i->arbiter_suspends = q->arbiter_suspends;
-	mutex_unlock(&xsched_queues_lock);
 	return 0;
 }
 
@@ -459,7 +457,9 @@ static void xsched_arbiter_stop(struct xsched_queue *q, struct xsched_queue *bus
 	if (!ret) {
 		q->arb_stopped = true;
 		q->arb_stopped_at = now;
+		spin_lock(&q->state_lock);
 		q->arbiter_suspends++;
+		spin_unlock(&q->state_lock);
 	}
 	trace_xsched_arbiter_decision(q->uid, q->priority, true, busy->uid,
 				      busy->priority, 0, ret);

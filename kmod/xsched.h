@@ -86,7 +86,7 @@ struct xsched_queue {
 	bool arb_stopped;		/* the arbiter suspended it */
 	ktime_t arb_stopped_at;
 	ktime_t arb_allowed_since;	/* may run again since; 0: may not */
-	u64 arbiter_suspends;
+	u64 arbiter_suspends;		/* under state_lock, like the counters */
 };
 
 /*
