@@ -285,10 +285,10 @@ static bool xkfd_device_broken(struct kfd_process_device *pdd)
 	return READ_ONCE(pdd->dev->dqm->is_hws_hang);
 }
 
-static bool xkfd_in_reset(struct kfd_process_device *pdd)
+static bool xkfd_in_reset_node(struct kfd_node *node)
 {
 #ifdef XKFD_HAVE_RESET_DOMAIN
-	struct amdgpu_device *adev = pdd->dev->adev;
+	struct amdgpu_device *adev = node->adev;
 
 	return adev->reset_domain && atomic_read(&adev->reset_domain->in_gpu_reset);
 #else
@@ -296,7 +296,17 @@ static bool xkfd_in_reset(struct kfd_process_device *pdd)
 #endif
 }
 
-/* The queue of @pdd with @queue_id at @ring; dqm lock held. */
+static bool xkfd_in_reset(struct kfd_process_device *pdd)
+{
+	return xkfd_in_reset_node(pdd->dev);
+}
+
+/*
+ * The queue of @pdd with @queue_id, at @ring unless @ring is 0; dqm lock
+ * held.  Undoing a suspend looks by id only: the owner may have moved the
+ * ring (AMDKFD_IOC_UPDATE_QUEUE) while the queue was suspended, and it
+ * must not stay suspended for that.
+ */
 static struct queue *xkfd_find(struct kfd_process_device *pdd, u32 queue_id,
 			       u64 ring)
 {
@@ -304,7 +314,7 @@ static struct queue *xkfd_find(struct kfd_process_device *pdd, u32 queue_id,
 
 	list_for_each_entry(q, &pdd->qpd.queues_list, list)
 		if (q->properties.queue_id == queue_id &&
-		    q->properties.queue_address == ring &&
+		    (!ring || q->properties.queue_address == ring) &&
 		    !q->properties.is_being_destroyed)
 			return q;
 	return NULL;
@@ -356,14 +366,17 @@ static u64 xkfd_saved_bytes(struct device_queue_manager *dqm, struct queue *q)
 	return total;
 }
 
-/* The registered queue, looked up again; p->mutex held.  NULL if destroyed. */
-static struct queue *xkfd_lookup(struct xkfd_queue *kq)
+/*
+ * The registered queue, looked up again; p->mutex held.  NULL if destroyed
+ * (or, with @ring, moved to another ring).
+ */
+static struct queue *xkfd_lookup(struct xkfd_queue *kq, u64 ring)
 {
 	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
 	struct queue *q;
 
 	dqm_lock(dqm);
-	q = xkfd_find(kq->pdd, kq->queue_id, kq->ring);
+	q = xkfd_find(kq->pdd, kq->queue_id, ring);
 	dqm_unlock(dqm);
 	return q;
 }
@@ -415,9 +428,9 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	if (kq->failed)
 		return -EIO;
 	mutex_lock(&p->mutex);
-	q = xkfd_lookup(kq);
+	q = xkfd_lookup(kq, kq->ring);
 	if (!q) {
-		ret = -ENODEV;		/* destroyed by its owner */
+		ret = -ENODEV;		/* destroyed or moved by its owner */
 		terminal = true;
 		goto out_unlock;
 	}
@@ -472,7 +485,7 @@ static int xkfd_op_resume(struct xsched_queue *xq)
 	if (kq->failed)
 		return -EIO;
 	mutex_lock(&p->mutex);
-	q = xkfd_lookup(kq);
+	q = xkfd_lookup(kq, 0);
 	if (!q) {
 		kq->suspended = false;
 		ret = -ENODEV;
@@ -525,7 +538,7 @@ static void xkfd_release_resume(struct xkfd_queue *kq)
 	int ret;
 
 	mutex_lock(&p->mutex);
-	q = xkfd_lookup(kq);
+	q = xkfd_lookup(kq, 0);
 	if (!q || !q->properties.is_suspended)
 		goto out_unlock;
 	ret = xkfd_usable(kq);
@@ -609,13 +622,195 @@ static void xkfd_op_progress(struct xsched_queue *xq, struct xsched_progress *pr
 		xsched_queue_failed(xq, -EIO);
 }
 
+/* ---- batches ---- */
+
+/*
+ * On HWS every update_queue() is a preemption of every queue of the device
+ * and a new runlist.  The arbiter's suspends and resumes of one pass are
+ * applied together: dqm->ops.halt() unmaps the device once; while it is
+ * halted, update_queue() finds nothing mapped and maps nothing, so each
+ * queue costs only its MQD update; dqm->ops.unhalt() maps the new runlist
+ * once.  N queues cost one preemption instead of N.  MES removes and adds
+ * single queues, so there is nothing to gain there.
+ *
+ * amdgpu's shader isolation (enforce_isolation) halts KFD's scheduler too,
+ * under adev->gfx.kfd_sch_mutex; a batch holds that mutex from halt to
+ * unhalt, and halts nothing while isolation has the scheduler stopped.
+ */
+#if defined(XKFD_HAVE_DQM_HALT) && \
+	(!defined(XKFD_HAVE_STOP_SCHED) || defined(XKFD_HAVE_KFD_SCH_MUTEX))
+#define XKFD_BATCH_MAX	8	/* devices (partitions) halted in one batch */
+
+struct xkfd_batch {
+	unsigned int ndqm, nadev;
+	struct device_queue_manager *dqm[XKFD_BATCH_MAX];
+	struct xkfd_attach *pin[XKFD_BATCH_MAX];	/* keeps the dqm's amdgpu */
+	struct amdgpu_device *adev[XKFD_BATCH_MAX];	/* kfd_sch_mutex held */
+};
+
+static void xkfd_sch_lock(struct xkfd_batch *b, struct amdgpu_device *adev)
+{
+#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+	unsigned int i;
+
+	for (i = 0; i < b->nadev; i++)
+		if (b->adev[i] == adev)
+			return;
+	/* One mutex per GPU, always taken in this batch's order. */
+	mutex_lock_nested(&adev->gfx.kfd_sch_mutex, b->nadev);
+	b->adev[b->nadev++] = adev;
+#endif
+}
+
+/* May the batch halt @dqm?  Its GPU's kfd_sch_mutex is held. */
+static bool xkfd_may_halt(struct device_queue_manager *dqm)
+{
+	struct kfd_node *node = dqm->dev;
+	bool ok;
+
+#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+	if (node->node_id >= MAX_XCP ||
+	    node->adev->gfx.kfd_sch_inactive[node->node_id])
+		return false;		/* shader isolation has it stopped */
+#endif
+	if (xkfd_in_reset_node(node))
+		return false;
+	dqm_lock(dqm);
+	ok = dqm->sched_running && !dqm->sched_halt && !dqm->is_hws_hang;
+	dqm_unlock(dqm);
+	return ok;
+}
+
+/* Add @kq's device to the batch if @n queues of the pass are on it. */
+static void xkfd_batch_add(struct xkfd_batch *b, struct xkfd_queue *kq)
+{
+	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	unsigned int i;
+
+	for (i = 0; i < b->ndqm; i++)
+		if (b->dqm[i] == dqm)
+			return;
+	if (b->ndqm == XKFD_BATCH_MAX || !dqm->ops.halt || !dqm->ops.unhalt ||
+	    dqm->dev->kfd->shared_resources.enable_mes)
+		return;
+	kref_get(&kq->a->ref);
+	b->pin[b->ndqm] = kq->a;
+	b->dqm[b->ndqm++] = dqm;
+}
+
+static void *xkfd_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
+{
+	struct xkfd_batch *b, *seen;
+	struct xkfd_queue *kq;
+	unsigned int i, j, k;
+	int ret;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	seen = kzalloc(sizeof(*seen), GFP_KERNEL);
+	if (!b || !seen)
+		goto out;
+	/*
+	 * Devices with two queues or more in the pass.  A queue may be closed
+	 * meanwhile: its fields are read under its lock, while not released.
+	 */
+	for (i = 0; i < n; i++) {
+		mutex_lock(&qs[i]->lock);
+		kq = qs[i]->priv;
+		if (!qs[i]->released && !kq->failed) {
+			k = seen->ndqm;
+			xkfd_batch_add(seen, kq);
+			if (seen->ndqm == k)	/* seen before: a second queue */
+				xkfd_batch_add(b, kq);
+		}
+		mutex_unlock(&qs[i]->lock);
+	}
+	for (i = 0, j = 0; i < b->ndqm; i++) {
+		struct device_queue_manager *dqm = b->dqm[i];
+
+		xkfd_sch_lock(b, dqm->dev->adev);
+		if (!xkfd_may_halt(dqm)) {
+			xkfd_attach_put(b->pin[i]);
+			continue;
+		}
+		/* sched_halt is set even if the preemption failed: unhalt always. */
+		ret = dqm->ops.halt(dqm);
+		if (ret)
+			pr_warn("xsched: kfd: batch preemption of a device failed (%d)\n",
+				ret);
+		b->pin[j] = b->pin[i];
+		b->dqm[j++] = dqm;
+	}
+	b->ndqm = j;
+out:
+	if (seen)
+		for (i = 0; i < seen->ndqm; i++)
+			xkfd_attach_put(seen->pin[i]);
+	kfree(seen);
+	return b;
+}
+
+/*
+ * Map the device again.  A stop in between (GPU reset, system suspend)
+ * makes unhalt() return without clearing sched_halt, and the device would
+ * never map KFD queues again: clear it then; start maps the runlist.
+ */
+static void xkfd_unhalt(struct device_queue_manager *dqm)
+{
+	int ret;
+
+	for (;;) {
+		dqm_lock(dqm);
+		if (!dqm->sched_halt) {
+			dqm_unlock(dqm);
+			return;
+		}
+		if (!dqm->sched_running) {
+			dqm->sched_halt = false;
+			dqm_unlock(dqm);
+			return;
+		}
+		dqm_unlock(dqm);
+		ret = dqm->ops.unhalt(dqm);
+		if (ret)
+			pr_warn("xsched: kfd: batch remap of a device failed (%d)\n",
+				ret);
+	}
+}
+
+static void xkfd_op_batch_end(void *batch)
+{
+	struct xkfd_batch *b = batch;
+	unsigned int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->ndqm; i++) {
+		xkfd_unhalt(b->dqm[i]);
+		xkfd_attach_put(b->pin[i]);
+	}
+#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+	for (i = b->nadev; i-- > 0;)
+		mutex_unlock(&b->adev[i]->gfx.kfd_sch_mutex);
+#endif
+	kfree(b);
+}
+
+#define XKFD_BATCH_OPS \
+	.batch_begin = xkfd_op_batch_begin, \
+	.batch_end = xkfd_op_batch_end,
+#else
+#define XKFD_BATCH_OPS
+#endif
+
 static const struct xsched_backend_ops xkfd_ops = {
 	.name = "kfd",
 	.modes = BIT(XSCHED_MODE_SAVE),
+	.polled = true,		/* the GPU writes rptr; nothing tells us */
 	.suspend = xkfd_op_suspend,
 	.resume = xkfd_op_resume,
 	.progress = xkfd_op_progress,
 	.release = xkfd_op_release,
+	XKFD_BATCH_OPS
 };
 
 /* Find the queue at @ring and fill in @kq; p->mutex held. */

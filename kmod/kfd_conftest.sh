@@ -82,4 +82,23 @@ try XKFD_HAVE_MQD_STRIDE '
 
 	return mm->mqd_stride != NULL;' "$@"
 
+# The device queue manager can be halted and unhalted (Linux 6.10+).
+try XKFD_HAVE_DQM_HALT '
+	struct device_queue_manager *dqm = x;
+	int (*h)(struct device_queue_manager *) = dqm->ops.halt;
+	int (*u)(struct device_queue_manager *) = dqm->ops.unhalt;
+
+	return h != u && dqm->sched_halt;' "$@"
+
+# amdgpu's shader isolation halts KFD's scheduler too (Linux 6.12+) ...
+try XKFD_HAVE_STOP_SCHED '
+	return amdgpu_amdkfd_stop_sched(x, 0);' "$@"
+
+# ... under this mutex, with this per-partition state.
+try XKFD_HAVE_KFD_SCH_MUTEX '
+	struct amdgpu_device *adev = x;
+
+	mutex_lock(&adev->gfx.kfd_sch_mutex);
+	return adev->gfx.kfd_sch_inactive[0];' "$@"
+
 mv "$tmp/out" "$out"

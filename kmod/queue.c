@@ -66,9 +66,14 @@ int xsched_priority_check(s32 priority, s32 old)
  * anything is busy or stopped (kfd queues have no completion events), and at
  * once when a backend reports a submission or completion.
  *
- * The arb_* fields of every queue are under xsched_queues_lock, which the
- * arbiter holds for a whole pass; lock order: xsched_queues_lock ->
- * xsched_queue.lock.
+ * A pass takes references to the arbitrated queues under xsched_queues_lock
+ * and drops the lock before it reads progress or calls a backend: a kfd
+ * progress read or an HWS preemption can take milliseconds, and must not
+ * hold up registering or closing queues.  The suspends and resumes one pass
+ * decides are handed to the backend together (batch_begin/batch_end), so
+ * that HWS can apply them with one preemption of the device.  The arb_*
+ * fields are written only by the arbiter work, which never runs twice at
+ * once.
  */
 static unsigned int arbiter_resume_delay_us = 1000;
 module_param(arbiter_resume_delay_us, uint, 0644);
@@ -78,7 +83,12 @@ MODULE_PARM_DESC(arbiter_resume_delay_us,
 static unsigned int arbiter_poll_us = 1000;
 module_param(arbiter_poll_us, uint, 0644);
 MODULE_PARM_DESC(arbiter_poll_us,
-		 "How often the arbiter re-reads queue progress while any queue is busy (default 1000)");
+		 "How often the arbiter re-reads queue progress while any queue is busy, and poll() on queues without progress events (default 1000)");
+
+static bool arbiter_batch = true;
+module_param(arbiter_batch, bool, 0644);
+MODULE_PARM_DESC(arbiter_batch,
+		 "Let a backend apply the suspends and resumes of one arbiter pass together (default Y)");
 
 static void xsched_arbiter(struct work_struct *work);
 static DECLARE_WORK(xsched_arbiter_work, xsched_arbiter);
@@ -93,6 +103,14 @@ static void xsched_arbiter_kick(void)
 static enum hrtimer_restart xsched_arbiter_timer_fn(struct hrtimer *t)
 {
 	xsched_arbiter_kick();
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart xsched_poll_timer_fn(struct hrtimer *t)
+{
+	struct xsched_queue *q = container_of(t, struct xsched_queue, poll_timer);
+
+	wake_up_all(&q->wq);
 	return HRTIMER_NORESTART;
 }
 
@@ -121,6 +139,8 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	mutex_init(&q->lock);
 	spin_lock_init(&q->state_lock);
 	init_waitqueue_head(&q->wq);
+	hrtimer_init(&q->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	q->poll_timer.function = xsched_poll_timer_fn;
 
 	mutex_lock(&xsched_queues_lock);
 	list_add_tail(&q->node, &xsched_queues);
@@ -142,6 +162,69 @@ static void xsched_queue_free(struct kref *ref)
 void xsched_queue_put(struct xsched_queue *q)
 {
 	kref_put(&q->ref, xsched_queue_free);
+}
+
+/*
+ * References to the registered queues (only arbitrated ones if @arb), taken
+ * under xsched_queues_lock so that the caller can work on them without it.
+ * Returns the count and sets *out (kvfree() it after putting each queue),
+ * or -ENOMEM.
+ */
+static int xsched_queues_snapshot(struct xsched_queue ***out, bool arb)
+{
+	struct xsched_queue **v = NULL, *q;
+	unsigned int n, cap = 0, i;
+
+	for (;;) {
+		n = 0;
+		mutex_lock(&xsched_queues_lock);
+		list_for_each_entry(q, &xsched_queues, node) {
+			if (arb && !q->arbitrated)
+				continue;
+			if (n < cap) {
+				kref_get(&q->ref);
+				v[n] = q;
+			}
+			n++;
+		}
+		mutex_unlock(&xsched_queues_lock);
+		if (n <= cap)
+			break;
+		/* More than room for: let go and try again, larger. */
+		for (i = 0; i < cap; i++)
+			xsched_queue_put(v[i]);
+		kvfree(v);
+		cap = n + 16;
+		v = kvmalloc_array(cap, sizeof(*v), GFP_KERNEL);
+		if (!v)
+			return -ENOMEM;
+	}
+	*out = v;
+	return n;
+}
+
+static void xsched_queues_snapshot_put(struct xsched_queue **v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		xsched_queue_put(v[i]);
+	kvfree(v);
+}
+
+/* Progress of a queue the caller holds a reference to, but not its fd. */
+static bool xsched_queue_progress_ref(struct xsched_queue *q,
+				      struct xsched_progress *p)
+{
+	bool ok;
+
+	memset(p, 0, sizeof(*p));
+	mutex_lock(&q->lock);
+	ok = !q->released;
+	if (ok)
+		q->ops->progress(q, p);
+	mutex_unlock(&q->lock);
+	return ok;
 }
 
 struct xsched_queue *xsched_queue_get_by_uid(u32 uid)
@@ -181,6 +264,10 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 		return;
 	}
 	ns = ktime_to_ns(ktime_sub(ktime_get(), q->suspend_start));
+	q->done_seq = seq;
+	q->done_result = err;
+	q->done_ns = ns;
+	q->done_saved_bytes = saved_bytes;
 	if (err) {
 		/* The backend has undone the suspend (drain grace expired). */
 		q->state = XSCHED_STATE_ACTIVE;
@@ -211,8 +298,11 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 		spin_unlock(&q->state_lock);
 		return;
 	}
-	if (q->state == XSCHED_STATE_SUSPENDING)
+	if (q->state == XSCHED_STATE_SUSPENDING) {
 		q->suspend_result = err == -ETIMEDOUT ? err : -EIO;
+		q->done_seq = q->seq;
+		q->done_result = q->suspend_result;
+	}
 	q->state = XSCHED_STATE_FAILED;
 	q->last_error = err;
 	q->faults++;
@@ -305,16 +395,20 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 				     READ_ONCE(q->state) != XSCHED_STATE_SUSPENDING))
 		return -EINTR;	/* the suspend goes on; QUERY shows its outcome */
 
+	/*
+	 * Our suspend's own outcome, even if another thread has resumed and
+	 * suspended the queue again since; never completed: resumed before
+	 * the backend finished.
+	 */
 	spin_lock(&q->state_lock);
-	if (q->seq != seq)
+	if (q->done_seq != seq) {
 		ret = -ECANCELED;
-	else if (q->suspend_result == -EINPROGRESS)
-		ret = -ECANCELED;	/* resumed before the backend finished */
-	else
-		ret = q->suspend_result;
-	if (!ret) {
-		s->latency_ns = q->last_suspend_ns;
-		s->saved_bytes = q->last_saved_bytes;
+	} else {
+		ret = q->done_result;
+		if (!ret) {
+			s->latency_ns = q->done_ns;
+			s->saved_bytes = q->done_saved_bytes;
+		}
 	}
 	spin_unlock(&q->state_lock);
 	return ret;
@@ -440,94 +534,176 @@ static int xsched_queue_set_priority(struct xsched_queue *q,
 	return ret;
 }
 
-static void xsched_arbiter_stop(struct xsched_queue *q, struct xsched_queue *busy,
-				ktime_t now)
+/* Suspend @q for the arbiter, which decided @top must run. */
+static void xsched_arbiter_stop(struct xsched_queue *q, struct xsched_queue *top,
+				s32 top_prio, ktime_t now)
 {
 	u32 mode = q->ops->modes & BIT(XSCHED_MODE_SAVE) ? XSCHED_MODE_SAVE :
 							   XSCHED_MODE_DRAIN;
-	int ret;
+	int ret = -ENODEV;
 	u32 seq;
 
-	q->arb_allowed_since = 0;
-	if (q->arb_stopped)
-		return;
 	mutex_lock(&q->lock);
-	ret = xsched_queue_start_suspend(q, mode, 0, &seq);
+	if (!q->released)
+		ret = xsched_queue_start_suspend(q, mode, 0, &seq);
 	mutex_unlock(&q->lock);
 	if (!ret) {
-		q->arb_stopped = true;
+		WRITE_ONCE(q->arb_stopped, true);
 		q->arb_stopped_at = now;
 		spin_lock(&q->state_lock);
 		q->arbiter_suspends++;
 		spin_unlock(&q->state_lock);
 	}
-	trace_xsched_arbiter_decision(q->uid, q->priority, true, busy->uid,
-				      busy->priority, 0, ret);
+	trace_xsched_arbiter_decision(q->uid, READ_ONCE(q->priority), true,
+				      top->uid, top_prio, 0, ret);
 }
 
-/* Returns how long to wait before this queue may be resumed, or 0. */
-static s64 xsched_arbiter_allow(struct xsched_queue *q, ktime_t now)
+/* Resume @q, which the arbiter stopped and has allowed long enough. */
+static void xsched_arbiter_go(struct xsched_queue *q, ktime_t now)
 {
-	s64 delay = (s64)READ_ONCE(arbiter_resume_delay_us) * NSEC_PER_USEC;
-	s64 waited;
+	int ret = -ENODEV;
 	u64 ns;
-	int ret;
 
-	if (!q->arb_stopped)
-		return 0;
-	if (!q->arb_allowed_since)
-		q->arb_allowed_since = now;
-	waited = ktime_to_ns(ktime_sub(now, q->arb_allowed_since));
-	if (waited < delay)
-		return delay - waited;
 	mutex_lock(&q->lock);
-	ret = xsched_queue_do_resume(q, &ns);
+	if (!q->released)
+		ret = xsched_queue_do_resume(q, &ns);
 	mutex_unlock(&q->lock);
-	/* EALREADY: the suspend already undid itself; EIO: failed for good. */
-	if (!ret || ret == -EALREADY || xsched_queue_state(q) == XSCHED_STATE_FAILED)
-		q->arb_stopped = false;
-	trace_xsched_arbiter_decision(q->uid, q->priority, false, 0, 0,
+	/*
+	 * EALREADY: the suspend already undid itself; EIO: failed for good;
+	 * ENODEV: closed.  Any other failure is retried on the next pass.
+	 */
+	if (!ret || ret == -EALREADY || ret == -ENODEV ||
+	    xsched_queue_state(q) == XSCHED_STATE_FAILED)
+		WRITE_ONCE(q->arb_stopped, false);
+	trace_xsched_arbiter_decision(q->uid, READ_ONCE(q->priority), false, 0, 0,
 				      ktime_to_ns(ktime_sub(now, q->arb_stopped_at)),
 				      ret);
-	/* A failed resume is retried on the next pass. */
-	return q->arb_stopped ? (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC : 0;
+}
+
+enum xsched_arb_act { XSCHED_ARB_NONE, XSCHED_ARB_STOP, XSCHED_ARB_GO };
+
+/* A backend's batch for one arbiter pass. */
+struct xsched_arb_batch {
+	const struct xsched_backend_ops *ops;	/* NULL: none begun */
+	void *cookie;
+};
+
+/*
+ * Hand each backend the queues this pass acts on, so that it can apply
+ * them together.  @tmp has room for every queue of the pass.
+ */
+static void xsched_arbiter_batch(struct xsched_queue **v, const u8 *act,
+				 unsigned int n, struct xsched_queue **tmp,
+				 struct xsched_arb_batch *b)
+{
+	const struct xsched_backend_ops *ops;
+	unsigned int i, j, k;
+
+	for (i = 0; i < n; i++) {
+		ops = v[i]->ops;
+		if (act[i] == XSCHED_ARB_NONE || b[v[i]->backend].ops ||
+		    !ops->batch_begin)
+			continue;
+		for (j = i, k = 0; j < n; j++)
+			if (act[j] != XSCHED_ARB_NONE && v[j]->ops == ops)
+				tmp[k++] = v[j];
+		if (k < 2)
+			continue;
+		b[v[i]->backend].cookie = ops->batch_begin(tmp, k);
+		b[v[i]->backend].ops = ops;
+	}
 }
 
 static void xsched_arbiter(struct work_struct *work)
 {
-	s64 next = (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC, wait;
-	struct xsched_queue *q, *top = NULL;
+	s64 poll = (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC;
+	s64 delay = (s64)READ_ONCE(arbiter_resume_delay_us) * NSEC_PER_USEC;
+	struct xsched_arb_batch batch[XSCHED_BACKEND_NR] = {};
+	struct xsched_queue **v, **tmp, *q, *top = NULL;
+	unsigned int i, n, nact = 0;
 	struct xsched_progress p;
 	ktime_t now = ktime_get();
+	s32 top_prio = 0, prio;
 	bool again = false;
+	s64 next = poll, waited;
+	u8 *act;
+	int ret;
 
-	mutex_lock(&xsched_queues_lock);
-	list_for_each_entry(q, &xsched_queues, node) {
-		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
-			continue;
-		memset(&p, 0, sizeof(p));
-		q->ops->progress(q, &p);
-		if (p.rptr == p.wptr)
+	ret = xsched_queues_snapshot(&v, true);
+	if (ret <= 0) {
+		if (ret)	/* no memory: try again later */
+			hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(poll),
+				      HRTIMER_MODE_REL);
+		return;
+	}
+	n = ret;
+	/* Room for n pointers (batching), then act[]. */
+	tmp = kvzalloc(n * (sizeof(*tmp) + 1), GFP_KERNEL);
+	if (!tmp) {
+		xsched_queues_snapshot_put(v, n);
+		hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(poll),
+			      HRTIMER_MODE_REL);
+		return;
+	}
+	act = (u8 *)(tmp + n);
+
+	/* Who is busy, and the highest priority among them. */
+	for (i = 0; i < n; i++) {
+		q = v[i];
+		if (xsched_queue_state(q) == XSCHED_STATE_FAILED ||
+		    !xsched_queue_progress_ref(q, &p) || p.rptr == p.wptr)
 			continue;
 		again = true;
-		if (!top || q->priority > top->priority)
+		prio = READ_ONCE(q->priority);
+		if (!top || prio > top_prio) {
 			top = q;
-	}
-	list_for_each_entry(q, &xsched_queues, node) {
-		if (!q->arbitrated || xsched_queue_state(q) == XSCHED_STATE_FAILED)
-			continue;
-		if (top && q->priority < top->priority) {
-			xsched_arbiter_stop(q, top, now);
-			again = true;
-			continue;
-		}
-		wait = xsched_arbiter_allow(q, now);
-		if (wait) {
-			next = min(next, wait);
-			again = true;
+			top_prio = prio;
 		}
 	}
-	mutex_unlock(&xsched_queues_lock);
+	/* Decide. */
+	for (i = 0; i < n; i++) {
+		q = v[i];
+		if (xsched_queue_state(q) == XSCHED_STATE_FAILED)
+			continue;
+		if (top && READ_ONCE(q->priority) < top_prio) {
+			q->arb_allowed_since = 0;
+			again = true;
+			if (!q->arb_stopped) {
+				act[i] = XSCHED_ARB_STOP;
+				nact++;
+			}
+			continue;
+		}
+		if (!q->arb_stopped)
+			continue;
+		if (!q->arb_allowed_since)
+			q->arb_allowed_since = now;
+		waited = ktime_to_ns(ktime_sub(now, q->arb_allowed_since));
+		again = true;
+		if (waited < delay) {
+			next = min(next, delay - waited);
+			continue;
+		}
+		act[i] = XSCHED_ARB_GO;
+		nact++;
+	}
+	/* Act, in one batch per backend where there is more than one thing to do. */
+	if (nact > 1 && READ_ONCE(arbiter_batch))
+		xsched_arbiter_batch(v, act, n, tmp, batch);
+	for (i = 0; i < n; i++) {
+		if (act[i] == XSCHED_ARB_STOP)
+			xsched_arbiter_stop(v[i], top, top_prio, now);
+		else if (act[i] == XSCHED_ARB_GO)
+			xsched_arbiter_go(v[i], now);
+		/* A failed resume is retried on the next pass. */
+		if (act[i] == XSCHED_ARB_GO && v[i]->arb_stopped)
+			next = min(next, poll);
+	}
+	for (i = 0; i < XSCHED_BACKEND_NR; i++)
+		if (batch[i].ops)
+			batch[i].ops->batch_end(batch[i].cookie);
+	kvfree(tmp);
+	xsched_queues_snapshot_put(v, n);
 	if (again)
 		hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(max_t(s64, next, 1000)),
 			      HRTIMER_MODE_REL);
@@ -605,6 +781,15 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 	state = xsched_queue_state(q);
 	if (p.rptr == p.wptr)
 		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (q->ops->polled && state != XSCHED_STATE_FAILED)
+		/*
+		 * Nothing wakes a waiter when the GPU catches up: a timer does,
+		 * and each poll it causes arms it again while work is left.
+		 */
+		hrtimer_start(&q->poll_timer,
+			      ns_to_ktime(max(READ_ONCE(arbiter_poll_us), 100U) *
+					  NSEC_PER_USEC),
+			      HRTIMER_MODE_REL);
 	if (state == XSCHED_STATE_SUSPENDED)
 		mask |= EPOLLPRI;
 	if (state == XSCHED_STATE_FAILED)
@@ -613,9 +798,11 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 }
 
 /*
- * Undo a registration.  Off the list first, so neither debugfs nor the
- * arbiter can find the queue any more; then it is resumed if stopped, and
- * the backend lets go (restarting the queue itself if resume failed).
+ * Undo a registration.  Off the list first, so that no new pass of the
+ * arbiter or debugfs finds the queue; one that holds a reference already
+ * sees ->released under q->lock and calls nothing.  Then the queue is
+ * resumed if stopped, and the backend lets go (restarting the queue itself
+ * if resume failed).
  */
 static void xsched_queue_unregister(struct xsched_queue *q)
 {
@@ -632,7 +819,10 @@ static void xsched_queue_unregister(struct xsched_queue *q)
 		pr_warn("xsched: queue %u: resume on close failed (%d), forcing it\n",
 			q->uid, ret);
 	q->ops->release(q);
+	q->released = true;
 	mutex_unlock(&q->lock);
+	/* No poller is left once the file is released. */
+	hrtimer_cancel(&q->poll_timer);
 	xsched_queue_put(q);
 }
 
@@ -686,28 +876,34 @@ int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 	return fd;
 }
 
-static int xsched_queues_show(struct seq_file *m, void *v)
+static int xsched_queues_show(struct seq_file *m, void *unused)
 {
+	struct xsched_queue **v, *q;
 	struct xsched_progress p;
-	struct xsched_queue *q;
+	int i, n;
 
 	seq_puts(m, "uid backend state prio arbiter rptr wptr steps suspends resumes faults last_ns max_ns total_ns saved_bytes saved_waves last_error\n");
-	mutex_lock(&xsched_queues_lock);
-	list_for_each_entry(q, &xsched_queues, node) {
-		memset(&p, 0, sizeof(p));
-		q->ops->progress(q, &p);
+	n = xsched_queues_snapshot(&v, false);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		q = v[i];
+		if (!xsched_queue_progress_ref(q, &p))
+			continue;	/* closed meanwhile */
 		spin_lock(&q->state_lock);
 		seq_printf(m, "%u %s %s %d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %d\n",
 			   q->uid, xsched_backend_names[q->backend],
 			   xsched_state_names[q->state], q->priority,
-			   !q->arbitrated ? "-" : q->arb_stopped ? "stopped" : "run",
+			   !q->arbitrated ? "-" :
+			   READ_ONCE(q->arb_stopped) ? "stopped" : "run",
 			   p.rptr, p.wptr, p.steps_done, q->suspends,
 			   q->resumes, q->faults, q->last_suspend_ns,
 			   q->max_suspend_ns, q->total_suspend_ns,
 			   q->saved_bytes, p.saved_waves, q->last_error);
 		spin_unlock(&q->state_lock);
 	}
-	mutex_unlock(&xsched_queues_lock);
+	if (n)
+		xsched_queues_snapshot_put(v, n);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(xsched_queues);

@@ -155,6 +155,17 @@ static struct {
 	u32 fail_save;
 	u32 fail_resume;
 	u32 save_timeout_ms;
+	/*
+	 * The HWS cost model, debugfs: while hws is set, every suspend and
+	 * resume is a runlist update that preempts the whole device, as on
+	 * gfx9 with HWS: it is counted, and every running wave of the other
+	 * queues loses a save and a restore.  Inside a batch (the arbiter's
+	 * batch_begin/batch_end) the updates become one.
+	 */
+	u32 hws;
+	u64 runlist_updates;
+	u32 batch_depth;		/* under lock */
+	bool batch_pending;		/* under lock */
 	atomic64_t mem_bytes;		/* device memory of every client */
 } xsim;
 
@@ -479,6 +490,34 @@ static void xsim_watchdog(struct work_struct *work)
 
 /* Backend ops: the core calls these with xsched_queue.lock held. */
 
+/*
+ * With the HWS model on, @except's suspend or resume is one runlist update
+ * of the whole device, or part of the batch under way.
+ */
+static void xsim_hws_update(struct xsim_queue *except)
+{
+	u64 cost = (u64)READ_ONCE(sim_save_ns) + READ_ONCE(sim_restore_ns);
+	unsigned int c, w;
+
+	lockdep_assert_held(&xsim.lock);
+	if (!xsim.hws)
+		return;
+	if (xsim.batch_depth) {
+		xsim.batch_pending = true;
+		return;
+	}
+	xsim.runlist_updates++;
+	for (c = 0; c < xsim.ncu; c++) {
+		for (w = 0; w < xsim.nwaves; w++) {
+			struct xsim_wave *wave = &xsim.cus[c].waves[w];
+
+			if (wave->q && wave->q != except &&
+			    wave->phase == XSIM_RUNNING)
+				wave->deadline = ktime_add_ns(wave->deadline, cost);
+		}
+	}
+}
+
 static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 			   u32 seq)
 {
@@ -508,6 +547,7 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 			  msecs_to_jiffies(READ_ONCE(xsim.save_timeout_ms)) + 1;
 		mod_delayed_work(system_wq, &q->watchdog, timeout);
 	}
+	xsim_hws_update(q);
 	xsim_kick_all();
 	xsim_queue_check_stopped(q);
 out:
@@ -554,6 +594,7 @@ static int xsim_op_resume(struct xsched_queue *xq)
 		ret = -EIO;
 	} else {
 		xsim_queue_restart(q);
+		xsim_hws_update(q);
 	}
 	spin_unlock(&xsim.lock);
 	return ret;
@@ -589,6 +630,32 @@ static void xsim_op_release(struct xsched_queue *xq)
 	kref_put(&q->ref, xsim_queue_release);
 }
 
+/* Only the HWS model has anything to batch; NULL tells batch_end so. */
+static void *xsim_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
+{
+	void *batch = NULL;
+
+	spin_lock(&xsim.lock);
+	if (xsim.hws) {
+		xsim.batch_depth++;
+		batch = &xsim;
+	}
+	spin_unlock(&xsim.lock);
+	return batch;
+}
+
+static void xsim_op_batch_end(void *batch)
+{
+	if (!batch)
+		return;
+	spin_lock(&xsim.lock);
+	if (!--xsim.batch_depth && xsim.batch_pending) {
+		xsim.batch_pending = false;
+		xsim_hws_update(NULL);
+	}
+	spin_unlock(&xsim.lock);
+}
+
 static const struct xsched_backend_ops xsim_ops = {
 	.name = "sim",
 	.modes = BIT(XSCHED_MODE_DRAIN) | BIT(XSCHED_MODE_SAVE),
@@ -596,6 +663,8 @@ static const struct xsched_backend_ops xsim_ops = {
 	.resume = xsim_op_resume,
 	.progress = xsim_op_progress,
 	.release = xsim_op_release,
+	.batch_begin = xsim_op_batch_begin,
+	.batch_end = xsim_op_batch_end,
 };
 
 /* Client side: device memory, queues, submission. */
@@ -1016,6 +1085,8 @@ int xsim_init(struct dentry *debugfs_root)
 	debugfs_create_u32("fail_save", 0644, xsim.dir, &xsim.fail_save);
 	debugfs_create_u32("fail_resume", 0644, xsim.dir, &xsim.fail_resume);
 	debugfs_create_u32("save_timeout_ms", 0644, xsim.dir, &xsim.save_timeout_ms);
+	debugfs_create_u32("hws", 0644, xsim.dir, &xsim.hws);
+	debugfs_create_u64("runlist_updates", 0444, xsim.dir, &xsim.runlist_updates);
 	debugfs_create_file_unsafe("reset_queue", 0200, xsim.dir, NULL,
 				   &xsim_reset_fops);
 	return 0;

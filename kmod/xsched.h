@@ -14,6 +14,7 @@
 #ifndef XSCHED_H
 #define XSCHED_H
 
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -26,6 +27,8 @@
 struct dentry;
 struct xsched_queue;
 struct xsched_client;
+
+#define XSCHED_BACKEND_NR	(XSCHED_BACKEND_KFD + 1)
 
 /* What a backend reports about a queue's progress for XSCHED_IOC_QUERY / poll. */
 struct xsched_progress {
@@ -40,6 +43,11 @@ struct xsched_backend_ops {
 	const char *name;
 	u32 modes;	/* BIT(XSCHED_MODE_*) this backend can do */
 	/*
+	 * No wakeup on progress (kfd: the GPU writes the read pointer into
+	 * user memory): poll() re-reads progress on a timer instead.
+	 */
+	bool polled;
+	/*
 	 * Start stopping the queue.  Completion is reported, possibly before
 	 * this returns, by xsched_queue_suspend_done(q, seq, ...).
 	 */
@@ -53,6 +61,15 @@ struct xsched_backend_ops {
 	 * after this returns.
 	 */
 	void (*release)(struct xsched_queue *q);
+	/*
+	 * Optional.  The arbiter is about to suspend or resume the @n queues
+	 * in @qs (all of this backend) in one pass, through the calls above.
+	 * A backend whose every suspend is a global operation (HWS) may make
+	 * them one.  Called without any queue lock; batch_end() always
+	 * follows, with what batch_begin() returned (NULL included).
+	 */
+	void *(*batch_begin)(struct xsched_queue *const *qs, unsigned int n);
+	void (*batch_end)(void *batch);
 };
 
 struct xsched_queue {
@@ -64,6 +81,7 @@ struct xsched_queue {
 	struct list_head node;		/* xsched_queues, under xsched_queues_lock */
 
 	struct mutex lock;		/* serialises suspend/resume/set_priority/release */
+	bool released;			/* under lock: the backend let go, call nothing */
 
 	spinlock_t state_lock;		/* protects everything below */
 	u32 state;			/* enum xsched_state */
@@ -78,11 +96,16 @@ struct xsched_queue {
 	u64 suspends, resumes, faults;
 	u64 last_suspend_ns, total_suspend_ns, max_suspend_ns;
 	u64 saved_bytes;
+	/* Outcome of the last suspend that completed, for its waiter. */
+	u32 done_seq;
+	int done_result;
+	u64 done_ns, done_saved_bytes;
 	wait_queue_head_t wq;		/* state changes and progress (poll) */
+	struct hrtimer poll_timer;	/* ops->polled: wakes pollers */
 
 	/* Arbiter (arbitrated is set before the fd exists, then constant). */
 	bool arbitrated;
-	/* Under xsched_queues_lock: */
+	/* Only the arbiter work writes these (it never runs twice at once): */
 	bool arb_stopped;		/* the arbiter suspended it */
 	ktime_t arb_stopped_at;
 	ktime_t arb_allowed_since;	/* may run again since; 0: may not */

@@ -14,6 +14,7 @@
 #define BATCH_STEPS	40
 #define BATCH_STEP_NS	(5 * XS_MS)		/* 200 ms per workgroup */
 #define WAIT_NS		(30 * XS_SEC)
+#define ARBITER_BATCH_PARAM	"/sys/module/xsched_kfd/parameters/arbiter_batch"
 
 static int reg_arb(int cfd, uint32_t id, int32_t prio)
 {
@@ -53,6 +54,9 @@ FIXTURE_SETUP(arb)
 
 FIXTURE_TEARDOWN(arb)
 {
+	/* What the HWS tests change, back to the defaults (harmless elsewhere). */
+	xs_knob_write("hws", 0);
+	xs_write_file(ARBITER_BATCH_PARAM, "Y");
 	if (self->cfd < 0)
 		return;
 	close(self->qfd);
@@ -287,6 +291,101 @@ TEST_F(arb, killed_urgent_process_releases_batch)
 	waitpid(pid, NULL, 0);
 	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_ACTIVE, WAIT_NS));
 	check_batch_done(_metadata, self);
+}
+
+/*
+ * The sim's HWS model (debugfs sim/hws): every suspend and resume is a
+ * runlist update that preempts the whole device, as on gfx9.  When one
+ * urgent kernel makes the arbiter stop NQ batch queues (and the fixture's
+ * idle one), and later resume them, batching makes that 2 runlist updates
+ * instead of 2 * (NQ + 1); every
+ * batch kernel still ends with exactly its reference output.
+ */
+#define NQ	4
+
+static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self,
+		      bool batch, uint64_t *updates)
+{
+	struct xsched_sim_packet p[NQ];
+	struct xsched_queue_info info;
+	uint64_t seq[NQ], useq, before = 0, after = 0, t0;
+	struct xs_buf b[NQ], ub;
+	uint32_t id[NQ], uid;
+	int qfd[NQ], uq, i;
+
+	if (xs_debugfs_ready())
+		SKIP(return, "no debugfs");
+	ASSERT_EQ(0, xs_write_file(ARBITER_BATCH_PARAM, batch ? "Y" : "N"));
+	ASSERT_EQ(0, xs_knob_write("hws", 1));
+	for (i = 0; i < NQ; i++) {
+		ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &b[i]));
+		ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &id[i], NULL));
+		qfd[i] = reg_arb(self->cfd, id[i], -1);
+		ASSERT_LE(0, qfd[i]);
+		p[i] = xs_packet(2, 50, 2 * XS_MS, 10 + i, b[i].gpu_addr, 0);
+		ASSERT_EQ(0, xs_submit(self->cfd, id[i], &p[i], 1, &seq[i]));
+	}
+	for (i = 0; i < NQ; i++)
+		ASSERT_EQ(0, xs_wait_steps(qfd[i], 1, WAIT_NS));
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_LE(0, uq);
+	struct xsched_sim_packet up = xs_packet(1, 5, XS_MS, 3, ub.gpu_addr, 0);
+
+	ASSERT_EQ(0, xs_knob_read("runlist_updates", &before));
+	t0 = xs_now_ns();
+	ASSERT_EQ(0, xs_submit(self->cfd, uid, &up, 1, &useq));
+	ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
+	EXPECT_EQ(xs_ref_workgroup(3, 0, 5, NULL), ub.map[0]);
+	/* Every batch queue was stopped once and is running again. */
+	for (i = 0; i < NQ; i++) {
+		uint64_t end = xs_now_ns() + WAIT_NS;
+
+		do {
+			ASSERT_EQ(0, xs_query(qfd[i], &info));
+			if (info.resumes >= 1 && info.state == XSCHED_STATE_ACTIVE)
+				break;
+			xs_sleep_ns(XS_MS);
+		} while (xs_now_ns() < end);
+		EXPECT_EQ(1, info.arbiter_suspends);
+		EXPECT_EQ(1, info.resumes);
+		EXPECT_EQ(XSCHED_STATE_ACTIVE, info.state);
+	}
+	ASSERT_EQ(0, xs_knob_read("runlist_updates", &after));
+	*updates = after - before;
+	TH_LOG("# figure: arbiter_batch=%d: %d queues stopped and resumed with %llu runlist updates in %.1f ms",
+	       batch, NQ + 1, (unsigned long long)*updates, (xs_now_ns() - t0) / 1e6);
+	for (i = 0; i < NQ; i++) {
+		uint64_t want[2];
+
+		ASSERT_EQ(0, xs_wait(self->cfd, id[i], seq[i], WAIT_NS, NULL));
+		xs_ref_packet(&p[i], NULL, want);
+		EXPECT_EQ(-1, xs_first_mismatch(b[i].map, want, 2));
+		ASSERT_EQ(0, xs_query(qfd[i], &info));
+		EXPECT_EQ(2 * 50, info.steps_done);
+		close(qfd[i]);
+		xs_buf_free(&b[i]);
+	}
+	close(uq);
+	xs_buf_free(&ub);
+}
+
+TEST_F(arb, hws_batch_makes_one_runlist_update_per_pass)
+{
+	uint64_t updates = 0;
+
+	hws_round(_metadata, self, true, &updates);
+	EXPECT_EQ(2, updates);
+}
+
+TEST_F(arb, hws_without_batch_updates_once_per_queue)
+{
+	uint64_t updates = 0;
+
+	hws_round(_metadata, self, false, &updates);
+	/* The fixture's idle queue (priority -1) is stopped and resumed too. */
+	EXPECT_EQ(2 * (NQ + 1), updates);
 }
 
 TEST_HARNESS_MAIN
