@@ -5,6 +5,7 @@
  * suspended, in whichever process they live, and resumed afterwards with
  * their work intact.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -386,6 +387,115 @@ TEST_F(arb, hws_without_batch_updates_once_per_queue)
 	hws_round(_metadata, self, false, &updates);
 	/* The fixture's idle queue (priority -1) is stopped and resumed too. */
 	EXPECT_EQ(2 * (NQ + 1), updates);
+}
+
+/*
+ * Queues registered and closed while the arbiter passes run (HWS model and
+ * batches on): a pass holds references to queues being closed, and must
+ * neither call their backend once released nor lose a suspension.  Every
+ * urgent kernel meanwhile completes with its reference output.
+ */
+struct churn {
+	volatile int stop;
+	int err;
+	unsigned int rounds;
+};
+
+/* One client per round: closing it is what frees its sim queue. */
+static int churn_round(unsigned int round)
+{
+	struct xs_buf b;
+	uint64_t seq;
+	uint32_t id;
+	int cfd, qfd, ret = 0;
+
+	if (xs_client_open(&cfd, NULL))
+		return 1;
+	if (xs_buf_alloc(cfd, 4096, &b)) {
+		close(cfd);
+		return 2;
+	}
+	struct xsched_sim_packet p = xs_packet(2, 4, XS_MS, 5, b.gpu_addr, 0);
+
+	if (xs_queue_create(cfd, 4, &id, NULL))
+		ret = 3;
+	qfd = ret ? -1 : reg_arb(cfd, id, -1);
+	if (!ret && qfd < 0)
+		ret = 4;
+	if (!ret && xs_submit(cfd, id, &p, 1, &seq))
+		ret = 5;
+	/* Close at once, or while it runs, or once it is done. */
+	if (!ret && round % 3 == 1)
+		xs_sleep_ns(XS_MS);
+	else if (!ret && round % 3 == 2 && xs_wait(cfd, id, seq, WAIT_NS, NULL))
+		ret = 6;
+	if (qfd >= 0)
+		close(qfd);
+	xs_buf_free(&b);
+	close(cfd);
+	return ret;
+}
+
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!c->stop && !c->err)
+		c->err = churn_round(c->rounds++);
+	return NULL;
+}
+
+TEST_F(arb, queues_closed_while_the_arbiter_acts_on_them)
+{
+	struct churn c[3] = {};
+	uint64_t useq, before = 0, after = 0, t_end;
+	pthread_t th[3];
+	unsigned int i, n = 0;
+	struct xs_buf ub;
+	uint32_t uid;
+	int uq;
+
+	if (xs_debugfs_ready())
+		SKIP(return, "no debugfs");
+	ASSERT_EQ(0, xs_knob_write("hws", 1));
+	ASSERT_EQ(0, xs_knob_read("runlist_updates", &before));
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));
+	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_LE(0, uq);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, churn_thread, &c[i]));
+	t_end = xs_now_ns() + 2 * XS_SEC;
+	while (xs_now_ns() < t_end) {
+		struct xsched_sim_packet up = xs_packet(1, 2, XS_MS, 40 + n % 8,
+							ub.gpu_addr, 0);
+
+		ASSERT_EQ(0, xs_submit(self->cfd, uid, &up, 1, &useq));
+		ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
+		EXPECT_EQ(xs_ref_workgroup(40 + n % 8, 0, 2, NULL), ub.map[0]);
+		n++;
+		xs_sleep_ns(2 * XS_MS);
+	}
+	for (i = 0; i < 3; i++) {
+		c[i].stop = 1;
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, c[i].err);
+		EXPECT_LT(0, c[i].rounds);
+	}
+	ASSERT_EQ(0, xs_knob_read("runlist_updates", &after));
+	TH_LOG("# figure: %u urgent kernels beside %u+%u+%u short-lived queues, %llu runlist updates",
+	       n, c[0].rounds, c[1].rounds, c[2].rounds,
+	       (unsigned long long)(after - before));
+	/* The arbiter did act (the fixture's idle queue alone guarantees it). */
+	EXPECT_LT(0, after - before);
+	/* Nothing stays stopped once the urgent queue is idle. */
+	t_end = xs_now_ns() + WAIT_NS;
+	while (xs_table_count_stopped() && xs_now_ns() < t_end)
+		xs_sleep_ns(XS_MS);
+	EXPECT_EQ(0, xs_table_count_stopped());
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(self->qfd));
+	close(uq);
+	xs_buf_free(&ub);
 }
 
 TEST_HARNESS_MAIN
