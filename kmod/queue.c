@@ -479,7 +479,7 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	struct xsched_progress p = {};
 	int k;
 
-	if (i->flags || i->reserved0)
+	if (i->flags)
 		return -EINVAL;
 	for (k = 0; k < ARRAY_SIZE(i->reserved); k++)
 		if (i->reserved[k])
@@ -511,6 +511,7 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	i->arbiter_suspends = q->arbiter_suspends;
 	spin_unlock(&q->state_lock);
 	i->arbitrated = q->arbitrated;
+	i->modes = q->ops->modes;
 	return 0;
 }
 

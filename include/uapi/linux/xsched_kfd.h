@@ -230,7 +230,8 @@ struct xsched_queue_info {
 	__u64 save_area_size;	/* out: bytes */
 	__u64 arbiter_suspends;	/* out: suspends the arbiter started */
 	__u32 arbitrated;	/* out: 1 if registered with XSCHED_REGISTER_ARBITRATE */
-	__u32 reserved0;	/* in: must be 0 */
+	/* out: bit (1 << XSCHED_MODE_*) for each mode the queue's backend offers */
+	__u32 modes;
 	__u64 reserved[2];	/* in: must be 0 */
 };
 

@@ -427,6 +427,11 @@ TEST_F(hw, same_ring_twice_is_eexist)
 
 TEST_F(hw, drain_is_eopnotsupp)
 {
+	struct xsched_queue_info i;
+
+	memset(&i, 0, sizeof(i));
+	ASSERT_EQ(0, kt_ioctl(self->qfd, XSCHED_IOC_QUERY, &i));
+	EXPECT_EQ(1U << XSCHED_MODE_SAVE, i.modes);
 	EXPECT_EQ(-EOPNOTSUPP, kt_suspend(self->qfd, XSCHED_MODE_DRAIN, NULL));
 }
 
