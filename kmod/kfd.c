@@ -413,6 +413,257 @@ static void xkfd_fail(struct xkfd_queue *kq, int err)
 	xsched_queue_failed(kq->xq, err);
 }
 
+/* ---- batches ---- */
+
+/*
+ * On HWS every update_queue() is a preemption of every queue of the device
+ * and a new runlist.  The arbiter's suspends and resumes of one pass are
+ * applied together: dqm->ops.halt() unmaps the device once; while it is
+ * halted, update_queue() finds nothing mapped and maps nothing, so each
+ * queue costs only its MQD update; dqm->ops.unhalt() maps the new runlist
+ * once.  N queues cost one preemption instead of N.  MES removes and adds
+ * single queues, so there is nothing to gain there.
+ *
+ * amdgpu's shader isolation (enforce_isolation) halts KFD's scheduler too,
+ * under adev->gfx.kfd_sch_mutex.  A GPU with isolation on in any partition
+ * is never batched (its resets and jobs take that mutex); elsewhere a batch
+ * holds the mutex from halt to unhalt, so that isolation turned on meanwhile
+ * waits instead of halting a halted device.  While a device is halted every
+ * queue on it waits, so the batch never sleeps on a process: it only
+ * trylocks their mutexes (a busy one is retried on the next pass).
+ */
+#if defined(XKFD_HAVE_DQM_HALT) && (!defined(XKFD_HAVE_STOP_SCHED) || \
+	(defined(XKFD_HAVE_KFD_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION)))
+#define XKFD_BATCH_MAX	8	/* devices (partitions) halted in one batch */
+
+struct xkfd_batch_dev {
+	struct device_queue_manager *dqm;
+	struct xkfd_attach *pin;	/* keeps the dqm's process and amdgpu */
+	unsigned int n;			/* queues of the pass that will act */
+	bool halted;
+	int halt_ret;
+};
+
+struct xkfd_batch {
+	unsigned int ndev, nadev;
+	struct xkfd_batch_dev dev[XKFD_BATCH_MAX];
+	struct amdgpu_device *adev[XKFD_BATCH_MAX];	/* kfd_sch_mutex held */
+};
+
+/* The thread inside a batch (the arbiter's), compared only. */
+static struct task_struct *xkfd_batch_task;
+
+static bool xkfd_in_batch(void)
+{
+	return READ_ONCE(xkfd_batch_task) == current;
+}
+
+/* Does shader isolation stop KFD on any partition of @adev? */
+static bool xkfd_isolation_on(struct amdgpu_device *adev)
+{
+#ifdef XKFD_HAVE_ENFORCE_ISOLATION
+	unsigned int i;
+
+	for (i = 0; i < MAX_XCP; i++)
+		if (READ_ONCE(adev->enforce_isolation[i]))
+			return true;
+#endif
+	return false;
+}
+
+/* May the batch halt @dqm?  Its GPU's kfd_sch_mutex is held. */
+static bool xkfd_may_halt(struct device_queue_manager *dqm)
+{
+	struct kfd_node *node = dqm->dev;
+	bool ok;
+
+#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+	if (node->node_id >= MAX_XCP ||
+	    node->adev->gfx.kfd_sch_inactive[node->node_id])
+		return false;		/* shader isolation has it stopped */
+#endif
+	if (xkfd_in_reset_node(node))
+		return false;
+	dqm_lock(dqm);
+	ok = dqm->sched_running && !dqm->sched_halt && !dqm->is_hws_hang;
+	dqm_unlock(dqm);
+	return ok;
+}
+
+/* Count @kq, which the pass will suspend or resume, on its device. */
+static void xkfd_batch_count(struct xkfd_batch *b, struct xkfd_queue *kq)
+{
+	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	struct xkfd_batch_dev *d;
+	unsigned int i;
+
+	for (i = 0; i < b->ndev; i++) {
+		if (b->dev[i].dqm == dqm) {
+			b->dev[i].n++;
+			return;
+		}
+	}
+	if (b->ndev == XKFD_BATCH_MAX || !dqm->ops.halt || !dqm->ops.unhalt ||
+	    dqm->dev->kfd->shared_resources.enable_mes)
+		return;
+	d = &b->dev[b->ndev++];
+	kref_get(&kq->a->ref);
+	d->pin = kq->a;
+	d->dqm = dqm;
+	d->n = 1;
+}
+
+/* Halt the devices of @adev in the batch; false if none was. */
+static bool xkfd_batch_halt(struct xkfd_batch *b, struct amdgpu_device *adev)
+{
+	bool any = false;
+	unsigned int i;
+
+	if (xkfd_isolation_on(adev))
+		return false;
+#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+	/* One mutex per GPU, taken in this batch's order only. */
+	mutex_lock_nested(&adev->gfx.kfd_sch_mutex, b->nadev);
+#endif
+	for (i = 0; i < b->ndev; i++) {
+		struct xkfd_batch_dev *d = &b->dev[i];
+
+		if (d->dqm->dev->adev != adev || !xkfd_may_halt(d->dqm))
+			continue;
+		/* sched_halt is set even if the preemption failed. */
+		d->halt_ret = d->dqm->ops.halt(d->dqm);
+		d->halted = true;
+		any = true;
+		if (d->halt_ret)
+			pr_warn("xsched: kfd: batch preemption of a device failed (%d)\n",
+				d->halt_ret);
+	}
+#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+	if (!any)
+		mutex_unlock(&adev->gfx.kfd_sch_mutex);
+#endif
+	return any;
+}
+
+static void *xkfd_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
+{
+	struct xkfd_batch *b;
+	struct xkfd_queue *kq;
+	unsigned int i, j;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return NULL;
+	/*
+	 * Which devices have two queues or more that will act.  A queue may
+	 * be closed meanwhile: it is read under its lock, while not released.
+	 */
+	for (i = 0; i < n; i++) {
+		mutex_lock(&qs[i]->lock);
+		kq = qs[i]->priv;
+		if (!qs[i]->released && !kq->failed && !xkfd_usable(kq))
+			xkfd_batch_count(b, kq);
+		mutex_unlock(&qs[i]->lock);
+	}
+	for (i = 0; i < b->ndev; i++) {
+		struct amdgpu_device *adev = b->dev[i].dqm->dev->adev;
+
+		if (b->dev[i].n < 2)
+			continue;
+		for (j = 0; j < b->nadev && b->adev[j] != adev; j++)
+			;
+		if (j == b->nadev && xkfd_batch_halt(b, adev))
+			b->adev[b->nadev++] = adev;
+	}
+	WRITE_ONCE(xkfd_batch_task, current);
+	return b;
+}
+
+/*
+ * Map the device again.  A stop in between (GPU reset, system suspend)
+ * makes unhalt() return without clearing sched_halt, and the device would
+ * never map KFD queues again: clear it then; start maps the runlist.
+ */
+static void xkfd_unhalt(struct device_queue_manager *dqm)
+{
+	int ret;
+
+	for (;;) {
+		dqm_lock(dqm);
+		if (!dqm->sched_halt) {
+			dqm_unlock(dqm);
+			return;
+		}
+		if (!dqm->sched_running) {
+			dqm->sched_halt = false;
+			dqm_unlock(dqm);
+			return;
+		}
+		dqm_unlock(dqm);
+		ret = dqm->ops.unhalt(dqm);
+		if (ret)
+			pr_warn("xsched: kfd: batch remap of a device failed (%d)\n",
+				ret);
+	}
+}
+
+static void xkfd_op_batch_end(void *batch)
+{
+	struct xkfd_batch *b = batch;
+	unsigned int i;
+
+	WRITE_ONCE(xkfd_batch_task, NULL);
+	if (!b)
+		return;
+	for (i = 0; i < b->ndev; i++) {
+		struct xkfd_batch_dev *d = &b->dev[i];
+
+		if (d->halted && d->halt_ret) {
+			/*
+			 * The preemption failed: KFD resets the device, whose
+			 * start maps the runlist.  unhalt() would only send the
+			 * unmap again and wait out a second timeout.
+			 */
+			dqm_lock(d->dqm);
+			d->dqm->sched_halt = false;
+			dqm_unlock(d->dqm);
+		} else if (d->halted) {
+			xkfd_unhalt(d->dqm);
+		}
+		xkfd_attach_put(d->pin);
+	}
+#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+	for (i = b->nadev; i-- > 0;)
+		mutex_unlock(&b->adev[i]->gfx.kfd_sch_mutex);
+#endif
+	kfree(b);
+}
+
+#define XKFD_BATCH_OPS \
+	.batch_begin = xkfd_op_batch_begin, \
+	.batch_end = xkfd_op_batch_end,
+#else
+static bool xkfd_in_batch(void)
+{
+	return false;
+}
+
+#define XKFD_BATCH_OPS
+#endif
+
+/*
+ * The process mutex, for a suspend or resume.  Inside a batch the device is
+ * halted for every process: never sleep there on one process (it may hold
+ * its mutex for long); the arbiter tries again on its next pass.
+ */
+static bool xkfd_lock_process(struct kfd_process *p)
+{
+	if (xkfd_in_batch())
+		return mutex_trylock(&p->mutex);
+	mutex_lock(&p->mutex);
+	return true;
+}
+
 static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 			   u32 seq)
 {
@@ -427,7 +678,8 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	/* Only SAVE is offered (ops.modes); KFD applies its own grace period. */
 	if (kq->failed)
 		return -EIO;
-	mutex_lock(&p->mutex);
+	if (!xkfd_lock_process(p))
+		return -EAGAIN;
 	q = xkfd_lookup(kq, kq->ring);
 	if (!q) {
 		ret = -ENODEV;		/* destroyed or moved by its owner */
@@ -484,7 +736,8 @@ static int xkfd_op_resume(struct xsched_queue *xq)
 		return 0;
 	if (kq->failed)
 		return -EIO;
-	mutex_lock(&p->mutex);
+	if (!xkfd_lock_process(p))
+		return -EAGAIN;
 	q = xkfd_lookup(kq, 0);
 	if (!q) {
 		kq->suspended = false;
@@ -621,186 +874,6 @@ static void xkfd_op_progress(struct xsched_queue *xq, struct xsched_progress *pr
 	if (xkfd_device_broken(kq->pdd))
 		xsched_queue_failed(xq, -EIO);
 }
-
-/* ---- batches ---- */
-
-/*
- * On HWS every update_queue() is a preemption of every queue of the device
- * and a new runlist.  The arbiter's suspends and resumes of one pass are
- * applied together: dqm->ops.halt() unmaps the device once; while it is
- * halted, update_queue() finds nothing mapped and maps nothing, so each
- * queue costs only its MQD update; dqm->ops.unhalt() maps the new runlist
- * once.  N queues cost one preemption instead of N.  MES removes and adds
- * single queues, so there is nothing to gain there.
- *
- * amdgpu's shader isolation (enforce_isolation) halts KFD's scheduler too,
- * under adev->gfx.kfd_sch_mutex; a batch holds that mutex from halt to
- * unhalt, and halts nothing while isolation has the scheduler stopped.
- */
-#if defined(XKFD_HAVE_DQM_HALT) && \
-	(!defined(XKFD_HAVE_STOP_SCHED) || defined(XKFD_HAVE_KFD_SCH_MUTEX))
-#define XKFD_BATCH_MAX	8	/* devices (partitions) halted in one batch */
-
-struct xkfd_batch {
-	unsigned int ndqm, nadev;
-	struct device_queue_manager *dqm[XKFD_BATCH_MAX];
-	struct xkfd_attach *pin[XKFD_BATCH_MAX];	/* keeps the dqm's amdgpu */
-	struct amdgpu_device *adev[XKFD_BATCH_MAX];	/* kfd_sch_mutex held */
-};
-
-static void xkfd_sch_lock(struct xkfd_batch *b, struct amdgpu_device *adev)
-{
-#ifdef XKFD_HAVE_KFD_SCH_MUTEX
-	unsigned int i;
-
-	for (i = 0; i < b->nadev; i++)
-		if (b->adev[i] == adev)
-			return;
-	/* One mutex per GPU, always taken in this batch's order. */
-	mutex_lock_nested(&adev->gfx.kfd_sch_mutex, b->nadev);
-	b->adev[b->nadev++] = adev;
-#endif
-}
-
-/* May the batch halt @dqm?  Its GPU's kfd_sch_mutex is held. */
-static bool xkfd_may_halt(struct device_queue_manager *dqm)
-{
-	struct kfd_node *node = dqm->dev;
-	bool ok;
-
-#ifdef XKFD_HAVE_KFD_SCH_MUTEX
-	if (node->node_id >= MAX_XCP ||
-	    node->adev->gfx.kfd_sch_inactive[node->node_id])
-		return false;		/* shader isolation has it stopped */
-#endif
-	if (xkfd_in_reset_node(node))
-		return false;
-	dqm_lock(dqm);
-	ok = dqm->sched_running && !dqm->sched_halt && !dqm->is_hws_hang;
-	dqm_unlock(dqm);
-	return ok;
-}
-
-/* Add @kq's device to the batch if @n queues of the pass are on it. */
-static void xkfd_batch_add(struct xkfd_batch *b, struct xkfd_queue *kq)
-{
-	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
-	unsigned int i;
-
-	for (i = 0; i < b->ndqm; i++)
-		if (b->dqm[i] == dqm)
-			return;
-	if (b->ndqm == XKFD_BATCH_MAX || !dqm->ops.halt || !dqm->ops.unhalt ||
-	    dqm->dev->kfd->shared_resources.enable_mes)
-		return;
-	kref_get(&kq->a->ref);
-	b->pin[b->ndqm] = kq->a;
-	b->dqm[b->ndqm++] = dqm;
-}
-
-static void *xkfd_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
-{
-	struct xkfd_batch *b, *seen;
-	struct xkfd_queue *kq;
-	unsigned int i, j, k;
-	int ret;
-
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	seen = kzalloc(sizeof(*seen), GFP_KERNEL);
-	if (!b || !seen)
-		goto out;
-	/*
-	 * Devices with two queues or more in the pass.  A queue may be closed
-	 * meanwhile: its fields are read under its lock, while not released.
-	 */
-	for (i = 0; i < n; i++) {
-		mutex_lock(&qs[i]->lock);
-		kq = qs[i]->priv;
-		if (!qs[i]->released && !kq->failed) {
-			k = seen->ndqm;
-			xkfd_batch_add(seen, kq);
-			if (seen->ndqm == k)	/* seen before: a second queue */
-				xkfd_batch_add(b, kq);
-		}
-		mutex_unlock(&qs[i]->lock);
-	}
-	for (i = 0, j = 0; i < b->ndqm; i++) {
-		struct device_queue_manager *dqm = b->dqm[i];
-
-		xkfd_sch_lock(b, dqm->dev->adev);
-		if (!xkfd_may_halt(dqm)) {
-			xkfd_attach_put(b->pin[i]);
-			continue;
-		}
-		/* sched_halt is set even if the preemption failed: unhalt always. */
-		ret = dqm->ops.halt(dqm);
-		if (ret)
-			pr_warn("xsched: kfd: batch preemption of a device failed (%d)\n",
-				ret);
-		b->pin[j] = b->pin[i];
-		b->dqm[j++] = dqm;
-	}
-	b->ndqm = j;
-out:
-	if (seen)
-		for (i = 0; i < seen->ndqm; i++)
-			xkfd_attach_put(seen->pin[i]);
-	kfree(seen);
-	return b;
-}
-
-/*
- * Map the device again.  A stop in between (GPU reset, system suspend)
- * makes unhalt() return without clearing sched_halt, and the device would
- * never map KFD queues again: clear it then; start maps the runlist.
- */
-static void xkfd_unhalt(struct device_queue_manager *dqm)
-{
-	int ret;
-
-	for (;;) {
-		dqm_lock(dqm);
-		if (!dqm->sched_halt) {
-			dqm_unlock(dqm);
-			return;
-		}
-		if (!dqm->sched_running) {
-			dqm->sched_halt = false;
-			dqm_unlock(dqm);
-			return;
-		}
-		dqm_unlock(dqm);
-		ret = dqm->ops.unhalt(dqm);
-		if (ret)
-			pr_warn("xsched: kfd: batch remap of a device failed (%d)\n",
-				ret);
-	}
-}
-
-static void xkfd_op_batch_end(void *batch)
-{
-	struct xkfd_batch *b = batch;
-	unsigned int i;
-
-	if (!b)
-		return;
-	for (i = 0; i < b->ndqm; i++) {
-		xkfd_unhalt(b->dqm[i]);
-		xkfd_attach_put(b->pin[i]);
-	}
-#ifdef XKFD_HAVE_KFD_SCH_MUTEX
-	for (i = b->nadev; i-- > 0;)
-		mutex_unlock(&b->adev[i]->gfx.kfd_sch_mutex);
-#endif
-	kfree(b);
-}
-
-#define XKFD_BATCH_OPS \
-	.batch_begin = xkfd_op_batch_begin, \
-	.batch_end = xkfd_op_batch_end,
-#else
-#define XKFD_BATCH_OPS
-#endif
 
 static const struct xsched_backend_ops xkfd_ops = {
 	.name = "kfd",

@@ -94,6 +94,12 @@ try XKFD_HAVE_DQM_HALT '
 try XKFD_HAVE_STOP_SCHED '
 	return amdgpu_amdkfd_stop_sched(x, 0);' "$@"
 
+# ... when enabled per partition ...
+try XKFD_HAVE_ENFORCE_ISOLATION '
+	struct amdgpu_device *adev = x;
+
+	return adev->enforce_isolation[0] != 0;' "$@"
+
 # ... under this mutex, with this per-partition state.
 try XKFD_HAVE_KFD_SCH_MUTEX '
 	struct amdgpu_device *adev = x;
