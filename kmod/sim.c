@@ -163,6 +163,7 @@ static struct {
 	 * batch_begin/batch_end) the updates become one.
 	 */
 	u32 hws;
+	u32 hws_update_us;		/* what the caller of one update waits */
 	u64 runlist_updates;
 	u32 batch_depth;		/* under lock */
 	bool batch_pending;		/* under lock */
@@ -492,19 +493,20 @@ static void xsim_watchdog(struct work_struct *work)
 
 /*
  * With the HWS model on, @except's suspend or resume is one runlist update
- * of the whole device, or part of the batch under way.
+ * of the whole device, or part of the batch under way.  Returns whether the
+ * caller must now wait for the update (xsim_hws_wait(), unlocked).
  */
-static void xsim_hws_update(struct xsim_queue *except)
+static bool xsim_hws_update(struct xsim_queue *except)
 {
 	u64 cost = (u64)READ_ONCE(sim_save_ns) + READ_ONCE(sim_restore_ns);
 	unsigned int c, w;
 
 	lockdep_assert_held(&xsim.lock);
 	if (!xsim.hws)
-		return;
+		return false;
 	if (xsim.batch_depth) {
 		xsim.batch_pending = true;
-		return;
+		return false;
 	}
 	xsim.runlist_updates++;
 	for (c = 0; c < xsim.ncu; c++) {
@@ -516,6 +518,16 @@ static void xsim_hws_update(struct xsim_queue *except)
 				wave->deadline = ktime_add_ns(wave->deadline, cost);
 		}
 	}
+	return true;
+}
+
+/* The caller of a runlist update waits for the firmware, as update_queue() does. */
+static void xsim_hws_wait(bool updated)
+{
+	unsigned int us = READ_ONCE(xsim.hws_update_us);
+
+	if (updated && us)
+		usleep_range(us, us + us / 8 + 1);
 }
 
 static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
@@ -523,6 +535,7 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 {
 	struct xsim_queue *q = xq->priv;
 	unsigned long timeout;
+	bool updated = false;
 	int ret = 0;
 
 	spin_lock(&xsim.lock);
@@ -547,11 +560,12 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 			  msecs_to_jiffies(READ_ONCE(xsim.save_timeout_ms)) + 1;
 		mod_delayed_work(system_wq, &q->watchdog, timeout);
 	}
-	xsim_hws_update(q);
+	updated = xsim_hws_update(q);
 	xsim_kick_all();
 	xsim_queue_check_stopped(q);
 out:
 	spin_unlock(&xsim.lock);
+	xsim_hws_wait(updated);
 	return ret;
 }
 
@@ -584,6 +598,7 @@ static void xsim_queue_restart(struct xsim_queue *q)
 static int xsim_op_resume(struct xsched_queue *xq)
 {
 	struct xsim_queue *q = xq->priv;
+	bool updated = false;
 	int ret = 0;
 
 	spin_lock(&xsim.lock);
@@ -594,9 +609,10 @@ static int xsim_op_resume(struct xsched_queue *xq)
 		ret = -EIO;
 	} else {
 		xsim_queue_restart(q);
-		xsim_hws_update(q);
+		updated = xsim_hws_update(q);
 	}
 	spin_unlock(&xsim.lock);
+	xsim_hws_wait(updated);
 	return ret;
 }
 
@@ -646,14 +662,17 @@ static void *xsim_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
 
 static void xsim_op_batch_end(void *batch)
 {
+	bool updated = false;
+
 	if (!batch)
 		return;
 	spin_lock(&xsim.lock);
 	if (!--xsim.batch_depth && xsim.batch_pending) {
 		xsim.batch_pending = false;
-		xsim_hws_update(NULL);
+		updated = xsim_hws_update(NULL);
 	}
 	spin_unlock(&xsim.lock);
+	xsim_hws_wait(updated);
 }
 
 static const struct xsched_backend_ops xsim_ops = {
@@ -1060,6 +1079,7 @@ int xsim_init(struct dentry *debugfs_root)
 	xsim.ncu = sim_cus;
 	xsim.nwaves = sim_waves_per_cu;
 	xsim.save_timeout_ms = 1000;
+	xsim.hws_update_us = 100;
 	xsim.cus = kcalloc(xsim.ncu, sizeof(*xsim.cus), GFP_KERNEL);
 	if (!xsim.cus)
 		return -ENOMEM;
@@ -1086,6 +1106,7 @@ int xsim_init(struct dentry *debugfs_root)
 	debugfs_create_u32("fail_resume", 0644, xsim.dir, &xsim.fail_resume);
 	debugfs_create_u32("save_timeout_ms", 0644, xsim.dir, &xsim.save_timeout_ms);
 	debugfs_create_u32("hws", 0644, xsim.dir, &xsim.hws);
+	debugfs_create_u32("hws_update_us", 0644, xsim.dir, &xsim.hws_update_us);
 	debugfs_create_u64("runlist_updates", 0444, xsim.dir, &xsim.runlist_updates);
 	debugfs_create_file_unsafe("reset_queue", 0200, xsim.dir, NULL,
 				   &xsim_reset_fops);

@@ -13,6 +13,8 @@
 #   tools              xschedctl and the demo, same VM
 #   xsched-kfd-kselftest  the kfd backend, in a second VM beside the real amdgpu.ko
 #   libxsched-kfd-vm   libxsched's kfd platform (module and debugger API), same VM
+#   xsched-nokfd-kselftest  the uapi kselftests against the module built
+#                      without KFD_SRC (kfd requests answer ENODEV)
 #   vm-kfd-module      that VM booted, loaded amdgpu and the module, unloaded ours
 #   vm-module          the VM booted, loaded the module and unloaded it after
 #                      all of the above (no leaked reference)
@@ -74,6 +76,29 @@ expect="xsched-kselftest tools"
 for s in $expect; do
 	grep -qE "^$s: " "$logs/summary" || broken "$s" "no result in the VM log"
 done
+
+# Built without KFD_SRC the module still loads and every kfd request answers
+# ENODEV: the uapi kselftests again, against that build.
+note "building the module without the kfd backend"
+nokfd=$BUILD/nokfd
+rm -rf "$nokfd"
+mkdir -p "$nokfd/kmod"
+cp "$top/Kbuild" "$nokfd/"
+cp -r "$top/include" "$nokfd/"
+cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$top"/kmod/*.sh "$nokfd/kmod/"
+rm -f "$nokfd/kmod/xsched_kfd.mod.c"
+if make -C "$KDIR" M="$nokfd" modules > "$logs/nokfd-build.log" 2>&1; then
+	note "booting $KREL in QEMU with the module built without kfd"
+	"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$nokfd/kmod/xsched_kfd.ko" \
+		--copy "$vm/kselftest" --rmmod --timeout 600 -- \
+		'cd kselftest && ./run.sh uapi | sed "s/^xsched-kselftest:/xsched-nokfd-kselftest:/"' \
+		2>&1 | tee "$logs/vm-nokfd.log"
+	grep -E '^xsched-nokfd-kselftest: [0-9]+ passed' "$logs/vm-nokfd.log" >> "$logs/summary" ||
+		broken xsched-nokfd-kselftest "no result in the VM log"
+else
+	cat "$logs/nokfd-build.log"
+	broken xsched-nokfd-kselftest "build failed"
+fi
 
 # The kfd backend beside Debian's real amdgpu.ko (no GPU: attach and error
 # paths run, hardware tests skip with the reason).

@@ -12,6 +12,11 @@
  *   save   batch queue suspended with XSCHED_MODE_SAVE (Lv3) per urgent kernel
  *   arbiter both queues registered with XSCHED_REGISTER_ARBITRATE: the module
  *          suspends the batch queue by itself while the urgent one is busy
+ *
+ * A second table shows the global preemption of HWS (gfx9) on the sim's HWS
+ * model: the GPU filled by 1, 4 or 16 arbitrated batch queues, an urgent
+ * arbitrated queue beside them, with the arbiter's batches on and off.  It
+ * needs debugfs (mounted if missing) and is skipped without it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,6 +249,147 @@ static void run_case(const char *name, int with_batch, uint32_t mode,
 	free(lat);
 }
 
+/* ---- HWS model ---- */
+
+#define SIM_DEBUGFS	"/sys/kernel/debug/xsched/sim/"
+#define BATCH_PARAM	"/sys/module/xsched_kfd/parameters/arbiter_batch"
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+static uint64_t read_u64(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		die(path);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		die(path);
+	return strtoull(buf, NULL, 0);
+}
+
+struct hws_result {
+	unsigned int nq;
+	bool batch;
+	uint64_t p50, p99;
+	double updates_per_req;
+	double batch_steps_per_s;
+};
+
+/*
+ * @nq arbitrated batch queues whose long kernels fill every wave slot, one
+ * urgent arbitrated queue submitting a short kernel every period, on a client
+ * of its own (closing it ends the batch kernels at once).
+ */
+static void hws_case(unsigned int nq, bool batch, struct hws_result *r)
+{
+	const unsigned int requests = 30;
+	uint64_t *lat = calloc(requests, sizeof(*lat));
+	struct queue *bq = calloc(nq, sizeof(*bq)), uq;
+	uint64_t u0, u1, steps = 0, t0, t1, seq, addr;
+	int main_dev = dev;
+	unsigned int i;
+
+	if (!lat || !bq)
+		die("calloc");
+	if (write_text(BATCH_PARAM, batch ? "Y" : "N"))
+		die(BATCH_PARAM);
+	dev = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		die("open /dev/xsched");
+	addr = mem_alloc(4096);
+	fprintf(stderr, "xsched-demo: HWS model, %u batch queues, batches %s...\n",
+		nq, batch ? "on" : "off");
+	for (i = 0; i < nq; i++) {
+		queue_open(&bq[i], -1, XSCHED_REGISTER_ARBITRATE);
+		/* Together they fill the GPU, for longer than the case lasts. */
+		submit(&bq[i], gpu_slots / nq, 400, 5000000ull, addr);
+	}
+	queue_open(&uq, 0, XSCHED_REGISTER_ARBITRATE);
+	usleep(20000);
+	u0 = read_u64(SIM_DEBUGFS "runlist_updates");
+	t0 = now_ns();
+	for (i = 0; i < requests; i++) {
+		uint64_t t;
+
+		usleep(opt.period_us / 2 + (rand() % 1000));
+		t = now_ns();
+		seq = submit(&uq, 4, opt.urgent_steps, opt.urgent_step_us * 1000ull,
+			     addr + 2048);
+		if (wait_seq(&uq, seq, 60ull * 1000000000ull))
+			die("urgent wait");
+		lat[i] = now_ns() - t;
+	}
+	t1 = now_ns();
+	u1 = read_u64(SIM_DEBUGFS "runlist_updates");
+	for (i = 0; i < nq; i++) {
+		struct xsched_queue_info info = {};
+
+		if (ioctl(bq[i].fd, XSCHED_IOC_QUERY, &info))
+			die("XSCHED_IOC_QUERY");
+		steps += info.steps_done;
+		close(bq[i].fd);
+	}
+	close(uq.fd);
+	close(dev);
+	dev = main_dev;
+	qsort(lat, requests, sizeof(*lat), cmp_u64);
+	r->nq = nq;
+	r->batch = batch;
+	r->p50 = pct(lat, requests, 50);
+	r->p99 = pct(lat, requests, 99);
+	r->updates_per_req = (double)(u1 - u0) / requests;
+	r->batch_steps_per_s = steps * 1e9 / (double)(t1 - t0);
+	free(lat);
+	free(bq);
+}
+
+static void hws_table(void)
+{
+	static const unsigned int nqs[] = { 1, 4, 16 };
+	struct hws_result r[6];
+	unsigned int i, n = 0;
+
+	if (access(SIM_DEBUGFS, F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (write_text(SIM_DEBUGFS "hws", "1")) {
+		printf("\n(HWS model table skipped: no %s)\n", SIM_DEBUGFS);
+		return;
+	}
+	for (i = 0; i < sizeof(nqs) / sizeof(nqs[0]); i++) {
+		if (gpu_slots % nqs[i])
+			continue;
+		hws_case(nqs[i], true, &r[n++]);
+		hws_case(nqs[i], false, &r[n++]);
+	}
+	write_text(SIM_DEBUGFS "hws", "0");
+	write_text(BATCH_PARAM, "Y");
+	printf("\nHWS model (gfx9: every suspend or resume preempts the whole GPU, %llu us each)\n",
+	       (unsigned long long)read_u64(SIM_DEBUGFS "hws_update_us"));
+	printf("%-13s %-8s %9s %9s %16s %15s\n", "batch queues", "batches",
+	       "P50 ms", "P99 ms", "updates/request", "batch steps/s");
+	for (i = 0; i < n; i++)
+		printf("%-13u %-8s %9.2f %9.2f %16.1f %15.1f\n", r[i].nq,
+		       r[i].batch ? "on" : "off", r[i].p50 / 1e6, r[i].p99 / 1e6,
+		       r[i].updates_per_req, r[i].batch_steps_per_s);
+	printf("\nupdates/request: runlist updates (device-wide preemptions) per urgent\n"
+	       "kernel.  With batches the arbiter stops or resumes every batch queue of a\n"
+	       "pass with one update; without, with one per queue.\n");
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -315,8 +462,10 @@ int main(int argc, char **argv)
 	printf("\nx: ratio to the urgent queue alone.  Suspends and their mean latency are\n"
 	       "the module's counters for the batch queue; in the arbiter row the module\n"
 	       "made them on its own, with no suspend call from this program.\n");
+	/* Closed first: arbitrated, they would be stopped and resumed too. */
 	close(batch_q.fd);
 	close(urgent_q.fd);
+	hws_table();
 	close(dev);
 	return 0;
 }
