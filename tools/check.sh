@@ -87,7 +87,7 @@ cp "$top/Kbuild" "$nokfd/"
 cp -r "$top/include" "$nokfd/"
 cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$top"/kmod/*.sh "$nokfd/kmod/"
 rm -f "$nokfd/kmod/xsched_kfd.mod.c"
-if make -C "$KDIR" M="$nokfd" modules > "$logs/nokfd-build.log" 2>&1; then
+if make -C "$KDIR" M="$nokfd" KFD_SRC= modules > "$logs/nokfd-build.log" 2>&1; then
 	note "booting $KREL in QEMU with the module built without kfd"
 	"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$nokfd/kmod/xsched_kfd.ko" \
 		--copy "$vm/kselftest" --rmmod --timeout 600 -- \
@@ -95,6 +95,9 @@ if make -C "$KDIR" M="$nokfd" modules > "$logs/nokfd-build.log" 2>&1; then
 		2>&1 | tee "$logs/vm-nokfd.log"
 	grep -E '^xsched-nokfd-kselftest: [0-9]+ passed' "$logs/vm-nokfd.log" >> "$logs/summary" ||
 		broken xsched-nokfd-kselftest "no result in the VM log"
+	# The one test this run exists for must have run, not skipped.
+	grep -qE '^ok [0-9]+ uapi.kfd_attach_without_kfd_backend_is_enodev$' "$logs/vm-nokfd.log" ||
+		broken xsched-nokfd-kselftest "the ENODEV test did not pass (was kfd built in?)"
 else
 	cat "$logs/nokfd-build.log"
 	broken xsched-nokfd-kselftest "build failed"
