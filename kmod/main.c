@@ -270,8 +270,9 @@ static void __exit xsched_exit(void)
 	misc_deregister(&xsched_misc);
 	/* debugfs first: its knobs reach into the sim and the queue list. */
 	debugfs_remove_recursive(xsched_debugfs);
-	xsim_exit();
+	/* The arbiter first: a pass may still be inside a sim batch. */
 	xsched_queues_exit();
+	xsim_exit();
 	for (i = 0; i < XSCHED_OBJ_NR; i++)
 		if (atomic_read(&xsched_objs[i]))
 			pr_err("xsched: leaked %d %s\n",

@@ -139,6 +139,7 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	mutex_init(&q->lock);
 	spin_lock_init(&q->state_lock);
 	init_waitqueue_head(&q->wq);
+	INIT_LIST_HEAD(&q->waiters);
 	hrtimer_init(&q->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	q->poll_timer.function = xsched_poll_timer_fn;
 
@@ -188,6 +189,10 @@ static int xsched_queues_snapshot(struct xsched_queue ***out, bool arb)
 			n++;
 		}
 		mutex_unlock(&xsched_queues_lock);
+		if (!n) {	/* emptied meanwhile */
+			kvfree(v);
+			v = NULL;
+		}
 		if (n <= cap)
 			break;
 		/* More than room for: let go and try again, larger. */
@@ -251,6 +256,32 @@ void xsched_queue_wake(struct xsched_queue *q)
 		xsched_arbiter_kick();
 }
 
+/* A blocked XSCHED_IOC_SUSPEND: told the outcome of its own suspend. */
+struct xsched_waiter {
+	struct list_head node;		/* q->waiters, under state_lock */
+	u32 seq;
+	bool done;
+	int result;
+	u64 ns, saved_bytes;
+};
+
+/* The suspend numbered @seq ended: tell its waiters.  state_lock held. */
+static void xsched_waiters_done(struct xsched_queue *q, u32 seq, int result,
+				u64 ns, u64 saved_bytes)
+{
+	struct xsched_waiter *w;
+
+	lockdep_assert_held(&q->state_lock);
+	list_for_each_entry(w, &q->waiters, node) {
+		if (w->seq != seq || w->done)
+			continue;
+		w->result = result;
+		w->ns = ns;
+		w->saved_bytes = saved_bytes;
+		WRITE_ONCE(w->done, true);
+	}
+}
+
 /* Called by the backend when the suspend numbered @seq has stopped the queue. */
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes)
@@ -264,20 +295,15 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 		return;
 	}
 	ns = ktime_to_ns(ktime_sub(ktime_get(), q->suspend_start));
-	q->done_seq = seq;
-	q->done_result = err;
-	q->done_ns = ns;
-	q->done_saved_bytes = saved_bytes;
+	xsched_waiters_done(q, seq, err, ns, saved_bytes);
 	if (err) {
 		/* The backend has undone the suspend (drain grace expired). */
 		q->state = XSCHED_STATE_ACTIVE;
 		q->last_error = err;
-		q->suspend_result = err;
 		q->faults++;
 	} else {
 		q->state = XSCHED_STATE_SUSPENDED;
 		q->suspended_at = ktime_get();
-		q->suspend_result = 0;
 		q->suspends++;
 		q->last_suspend_ns = ns;
 		q->total_suspend_ns += ns;
@@ -298,11 +324,8 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 		spin_unlock(&q->state_lock);
 		return;
 	}
-	if (q->state == XSCHED_STATE_SUSPENDING) {
-		q->suspend_result = err == -ETIMEDOUT ? err : -EIO;
-		q->done_seq = q->seq;
-		q->done_result = q->suspend_result;
-	}
+	if (q->state == XSCHED_STATE_SUSPENDING)
+		xsched_waiters_done(q, q->seq, err == -ETIMEDOUT ? err : -EIO, 0, 0);
 	q->state = XSCHED_STATE_FAILED;
 	q->last_error = err;
 	q->faults++;
@@ -321,9 +344,14 @@ static u32 xsched_queue_state(struct xsched_queue *q)
 	return state;
 }
 
-/* Start a suspend; on success *seq identifies it for the waiter. */
+/*
+ * Start a suspend; on success *seq identifies it.  @w (or NULL) is queued
+ * to learn its outcome, before the backend can report it; the caller takes
+ * it off q->waiters.
+ */
 static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
-				      u64 grace_ns, u32 *seq)
+				      u64 grace_ns, u32 *seq,
+				      struct xsched_waiter *w)
 {
 	int ret;
 
@@ -342,8 +370,11 @@ static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 		q->state = XSCHED_STATE_SUSPENDING;
 		q->mode = mode;
 		q->seq++;
-		q->suspend_result = -EINPROGRESS;
 		q->suspend_start = ktime_get();
+		if (w) {
+			w->seq = q->seq;
+			list_add_tail(&w->node, &q->waiters);
+		}
 		break;
 	}
 	*seq = q->seq;
@@ -354,10 +385,15 @@ static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 	ret = q->ops->suspend(q, mode, grace_ns, *seq);
 	if (ret) {
 		spin_lock(&q->state_lock);
+		if (w)
+			list_del(&w->node);
 		if (q->state == XSCHED_STATE_SUSPENDING && q->seq == *seq) {
 			q->state = XSCHED_STATE_ACTIVE;
-			q->last_error = ret;
-			q->faults++;
+			/* EAGAIN: nothing was done, try again; not a fault. */
+			if (ret != -EAGAIN) {
+				q->last_error = ret;
+				q->faults++;
+			}
 		}
 		spin_unlock(&q->state_lock);
 		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret);
@@ -367,6 +403,8 @@ static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 
 static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s)
 {
+	bool block = !(s->flags & XSCHED_SUSPEND_NONBLOCK);
+	struct xsched_waiter w = {};
 	int ret;
 	u32 seq;
 
@@ -384,31 +422,32 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 		return -EBUSY;
 
 	mutex_lock(&q->lock);
-	ret = xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq);
+	ret = xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq,
+					 block ? &w : NULL);
 	/* Resume (which cancels) and query must go on while we wait. */
 	mutex_unlock(&q->lock);
-	if (ret || (s->flags & XSCHED_SUSPEND_NONBLOCK))
+	if (ret || !block)
 		return ret;
 
-	if (wait_event_interruptible(q->wq,
-				     READ_ONCE(q->seq) != seq ||
-				     READ_ONCE(q->state) != XSCHED_STATE_SUSPENDING))
-		return -EINTR;	/* the suspend goes on; QUERY shows its outcome */
-
+	ret = wait_event_interruptible(q->wq, READ_ONCE(w.done) ||
+				       READ_ONCE(q->seq) != seq ||
+				       READ_ONCE(q->state) != XSCHED_STATE_SUSPENDING);
 	/*
-	 * Our suspend's own outcome, even if another thread has resumed and
-	 * suspended the queue again since; never completed: resumed before
-	 * the backend finished.
+	 * Our suspend's own outcome, even if other threads have resumed and
+	 * suspended the queue again since.  Not done: a resume cancelled it
+	 * before the backend finished, or a signal came first (the suspend
+	 * goes on; QUERY shows its outcome).
 	 */
 	spin_lock(&q->state_lock);
-	if (q->done_seq != seq) {
-		ret = -ECANCELED;
-	} else {
-		ret = q->done_result;
+	list_del(&w.node);
+	if (w.done) {
+		ret = w.result;
 		if (!ret) {
-			s->latency_ns = q->done_ns;
-			s->saved_bytes = q->done_saved_bytes;
+			s->latency_ns = w.ns;
+			s->saved_bytes = w.saved_bytes;
 		}
+	} else {
+		ret = ret ? -EINTR : -ECANCELED;
 	}
 	spin_unlock(&q->state_lock);
 	return ret;
@@ -433,7 +472,7 @@ static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 		 * The queue stays as it was: still stopped, saved state kept.
 		 * If the backend failed it meanwhile, that error stands.
 		 */
-		if (q->state != XSCHED_STATE_FAILED) {
+		if (q->state != XSCHED_STATE_FAILED && ret != -EAGAIN) {
 			q->last_error = ret;
 			q->faults++;
 		}
@@ -535,40 +574,59 @@ static int xsched_queue_set_priority(struct xsched_queue *q,
 	return ret;
 }
 
+/*
+ * The queue mutex, for the arbiter.  Inside a batch a device may be halted
+ * for every process: never sleep there on a queue (its close may be waiting
+ * on its owner); the next pass tries again.
+ */
+static bool xsched_arbiter_lock(struct xsched_queue *q, bool in_batch)
+{
+	if (in_batch)
+		return mutex_trylock(&q->lock);
+	mutex_lock(&q->lock);
+	return true;
+}
+
 /* Suspend @q for the arbiter, which decided @top must run. */
-static void xsched_arbiter_stop(struct xsched_queue *q, struct xsched_queue *top,
-				s32 top_prio, ktime_t now)
+static void xsched_arbiter_stop(struct xsched_queue *q, bool in_batch,
+				struct xsched_queue *top, s32 prio, s32 top_prio,
+				ktime_t now)
 {
 	u32 mode = q->ops->modes & BIT(XSCHED_MODE_SAVE) ? XSCHED_MODE_SAVE :
 							   XSCHED_MODE_DRAIN;
-	int ret = -ENODEV;
+	int ret = -EAGAIN;
 	u32 seq;
 
-	mutex_lock(&q->lock);
-	if (!q->released)
-		ret = xsched_queue_start_suspend(q, mode, 0, &seq);
-	mutex_unlock(&q->lock);
-	if (!ret) {
+	if (xsched_arbiter_lock(q, in_batch)) {
+		ret = q->released ? -ENODEV :
+			xsched_queue_start_suspend(q, mode, 0, &seq, NULL);
+		mutex_unlock(&q->lock);
+	}
+	/* EALREADY: stopped already (by an earlier pass): resume it later. */
+	if (!ret || ret == -EALREADY) {
 		WRITE_ONCE(q->arb_stopped, true);
 		q->arb_stopped_at = now;
+	}
+	if (!ret) {
 		spin_lock(&q->state_lock);
 		q->arbiter_suspends++;
 		spin_unlock(&q->state_lock);
 	}
-	trace_xsched_arbiter_decision(q->uid, READ_ONCE(q->priority), true,
-				      top->uid, top_prio, 0, ret);
+	trace_xsched_arbiter_decision(q->uid, prio, true, top->uid, top_prio, 0,
+				      ret);
 }
 
 /* Resume @q, which the arbiter stopped and has allowed long enough. */
-static void xsched_arbiter_go(struct xsched_queue *q, ktime_t now)
+static void xsched_arbiter_go(struct xsched_queue *q, bool in_batch, s32 prio,
+			      ktime_t now)
 {
-	int ret = -ENODEV;
+	int ret = -EAGAIN;
 	u64 ns;
 
-	mutex_lock(&q->lock);
-	if (!q->released)
-		ret = xsched_queue_do_resume(q, &ns);
-	mutex_unlock(&q->lock);
+	if (xsched_arbiter_lock(q, in_batch)) {
+		ret = q->released ? -ENODEV : xsched_queue_do_resume(q, &ns);
+		mutex_unlock(&q->lock);
+	}
 	/*
 	 * EALREADY: the suspend already undid itself; EIO: failed for good;
 	 * ENODEV: closed.  Any other failure is retried on the next pass.
@@ -576,12 +634,19 @@ static void xsched_arbiter_go(struct xsched_queue *q, ktime_t now)
 	if (!ret || ret == -EALREADY || ret == -ENODEV ||
 	    xsched_queue_state(q) == XSCHED_STATE_FAILED)
 		WRITE_ONCE(q->arb_stopped, false);
-	trace_xsched_arbiter_decision(q->uid, READ_ONCE(q->priority), false, 0, 0,
+	trace_xsched_arbiter_decision(q->uid, prio, false, 0, 0,
 				      ktime_to_ns(ktime_sub(now, q->arb_stopped_at)),
 				      ret);
 }
 
 enum xsched_arb_act { XSCHED_ARB_NONE, XSCHED_ARB_STOP, XSCHED_ARB_GO };
+
+/* One queue of a pass. */
+struct xsched_arb_entry {
+	s32 prio;		/* read once per pass */
+	u8 act;			/* enum xsched_arb_act */
+	bool failed;
+};
 
 /* A backend's batch for one arbiter pass. */
 struct xsched_arb_batch {
@@ -593,7 +658,8 @@ struct xsched_arb_batch {
  * Hand each backend the queues this pass acts on, so that it can apply
  * them together.  @tmp has room for every queue of the pass.
  */
-static void xsched_arbiter_batch(struct xsched_queue **v, const u8 *act,
+static void xsched_arbiter_batch(struct xsched_queue **v,
+				 const struct xsched_arb_entry *e,
 				 unsigned int n, struct xsched_queue **tmp,
 				 struct xsched_arb_batch *b)
 {
@@ -602,11 +668,11 @@ static void xsched_arbiter_batch(struct xsched_queue **v, const u8 *act,
 
 	for (i = 0; i < n; i++) {
 		ops = v[i]->ops;
-		if (act[i] == XSCHED_ARB_NONE || b[v[i]->backend].ops ||
+		if (e[i].act == XSCHED_ARB_NONE || b[v[i]->backend].ops ||
 		    !ops->batch_begin)
 			continue;
 		for (j = i, k = 0; j < n; j++)
-			if (act[j] != XSCHED_ARB_NONE && v[j]->ops == ops)
+			if (e[j].act != XSCHED_ARB_NONE && v[j]->ops == ops)
 				tmp[k++] = v[j];
 		if (k < 2)
 			continue;
@@ -617,19 +683,21 @@ static void xsched_arbiter_batch(struct xsched_queue **v, const u8 *act,
 
 static void xsched_arbiter(struct work_struct *work)
 {
-	s64 poll = (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC;
+	s64 poll = max_t(s64, (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC,
+			 NSEC_PER_USEC);
 	s64 delay = (s64)READ_ONCE(arbiter_resume_delay_us) * NSEC_PER_USEC;
 	struct xsched_arb_batch batch[XSCHED_BACKEND_NR] = {};
 	struct xsched_queue **v, **tmp, *q, *top = NULL;
+	struct xsched_arb_entry *e;
 	unsigned int i, n, nact = 0;
 	struct xsched_progress p;
 	ktime_t now = ktime_get();
-	s32 top_prio = 0, prio;
+	s32 top_prio = 0;
 	bool again = false;
 	s64 next = poll, waited;
-	u8 *act;
 	int ret;
 
+	BUILD_BUG_ON(ARRAY_SIZE(xsched_backend_names) != XSCHED_BACKEND_NR);
 	ret = xsched_queues_snapshot(&v, true);
 	if (ret <= 0) {
 		if (ret)	/* no memory: try again later */
@@ -638,39 +706,44 @@ static void xsched_arbiter(struct work_struct *work)
 		return;
 	}
 	n = ret;
-	/* Room for n pointers (batching), then act[]. */
-	tmp = kvzalloc(n * (sizeof(*tmp) + 1), GFP_KERNEL);
+	/* Room for n pointers (batching), then the entries. */
+	tmp = kvzalloc(n * (sizeof(*tmp) + sizeof(*e)), GFP_KERNEL);
 	if (!tmp) {
 		xsched_queues_snapshot_put(v, n);
 		hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(poll),
 			      HRTIMER_MODE_REL);
 		return;
 	}
-	act = (u8 *)(tmp + n);
+	e = (struct xsched_arb_entry *)(tmp + n);
 
 	/* Who is busy, and the highest priority among them. */
 	for (i = 0; i < n; i++) {
 		q = v[i];
+		e[i].prio = READ_ONCE(q->priority);
 		if (xsched_queue_state(q) == XSCHED_STATE_FAILED ||
-		    !xsched_queue_progress_ref(q, &p) || p.rptr == p.wptr)
+		    !xsched_queue_progress_ref(q, &p) ||
+		    xsched_queue_state(q) == XSCHED_STATE_FAILED) {
+			e[i].failed = true;
+			continue;
+		}
+		if (p.rptr == p.wptr)
 			continue;
 		again = true;
-		prio = READ_ONCE(q->priority);
-		if (!top || prio > top_prio) {
+		if (!top || e[i].prio > top_prio) {
 			top = q;
-			top_prio = prio;
+			top_prio = e[i].prio;
 		}
 	}
 	/* Decide. */
 	for (i = 0; i < n; i++) {
 		q = v[i];
-		if (xsched_queue_state(q) == XSCHED_STATE_FAILED)
+		if (e[i].failed)
 			continue;
-		if (top && READ_ONCE(q->priority) < top_prio) {
+		if (top && q != top && e[i].prio < top_prio) {
 			q->arb_allowed_since = 0;
 			again = true;
 			if (!q->arb_stopped) {
-				act[i] = XSCHED_ARB_STOP;
+				e[i].act = XSCHED_ARB_STOP;
 				nact++;
 			}
 			continue;
@@ -685,19 +758,23 @@ static void xsched_arbiter(struct work_struct *work)
 			next = min(next, delay - waited);
 			continue;
 		}
-		act[i] = XSCHED_ARB_GO;
+		e[i].act = XSCHED_ARB_GO;
 		nact++;
 	}
 	/* Act, in one batch per backend where there is more than one thing to do. */
 	if (nact > 1 && READ_ONCE(arbiter_batch))
-		xsched_arbiter_batch(v, act, n, tmp, batch);
+		xsched_arbiter_batch(v, e, n, tmp, batch);
 	for (i = 0; i < n; i++) {
-		if (act[i] == XSCHED_ARB_STOP)
-			xsched_arbiter_stop(v[i], top, top_prio, now);
-		else if (act[i] == XSCHED_ARB_GO)
-			xsched_arbiter_go(v[i], now);
-		/* A failed resume is retried on the next pass. */
-		if (act[i] == XSCHED_ARB_GO && v[i]->arb_stopped)
+		bool in_batch = batch[v[i]->backend].ops;
+
+		if (e[i].act == XSCHED_ARB_STOP)
+			xsched_arbiter_stop(v[i], in_batch, top, e[i].prio,
+					    top_prio, now);
+		else if (e[i].act == XSCHED_ARB_GO)
+			xsched_arbiter_go(v[i], in_batch, e[i].prio, now);
+		/* What failed or had to wait is tried again on the next pass. */
+		if ((e[i].act == XSCHED_ARB_GO && v[i]->arb_stopped) ||
+		    (e[i].act == XSCHED_ARB_STOP && !v[i]->arb_stopped))
 			next = min(next, poll);
 	}
 	for (i = 0; i < XSCHED_BACKEND_NR; i++)
@@ -782,7 +859,8 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 	state = xsched_queue_state(q);
 	if (p.rptr == p.wptr)
 		mask |= EPOLLIN | EPOLLRDNORM;
-	else if (q->ops->polled && state != XSCHED_STATE_FAILED)
+	else if (q->ops->polled && state != XSCHED_STATE_FAILED &&
+		 !hrtimer_is_queued(&q->poll_timer))
 		/*
 		 * Nothing wakes a waiter when the GPU catches up: a timer does,
 		 * and each poll it causes arms it again while work is left.
@@ -903,8 +981,7 @@ static int xsched_queues_show(struct seq_file *m, void *unused)
 			   q->saved_bytes, p.saved_waves, q->last_error);
 		spin_unlock(&q->state_lock);
 	}
-	if (n)
-		xsched_queues_snapshot_put(v, n);
+	xsched_queues_snapshot_put(v, n);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(xsched_queues);

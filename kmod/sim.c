@@ -524,7 +524,7 @@ static bool xsim_hws_update(struct xsim_queue *except)
 /* The caller of a runlist update waits for the firmware, as update_queue() does. */
 static void xsim_hws_wait(bool updated)
 {
-	unsigned int us = READ_ONCE(xsim.hws_update_us);
+	unsigned int us = min(READ_ONCE(xsim.hws_update_us), 100000U);
 
 	if (updated && us)
 		usleep_range(us, us + us / 8 + 1);

@@ -7,7 +7,9 @@
  * core owns the state, the counters, the queue fd and the tracepoints, so the
  * same paths run for every backend.
  *
- * Lock order: xsched_queue.lock (mutex) -> backend locks -> xsched_queue.state_lock.
+ * Lock order: xsched_queues_lock (only to take references, never held
+ * further); [kfd batch: amdgpu's kfd_sch_mutex] -> xsched_queue.lock (mutex)
+ * -> backend locks -> xsched_queue.state_lock.
  * Backends call xsched_queue_suspend_done() / xsched_queue_failed() /
  * xsched_queue_wake() with their own spinlock held, never with state_lock held.
  */
@@ -68,6 +70,7 @@ struct xsched_backend_ops {
 	 * them one.  Called without any queue lock; batch_end() always
 	 * follows, with what batch_begin() returned (NULL included).
 	 */
+	/* @qs is valid during the call only, and may hold released queues. */
 	void *(*batch_begin)(struct xsched_queue *const *qs, unsigned int n);
 	void (*batch_end)(void *batch);
 };
@@ -88,7 +91,6 @@ struct xsched_queue {
 	u32 seq;			/* number of the current/last suspend */
 	u32 mode;			/* of the current/last suspend */
 	int last_error;
-	int suspend_result;		/* what a waiting suspender returns */
 	s32 priority;
 	ktime_t suspend_start;
 	ktime_t suspended_at;
@@ -96,10 +98,7 @@ struct xsched_queue {
 	u64 suspends, resumes, faults;
 	u64 last_suspend_ns, total_suspend_ns, max_suspend_ns;
 	u64 saved_bytes;
-	/* Outcome of the last suspend that completed, for its waiter. */
-	u32 done_seq;
-	int done_result;
-	u64 done_ns, done_saved_bytes;
+	struct list_head waiters;	/* blocked suspenders (struct xsched_waiter) */
 	wait_queue_head_t wq;		/* state changes and progress (poll) */
 	struct hrtimer poll_timer;	/* ops->polled: wakes pollers */
 

@@ -380,6 +380,81 @@ TEST_F_TIMEOUT(cc, hammering_one_queue_keeps_counters_consistent, 90)
 	check_queue(_metadata, self->qfd, &self->feed);
 }
 
+/*
+ * Blocking suspends only, racing resumes from the same threads: every suspend
+ * that completes is reported as success to the caller that started it, even
+ * when other threads resumed and suspended the queue again before it woke;
+ * ECANCELED only for one a resume cancelled.  So the successes the callers
+ * saw equal the module's count of completed suspends, exactly.
+ */
+struct own_result {
+	struct arena *a;
+	int index;
+	unsigned long ok, cancelled, already;
+};
+
+static void *suspend_own(void *arg)
+{
+	struct own_result *r = arg;
+	uint64_t rng = r->a->seed + r->index + 1;
+	int ret, qfd = atomic_load(&r->a->qfd);
+
+	while (!atomic_load(&r->a->stop)) {
+		ret = xs_suspend(qfd, xs_rand(&rng) & 1 ? XSCHED_MODE_SAVE :
+				 XSCHED_MODE_DRAIN, 0, 0, NULL);
+		if (!ret)
+			r->ok++;
+		else if (ret == -ECANCELED)
+			r->cancelled++;
+		else if (ret == -EALREADY)
+			r->already++;
+		else
+			verdict_bad(&r->a->v, "blocking suspend: %s", xs_err(ret));
+		xs_sleep_ns(xs_rand_range(&rng, 0, 200 * XS_US));
+		ret = xs_resume(qfd, NULL);
+		if (ret && ret != -EALREADY)
+			verdict_bad(&r->a->v, "resume: %s", xs_err(ret));
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(cc, each_completed_suspend_is_reported_to_its_caller, 90)
+{
+	struct own_result r[3] = {};
+	struct xsched_queue_info info;
+	struct worker fw = { .a = &self->arena, .kind = OP_FEED, .feed = &self->feed };
+	unsigned long ok = 0, cancelled = 0, already = 0;
+	pthread_t t[3], ft;
+	int i, ret;
+
+	ASSERT_EQ(0, pthread_create(&ft, NULL, feeder, &fw));
+	for (i = 0; i < 3; i++) {
+		r[i] = (struct own_result){ .a = &self->arena, .index = i };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, suspend_own, &r[i]));
+	}
+	xs_sleep_ns(HAMMER_NS);
+	atomic_store(&self->arena.stop, true);
+	for (i = 0; i < 3; i++) {
+		pthread_join(t[i], NULL);
+		ok += r[i].ok;
+		cancelled += r[i].cancelled;
+		already += r[i].already;
+	}
+	pthread_join(ft, NULL);
+	EXPECT_EQ(0, atomic_load(&self->arena.v.bad))
+		TH_LOG("%d unexpected results, first: %s",
+		       atomic_load(&self->arena.v.bad), self->arena.v.what);
+	ret = settle(self->qfd);
+	ASSERT_EQ(XSCHED_STATE_ACTIVE, ret);
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	ksft_print_msg("blocking suspends: %lu ok, %lu cancelled, %lu already; module: %llu completed\n",
+		       ok, cancelled, already, (unsigned long long)info.suspends);
+	EXPECT_LT(0, ok);
+	EXPECT_EQ(ok, info.suspends);
+	EXPECT_EQ(0, info.faults);
+	EXPECT_EQ(-1, feed_check(_metadata, &self->feed));
+}
+
 /* Registers @id, retrying while a racing release still holds it (EEXIST). */
 static int register_retry(int cfd, uint32_t id)
 {
