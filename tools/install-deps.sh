@@ -17,6 +17,7 @@ pkgs=(
 	perl python3
 	python3-docutils
 	pkg-config
+	libhsa-runtime-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # checkpatch (from Debian's linux-source) on every kernel file, sparse on the
-# module build, and a reStructuredText parse of every Documentation/ file.  One result per file and one for sparse; last line
+# module build, a reStructuredText parse of every Documentation/ file, and a
+# build of the GPU tests against ROCm's HSA headers.  One result per file and
+# one for sparse; last line
 # "lint: N passed, N failed".  KSRC and KDIR come from `make lint`.
 set -uo pipefail
 
@@ -81,6 +83,25 @@ PY
 		fail=$((fail + 1))
 	fi
 done
+
+# The GPU tests (kfd_hw.c with KT_HSA, as HW=1 builds them) compiled and
+# linked against ROCm's HSA runtime as Debian packages it (libhsa-runtime-dev):
+# no GPU here to run them, but their code is checked on every run.
+ksft=$KSRC/tools/testing/selftests
+hw=tests/kselftest/xsched_kfd/kfd_hw.c
+if [ ! -f /usr/include/hsa/hsa.h ]; then
+	echo "not ok hsa-build $hw (no hsa/hsa.h: apt-get install libhsa-runtime-dev)"
+	fail=$((fail + 1))
+elif out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -D_GNU_SOURCE -DKT_HSA \
+		-isystem "$ksft" -I "$top/include/uapi" "$top/$hw" \
+		-o /dev/null -pthread -lhsa-runtime64 2>&1); then
+	echo "ok hsa-build $hw"
+	pass=$((pass + 1))
+else
+	echo "not ok hsa-build $hw"
+	echo "$out" | tail -20 | sed 's/^/#   /'
+	fail=$((fail + 1))
+fi
 
 echo "lint: $pass passed, $fail failed"
 [ $fail -eq 0 ]

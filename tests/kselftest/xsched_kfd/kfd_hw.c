@@ -584,6 +584,133 @@ TEST_F(hw, save_preempts_mid_kernel_and_resumes_where_it_stopped)
 	hsa_memory_free(flag);
 }
 
+/*
+ * The arbiter's batches on the real device: KT_BATCH_QUEUES arbitrated
+ * queues at priority -1 each run the spin kernel; an urgent arbitrated
+ * queue then runs one for 50 ms.  Every batch queue must be stopped by the
+ * arbiter and resumed, and every spin kernel must finish exactly once.  With
+ * arbiter_batch on, all of them are stopped with one device preemption; the
+ * figures compare the time until all are stopped with batches on and off.
+ */
+#define KT_BATCH_QUEUES	8
+#define KT_BATCH_PARAM	"/sys/module/xsched_kfd/parameters/arbiter_batch"
+
+struct kt_spinner {
+	hsa_queue_t *q;
+	int qfd;
+	uint64_t *flag, *started, *out;
+	hsa_signal_t done;
+};
+
+static int kt_write_param(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* Start the spin kernel (@groups workgroups) on a new queue registered as @prio. */
+static int kt_spinner_start(struct kt_gpu *g, int cfd, struct kt_spinner *s,
+			    int32_t prio, uint32_t groups)
+{
+	struct kt_spin_args args;
+
+	memset(s, 0, sizeof(*s));
+	s->qfd = -1;
+	s->q = kt_queue_create(g);
+	s->flag = kt_alloc(g, 4096);
+	s->started = kt_alloc(g, 4096);
+	s->out = kt_alloc(g, groups * sizeof(uint64_t));
+	if (!s->q || !s->flag || !s->started || !s->out ||
+	    hsa_signal_create(1, 0, NULL, &s->done))
+		return -ENOMEM;
+	s->qfd = kt_register_arb(cfd, (uintptr_t)s->q->base_address, prio);
+	if (s->qfd < 0)
+		return s->qfd;
+	args.flag = (uintptr_t)s->flag;
+	args.started = (uintptr_t)s->started;
+	args.out = (uintptr_t)s->out;
+	return kt_spin(g, s->q, &args, groups, s->done);
+}
+
+static void kt_spinner_stop(struct kt_spinner *s)
+{
+	if (s->qfd >= 0)
+		close(s->qfd);
+	if (s->q)
+		hsa_queue_destroy(s->q);
+	if (s->done.handle)
+		hsa_signal_destroy(s->done);
+	if (s->out)
+		hsa_memory_free(s->out);
+	if (s->started)
+		hsa_memory_free(s->started);
+	if (s->flag)
+		hsa_memory_free(s->flag);
+}
+
+TEST_F(hw, arbiter_batch_stops_every_queue_and_loses_nothing)
+{
+	const uint32_t groups = 64;
+	struct kt_spinner b[KT_BATCH_QUEUES], u;
+	int round, i, stopped;
+	char why[256];
+
+	if (!kt_load_spin(&self->gpu, why, sizeof(why)))
+		SKIP(return, "%s", why);
+	if (kt_write_param(KT_BATCH_PARAM, "Y"))
+		SKIP(return, "%s not writable (run as root)", KT_BATCH_PARAM);
+	for (round = 0; round < 2; round++) {
+		struct xsched_queue_info info;
+		uint64_t t0, all_stopped = 0;
+
+		ASSERT_EQ(0, kt_write_param(KT_BATCH_PARAM, round ? "N" : "Y"));
+		for (i = 0; i < KT_BATCH_QUEUES; i++)
+			ASSERT_EQ(0, kt_spinner_start(&self->gpu, self->cfd, &b[i],
+						      -1, groups));
+		usleep(20000);
+		t0 = kt_now_ns();
+		ASSERT_EQ(0, kt_spinner_start(&self->gpu, self->cfd, &u, 0, 1));
+		/* The arbiter sees the urgent queue busy within arbiter_poll_us. */
+		while (kt_now_ns() - t0 < 5000 * KT_NS_PER_MS) {
+			for (i = 0, stopped = 0; i < KT_BATCH_QUEUES; i++) {
+				ASSERT_EQ(0, kt_query(b[i].qfd, &info));
+				stopped += info.state == XSCHED_STATE_SUSPENDED;
+			}
+			if (stopped == KT_BATCH_QUEUES) {
+				all_stopped = kt_now_ns() - t0;
+				break;
+			}
+			usleep(100);
+		}
+		EXPECT_NE(0, all_stopped) TH_LOG("not every batch queue was stopped");
+		usleep(50000);
+		__atomic_store_n(u.flag, 1, __ATOMIC_RELEASE);
+		EXPECT_TRUE(kt_done_within(u.done, 5000));
+		for (i = 0; i < KT_BATCH_QUEUES; i++)
+			__atomic_store_n(b[i].flag, 1, __ATOMIC_RELEASE);
+		for (i = 0; i < KT_BATCH_QUEUES; i++) {
+			EXPECT_TRUE(kt_done_within(b[i].done, 10000));
+			EXPECT_EQ(groups, __atomic_load_n(b[i].started, __ATOMIC_ACQUIRE));
+			ASSERT_EQ(0, kt_query(b[i].qfd, &info));
+			EXPECT_LE(1, info.arbiter_suspends);
+			EXPECT_EQ(0, info.faults) TH_LOG("last_error %d", info.last_error);
+		}
+		TH_LOG("figure: arbiter_batch=%s: %d queues all stopped %llu us after the urgent dispatch",
+		       round ? "N" : "Y", KT_BATCH_QUEUES,
+		       (unsigned long long)(all_stopped / 1000));
+		kt_spinner_stop(&u);
+		for (i = 0; i < KT_BATCH_QUEUES; i++)
+			kt_spinner_stop(&b[i]);
+	}
+	kt_write_param(KT_BATCH_PARAM, "Y");
+}
+
 #else /* !KT_HSA */
 
 /* Without the HSA runtime, one case says why the hardware tests skip. */

@@ -68,6 +68,19 @@ static inline int kt_register(int cfd, uint64_t ring, int32_t priority)
 	return kt_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
 }
 
+/* The same, registered with the module's arbiter. */
+static inline int kt_register_arb(int cfd, uint64_t ring, int32_t priority)
+{
+	struct xsched_register r;
+
+	memset(&r, 0, sizeof(r));
+	r.backend = XSCHED_BACKEND_KFD;
+	r.flags = XSCHED_REGISTER_ARBITRATE;
+	r.handle = ring;
+	r.priority = priority;
+	return kt_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
+}
+
 static inline int kt_version(int cfd, struct xsched_version *v)
 {
 	memset(v, 0, sizeof(*v));
