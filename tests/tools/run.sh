@@ -36,6 +36,22 @@ demo_traced() {
 	grep -q 'xsched_queue_suspend: queue=[0-9]* mode=drain' trace.out &&
 	grep -q 'xsched_queue_resume: queue=' trace.out || { tail -20 trace.out; return 1; }
 }
+# The demo's HWS table: with batches at most 2 runlist updates per urgent
+# kernel (one stop, one resume pass), without more.
+demo_hws_table() {
+	grep -q '^HWS model' demo.out &&
+	awk '$1 == 16 && $2 == "on" { on = $5 } $1 == 16 && $2 == "off" { off = $5 }
+	     END { exit !(on > 0 && on <= 2.0 && off > on) }' demo.out ||
+		{ cat demo.out; return 1; }
+}
+hws_ctl() {
+	./xschedctl hws on && ./xschedctl hws show | grep -qx 'hws 1' &&
+	./xschedctl batch off && ./xschedctl batch show | grep -qx 'arbiter_batch N' &&
+	./xschedctl batch on && ./xschedctl hws off &&
+	./xschedctl hws show | grep -qx 'hws 0' &&
+	./xschedctl hws show | grep -q '^runlist_updates [0-9]' &&
+	{ ./xschedctl hws maybe; [ $? -eq 2 ]; }
+}
 queues_empty_after() { [ "$(./xschedctl queues | wc -l)" -eq 1 ]; }
 # Runs last in the VM: after every suite, no object may be left alive.
 no_leaked_objects() {
@@ -48,6 +64,8 @@ t xschedctl_rejects_unknown_knob bad_knob
 t xschedctl_rejects_negative_value bad_value
 t xschedctl_sets_knob knob_roundtrip
 t demo_suspends_show_in_trace demo_traced
+t demo_prints_hws_table demo_hws_table
+t xschedctl_hws_and_batch hws_ctl
 t queues_table_empty_after_demo queues_empty_after
 t no_leaked_objects_after_all_suites no_leaked_objects
 # Any kernel splat during any suite fails the run, even if its test passed.

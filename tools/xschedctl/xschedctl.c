@@ -6,6 +6,8 @@
  *   xschedctl queues                every registered queue and its counters
  *   xschedctl fault KNOB VALUE      set a sim fault injection knob
  *   xschedctl trace on|off|show     the xsched tracepoints (tracefs)
+ *   xschedctl hws on|off|show       the sim's HWS cost model, runlist updates
+ *   xschedctl batch on|off|show     the arbiter's batches (module parameter)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +21,7 @@
 #include <linux/xsched_kfd.h>
 
 #define DEBUGFS "/sys/kernel/debug/xsched"
+#define BATCH_PARAM "/sys/module/xsched_kfd/parameters/arbiter_batch"
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 };
@@ -32,7 +35,9 @@ static int usage(void)
 		"usage: xschedctl version\n"
 		"       xschedctl queues\n"
 		"       xschedctl fault {save_delay_us|fail_save|fail_resume|save_timeout_ms|reset_queue} VALUE\n"
-		"       xschedctl trace {on|off|show}\n");
+		"       xschedctl trace {on|off|show}\n"
+		"       xschedctl hws {on|off|show}\n"
+		"       xschedctl batch {on|off|show}\n");
 	return 2;
 }
 
@@ -141,6 +146,53 @@ static int cmd_trace(const char *what)
 	return usage();
 }
 
+/* Print "NAME VALUE" from a one-line file; 1 if unreadable. */
+static int show_value(const char *name, const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "xschedctl: %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT ? " (module loaded? debugfs mounted?)" : "");
+		return 1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return 1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	printf("%s %s\n", name, buf);
+	return 0;
+}
+
+static int cmd_hws(const char *what)
+{
+	if (!strcmp(what, "on"))
+		return write_str(DEBUGFS "/sim/hws", "1");
+	if (!strcmp(what, "off"))
+		return write_str(DEBUGFS "/sim/hws", "0");
+	if (strcmp(what, "show"))
+		return usage();
+	return show_value("hws", DEBUGFS "/sim/hws") ||
+	       show_value("hws_update_us", DEBUGFS "/sim/hws_update_us") ||
+	       show_value("runlist_updates", DEBUGFS "/sim/runlist_updates") ||
+	       show_value("arbiter_batch", BATCH_PARAM);
+}
+
+static int cmd_batch(const char *what)
+{
+	if (!strcmp(what, "on"))
+		return write_str(BATCH_PARAM, "Y");
+	if (!strcmp(what, "off"))
+		return write_str(BATCH_PARAM, "N");
+	if (!strcmp(what, "show"))
+		return show_value("arbiter_batch", BATCH_PARAM);
+	return usage();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "version"))
@@ -151,5 +203,9 @@ int main(int argc, char **argv)
 		return cmd_fault(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "trace"))
 		return cmd_trace(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "hws"))
+		return cmd_hws(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "batch"))
+		return cmd_batch(argv[2]);
 	return usage();
 }
