@@ -528,7 +528,8 @@ static bool xkfd_batch_halt(struct xkfd_batch *b, struct amdgpu_device *adev)
 	for (i = 0; i < b->ndev; i++) {
 		struct xkfd_batch_dev *d = &b->dev[i];
 
-		if (d->dqm->dev->adev != adev || !xkfd_may_halt(d->dqm))
+		if (d->dqm->dev->adev != adev || d->n < 2 ||
+		    !xkfd_may_halt(d->dqm))
 			continue;
 		/* sched_halt is set even if the preemption failed. */
 		d->halt_ret = d->dqm->ops.halt(d->dqm);
