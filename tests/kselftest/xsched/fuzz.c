@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Random ioctls, with random and half-plausible arguments, on client fds,
- * queue fds and foreign fds, interleaved with closes, re-registrations and
- * fault injection.  Blocking calls are cut short by an interval timer.
+ * queue fds and foreign fds, interleaved with closes, re-registrations,
+ * fault injection and the sim's HWS model with the arbiter's batches on and
+ * off.  Blocking calls are cut short by an interval timer.
  * Afterwards the module must still compute correctly and hold no object.
  * The seed is printed; XSCHED_SEED replays a run, XSCHED_FUZZ_ITERATIONS
  * makes it longer.
@@ -14,6 +15,7 @@
 
 #define ITERATIONS	20000
 #define NQ		8
+#define ARBITER_BATCH_PARAM	"/sys/module/xsched_kfd/parameters/arbiter_batch"
 
 static const unsigned long cmds[] = {
 	XSCHED_IOC_VERSION, XSCHED_IOC_SIM_MEM_ALLOC, XSCHED_IOC_SIM_QUEUE_CREATE,
@@ -143,9 +145,21 @@ TEST(random_ioctls_leave_the_module_working)
 			qfd[k] = qfd[--nq];
 			continue;
 		}
-		if (pick < 4) {			/* poke a fault knob */
-			xs_knob_write(xs_rand_range(&rng, 0, 1) ? "fail_resume" : "fail_save",
-				      xs_rand_range(&rng, 0, 1));
+		if (pick < 4) {			/* poke a fault or HWS-model knob */
+			switch (xs_rand_range(&rng, 0, 3)) {
+			case 0:
+				xs_knob_write("fail_resume", xs_rand_range(&rng, 0, 1));
+				break;
+			case 1:
+				xs_knob_write("fail_save", xs_rand_range(&rng, 0, 1));
+				break;
+			case 2:
+				xs_knob_write("hws", xs_rand_range(&rng, 0, 1));
+				break;
+			default:
+				xs_write_file(ARBITER_BATCH_PARAM,
+					      xs_rand_range(&rng, 0, 1) ? "Y" : "N");
+			}
 			continue;
 		}
 		if (pick < 8)
@@ -186,6 +200,8 @@ TEST(random_ioctls_leave_the_module_working)
 		       (unsigned long long)counts[3]);
 	xs_knob_write("fail_resume", 0);
 	xs_knob_write("fail_save", 0);
+	xs_knob_write("hws", 0);
+	xs_write_file(ARBITER_BATCH_PARAM, "Y");
 	xs_knob_write("save_timeout_ms", 1000);
 
 	while (nq)
