@@ -6,7 +6,8 @@
 # KREL, CACHE, BUILD, KSRC and KDIR in the environment.
 #
 # Suites (each prints "<suite>: N passed, N failed[, N skipped]"):
-#   lint               checkpatch and sparse on kmod/ (host)
+#   lint               checkpatch and sparse on kmod/, Documentation parsed,
+#                      the GPU tests built against Debian's HSA runtime (host)
 #   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM

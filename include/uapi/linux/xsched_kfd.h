@@ -222,7 +222,7 @@ struct xsched_queue_info {
 	__u64 steps_done;	/* out: sim: wave steps executed, ever */
 	__u64 suspends;		/* out: completed suspends */
 	__u64 resumes;		/* out: completed resumes */
-	__u64 faults;		/* out: failed suspends/resumes and queue faults */
+	__u64 faults;		/* out: failed suspends/resumes (not EAGAIN) and queue faults */
 	__u64 last_suspend_ns;	/* out: latency of the last completed suspend */
 	__u64 total_suspend_ns;	/* out: sum of completed suspend latencies */
 	__u64 max_suspend_ns;	/* out */
