@@ -41,17 +41,25 @@ static int usage(void)
 	return 2;
 }
 
+/* open(O_RDONLY), saying why not. */
+static int open_ro(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fprintf(stderr, "xschedctl: %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT ? " (module loaded? debugfs mounted?)" : "");
+	return fd;
+}
+
 static int cat(const char *path)
 {
 	char buf[4096];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_ro(path);
 
-	if (fd < 0) {
-		fprintf(stderr, "xschedctl: %s: %s%s\n", path, strerror(errno),
-			errno == ENOENT ? " (module loaded? debugfs mounted?)" : "");
+	if (fd < 0)
 		return 1;
-	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		if (fwrite(buf, 1, n, stdout) != (size_t)n)
 			break;
@@ -151,13 +159,10 @@ static int show_value(const char *name, const char *path)
 {
 	char buf[64];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_ro(path);
 
-	if (fd < 0) {
-		fprintf(stderr, "xschedctl: %s: %s%s\n", path, strerror(errno),
-			errno == ENOENT ? " (module loaded? debugfs mounted?)" : "");
+	if (fd < 0)
 		return 1;
-	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0)

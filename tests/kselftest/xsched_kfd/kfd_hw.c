@@ -629,7 +629,8 @@ static int kt_spinner_start(struct kt_gpu *g, int cfd, struct kt_spinner *s,
 	if (!s->q || !s->flag || !s->started || !s->out ||
 	    hsa_signal_create(1, 0, NULL, &s->done))
 		return -ENOMEM;
-	s->qfd = kt_register_arb(cfd, (uintptr_t)s->q->base_address, prio);
+	s->qfd = kt_register_flags(cfd, (uintptr_t)s->q->base_address, prio,
+				   XSCHED_REGISTER_ARBITRATE);
 	if (s->qfd < 0)
 		return s->qfd;
 	args.flag = (uintptr_t)s->flag;

@@ -57,28 +57,22 @@ static inline int kt_attach(int cfd, int kfd_fd, uint32_t *gpus)
 }
 
 /* XSCHED_IOC_REGISTER of a kfd queue by ring base; the queue fd or -errno. */
-static inline int kt_register(int cfd, uint64_t ring, int32_t priority)
+static inline int kt_register_flags(int cfd, uint64_t ring, int32_t priority,
+				    uint32_t flags)
 {
 	struct xsched_register r;
 
 	memset(&r, 0, sizeof(r));
 	r.backend = XSCHED_BACKEND_KFD;
+	r.flags = flags;
 	r.handle = ring;
 	r.priority = priority;
 	return kt_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
 }
 
-/* The same, registered with the module's arbiter. */
-static inline int kt_register_arb(int cfd, uint64_t ring, int32_t priority)
+static inline int kt_register(int cfd, uint64_t ring, int32_t priority)
 {
-	struct xsched_register r;
-
-	memset(&r, 0, sizeof(r));
-	r.backend = XSCHED_BACKEND_KFD;
-	r.flags = XSCHED_REGISTER_ARBITRATE;
-	r.handle = ring;
-	r.priority = priority;
-	return kt_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
+	return kt_register_flags(cfd, ring, priority, 0);
 }
 
 static inline int kt_version(int cfd, struct xsched_version *v)
