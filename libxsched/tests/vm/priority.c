@@ -12,29 +12,6 @@
 
 #include "vmutil.h"
 
-static struct xsched_attr attr(unsigned int level, int32_t prio)
-{
-	struct xsched_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.flags = XSCHED_ATTR_LEVEL | XSCHED_ATTR_PRIORITY;
-	a.level = level;
-	a.priority = prio;
-	return a;
-}
-
-static int new_xq(struct vm_env *env, struct xsched_xqueue **xq,
-		  const struct xsched_attr *a)
-{
-	uint32_t qid;
-	int ret;
-
-	ret = xsched_sim_queue_create(env->sim, 256, &qid);
-	if (ret)
-		return ret;
-	return xsched_xqueue_create_sim(xq, env->sim, qid, a);
-}
-
 /* Submit one urgent kernel and time it to completion; also say whether the
  * batch queue's command @bseq was still unfinished when it completed. */
 static int urgent_once(struct xsched_xqueue *urg, struct vm_buf *ub, uint64_t seed,
@@ -71,7 +48,7 @@ static bool decided(uint32_t queue, uint32_t action, uint32_t reason, uint32_t o
 /* Batch: every wave slot busy with one long workgroup. */
 static int lv3_urgent_overtakes_a_running_batch_kernel(struct vm_env *env)
 {
-	struct xsched_attr ab = attr(XSCHED_LV3, 0), au = attr(XSCHED_LV3, 10);
+	struct xsched_attr ab = vm_attr(XSCHED_LV3, 0), au = vm_attr(XSCHED_LV3, 10);
 	struct xsched_xqueue *batch, *urg;
 	struct xsched_xq_info info;
 	struct xsched_sim_packet p;
@@ -81,8 +58,8 @@ static int lv3_urgent_overtakes_a_running_batch_kernel(struct vm_env *env)
 
 	CHECK_EQ(vm_buf_alloc(env, &bb, env->slots), 0);
 	CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
-	CHECK_EQ(new_xq(env, &batch, &ab), 0);
-	CHECK_EQ(new_xq(env, &urg, &au), 0);
+	CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
+	CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 	p = vm_packet(bb.gpu, env->slots, 100, 2000000, 9);	/* 200 ms */
 	CHECK_EQ(xsched_submit(batch, &p, 1, &bseq), 0);
 	usleep(30000);
@@ -107,7 +84,7 @@ static int lv3_urgent_overtakes_a_running_batch_kernel(struct vm_env *env)
 /* Batch: many short workgroups; a drain waits for the running ones only. */
 static int lv2_urgent_runs_between_batch_workgroups(struct vm_env *env)
 {
-	struct xsched_attr ab = attr(XSCHED_LV2, 0), au = attr(XSCHED_LV3, 10);
+	struct xsched_attr ab = vm_attr(XSCHED_LV2, 0), au = vm_attr(XSCHED_LV3, 10);
 	uint32_t grid = 10 * env->slots;
 	struct xsched_xqueue *batch, *urg;
 	struct xsched_sim_packet p;
@@ -117,8 +94,8 @@ static int lv2_urgent_runs_between_batch_workgroups(struct vm_env *env)
 
 	CHECK_EQ(vm_buf_alloc(env, &bb, grid), 0);
 	CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
-	CHECK_EQ(new_xq(env, &batch, &ab), 0);
-	CHECK_EQ(new_xq(env, &urg, &au), 0);
+	CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
+	CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 	p = vm_packet(bb.gpu, grid, 10, 2000000, 10);	/* 10 rounds of 20 ms */
 	CHECK_EQ(xsched_submit(batch, &p, 1, &bseq), 0);
 	usleep(30000);
@@ -138,7 +115,7 @@ static int lv2_urgent_runs_between_batch_workgroups(struct vm_env *env)
 /* Batch: many kernels queued; Lv1 keeps most of them in the library. */
 static int lv1_urgent_overtakes_buffered_batch_kernels(struct vm_env *env)
 {
-	struct xsched_attr ab = attr(XSCHED_LV1, 0), au = attr(XSCHED_LV3, 10);
+	struct xsched_attr ab = vm_attr(XSCHED_LV1, 0), au = vm_attr(XSCHED_LV3, 10);
 	struct xsched_xqueue *batch, *urg;
 	struct xsched_xq_info info;
 	struct vm_buf bb, ub;
@@ -151,8 +128,8 @@ static int lv1_urgent_overtakes_buffered_batch_kernels(struct vm_env *env)
 	ab.batch = 1;
 	CHECK_EQ(vm_buf_alloc(env, &bb, 30 * env->slots), 0);
 	CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
-	CHECK_EQ(new_xq(env, &batch, &ab), 0);
-	CHECK_EQ(new_xq(env, &urg, &au), 0);
+	CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
+	CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 	for (k = 0; k < 30; k++) {
 		struct xsched_sim_packet p = vm_packet(bb.gpu + (uint64_t)k * env->slots * 8,
 						       env->slots, 5, 1000000, 100 + k);
@@ -186,7 +163,7 @@ static int lv3_priority_cuts_urgent_latency_against_equal_priority(struct vm_env
 	int run;
 
 	for (run = 0; run < 2; run++) {
-		struct xsched_attr ab = attr(XSCHED_LV3, 0), au = attr(XSCHED_LV3, run ? 10 : 0);
+		struct xsched_attr ab = vm_attr(XSCHED_LV3, 0), au = vm_attr(XSCHED_LV3, run ? 10 : 0);
 		struct xsched_xqueue *batch, *urg;
 		struct xsched_sim_packet p;
 		struct vm_buf bb, ub;
@@ -195,8 +172,8 @@ static int lv3_priority_cuts_urgent_latency_against_equal_priority(struct vm_env
 
 		CHECK_EQ(vm_buf_alloc(env, &bb, env->slots), 0);
 		CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
-		CHECK_EQ(new_xq(env, &batch, &ab), 0);
-		CHECK_EQ(new_xq(env, &urg, &au), 0);
+		CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
+		CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 		p = vm_packet(bb.gpu, env->slots, 50, 4000000, 11);	/* 200 ms */
 		CHECK_EQ(xsched_submit(batch, &p, 1, &bseq), 0);
 		usleep(20000);
@@ -215,15 +192,15 @@ static int lv3_priority_cuts_urgent_latency_against_equal_priority(struct vm_env
 
 static int equal_priorities_make_no_decisions(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV3, 3);
+	struct xsched_attr a = vm_attr(XSCHED_LV3, 3);
 	struct xsched_xqueue *q1, *q2;
 	struct xsched_decision d[4];
 	struct xsched_sim_packet p;
 	struct vm_buf b;
 
 	CHECK_EQ(vm_buf_alloc(env, &b, 64), 0);
-	CHECK_EQ(new_xq(env, &q1, &a), 0);
-	CHECK_EQ(new_xq(env, &q2, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &q1, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &q2, &a), 0);
 	p = vm_packet(b.gpu, 32, 10, 1000000, 1);
 	CHECK_EQ(xsched_submit(q1, &p, 1, NULL), 0);
 	p = vm_packet(b.gpu + 256, 32, 10, 1000000, 2);

@@ -6,42 +6,19 @@
 
 #include "vmutil.h"
 
-static struct xsched_attr attr(unsigned int level, int32_t prio)
-{
-	struct xsched_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.flags = XSCHED_ATTR_LEVEL | XSCHED_ATTR_PRIORITY;
-	a.level = level;
-	a.priority = prio;
-	return a;
-}
-
-static int new_xq(struct vm_env *env, struct xsched_xqueue **xq,
-		  const struct xsched_attr *a)
-{
-	uint32_t qid;
-	int ret;
-
-	ret = xsched_sim_queue_create(env->sim, 256, &qid);
-	if (ret)
-		return ret;
-	return xsched_xqueue_create_sim(xq, env->sim, qid, a);
-}
-
 static int outputs_match_cpu_reference_at_each_level(struct vm_env *env)
 {
 	unsigned int level;
 
 	for (level = 1; level <= 3; level++) {
-		struct xsched_attr a = attr(level, 0);
+		struct xsched_attr a = vm_attr(level, 0);
 		struct xsched_xqueue *xq;
 		struct vm_buf b;
 		uint32_t grid = 2 * env->slots + 3, k;
 		char what[64];
 
 		CHECK_EQ(vm_buf_alloc(env, &b, grid * 8), 0);
-		CHECK_EQ(new_xq(env, &xq, &a), 0);
+		CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
 		for (k = 0; k < 8; k++) {
 			struct xsched_sim_packet p = vm_packet(b.gpu + k * grid * 8, grid,
 							       20 + k, 10000, 1000 + k);
@@ -61,7 +38,7 @@ static int outputs_match_cpu_reference_at_each_level(struct vm_env *env)
 
 static int query_counts_commands_and_steps(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV3, 0);
+	struct xsched_attr a = vm_attr(XSCHED_LV3, 0);
 	struct xsched_sim_packet p[4];
 	struct xsched_xqueue *xq;
 	struct xsched_xq_info info;
@@ -70,7 +47,7 @@ static int query_counts_commands_and_steps(struct vm_env *env)
 	int i;
 
 	CHECK_EQ(vm_buf_alloc(env, &b, 64), 0);
-	CHECK_EQ(new_xq(env, &xq, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
 	for (i = 0; i < 4; i++)
 		p[i] = vm_packet(b.gpu + (uint64_t)i * 128, 16, 10, 0, (uint64_t)i);
 	CHECK_EQ(xsched_submit(xq, p, 4, &seq), 0);
@@ -89,7 +66,7 @@ static int query_counts_commands_and_steps(struct vm_env *env)
 
 static int lv3_suspend_saves_partway_and_resume_finishes(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV3, 0);
+	struct xsched_attr a = vm_attr(XSCHED_LV3, 0);
 	struct xsched_xqueue *xq;
 	struct xsched_xq_info i1, i2;
 	struct xsched_sim_packet p;
@@ -97,7 +74,7 @@ static int lv3_suspend_saves_partway_and_resume_finishes(struct vm_env *env)
 	uint32_t grid = env->slots;
 
 	CHECK_EQ(vm_buf_alloc(env, &b, grid), 0);
-	CHECK_EQ(new_xq(env, &xq, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
 	/* Every wave slot busy for 100 steps of 2 ms. */
 	p = vm_packet(b.gpu, grid, 100, 2000000, 77);
 	CHECK_EQ(xsched_submit(xq, &p, 1, NULL), 0);
@@ -122,7 +99,7 @@ static int lv3_suspend_saves_partway_and_resume_finishes(struct vm_env *env)
 
 static int lv2_suspend_drains_running_workgroups(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV2, 0);
+	struct xsched_attr a = vm_attr(XSCHED_LV2, 0);
 	struct xsched_xqueue *xq;
 	struct xsched_xq_info i1, i2;
 	struct xsched_sim_packet p;
@@ -130,7 +107,7 @@ static int lv2_suspend_drains_running_workgroups(struct vm_env *env)
 	uint32_t grid = 6 * env->slots;
 
 	CHECK_EQ(vm_buf_alloc(env, &b, grid), 0);
-	CHECK_EQ(new_xq(env, &xq, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
 	p = vm_packet(b.gpu, grid, 10, 1000000, 78);
 	CHECK_EQ(xsched_submit(xq, &p, 1, NULL), 0);
 	usleep(15000);
@@ -152,7 +129,7 @@ static int lv2_suspend_drains_running_workgroups(struct vm_env *env)
 
 static int lv1_keeps_threshold_in_flight(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV1, 0);
+	struct xsched_attr a = vm_attr(XSCHED_LV1, 0);
 	struct xsched_xqueue *xq;
 	struct xsched_xq_info info;
 	struct vm_buf b;
@@ -162,7 +139,7 @@ static int lv1_keeps_threshold_in_flight(struct vm_env *env)
 	a.threshold = 3;
 	a.batch = 2;
 	CHECK_EQ(vm_buf_alloc(env, &b, 40 * 4), 0);
-	CHECK_EQ(new_xq(env, &xq, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
 	for (k = 0; k < 40; k++) {
 		struct xsched_sim_packet p = vm_packet(b.gpu + k * 32, 4, 5, 100000, k);
 
@@ -181,13 +158,13 @@ static int lv1_keeps_threshold_in_flight(struct vm_env *env)
 
 static int destroy_resumes_a_suspended_queue_and_finishes_its_work(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV3, 0);
+	struct xsched_attr a = vm_attr(XSCHED_LV3, 0);
 	struct xsched_xqueue *xq;
 	struct xsched_sim_packet p;
 	struct vm_buf b;
 
 	CHECK_EQ(vm_buf_alloc(env, &b, 32), 0);
-	CHECK_EQ(new_xq(env, &xq, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
 	CHECK_EQ(xsched_suspend(xq, 0), 0);
 	p = vm_packet(b.gpu, 32, 10, 100000, 5);
 	CHECK_EQ(xsched_submit(xq, &p, 1, NULL), 0);
@@ -198,11 +175,11 @@ static int destroy_resumes_a_suspended_queue_and_finishes_its_work(struct vm_env
 
 static int priority_above_zero_registers_with_cap_sys_nice(struct vm_env *env)
 {
-	struct xsched_attr a = attr(XSCHED_LV3, XSCHED_PRIO_MAX);
+	struct xsched_attr a = vm_attr(XSCHED_LV3, XSCHED_PRIO_MAX);
 	struct xsched_xqueue *xq;
 	struct xsched_xq_info info;
 
-	CHECK_EQ(new_xq(env, &xq, &a), 0);
+	CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
 	CHECK_EQ(xsched_query(xq, &info), 0);
 	CHECK_EQ(info.priority, XSCHED_PRIO_MAX);
 	CHECK_EQ(xsched_set_priority(xq, -5), 0);

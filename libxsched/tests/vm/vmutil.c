@@ -147,3 +147,26 @@ int vm_run(const char *suite, const struct vm_test *tests, int n, int argc,
 	printf("%s: %d passed, %d failed\n", suite, passed, failed);
 	return failed ? 1 : 0;
 }
+
+struct xsched_attr vm_attr(unsigned int level, int32_t prio)
+{
+	struct xsched_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = XSCHED_ATTR_LEVEL | XSCHED_ATTR_PRIORITY;
+	a.level = level;
+	a.priority = prio;
+	return a;
+}
+
+int vm_new_xq(struct vm_env *env, struct xsched_xqueue **xq,
+	      const struct xsched_attr *a)
+{
+	uint32_t qid;
+	int ret;
+
+	ret = xsched_sim_queue_create(env->sim, 256, &qid);
+	if (ret)
+		return ret;
+	return xsched_xqueue_create_sim(xq, env->sim, qid, a);
+}

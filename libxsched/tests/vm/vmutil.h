@@ -40,6 +40,12 @@ bool vm_check_output(const uint64_t *dst, uint32_t grid, uint32_t steps,
 
 uint64_t vm_now_ns(void);
 
+/* Attributes with a level and a priority. */
+struct xsched_attr vm_attr(unsigned int level, int32_t prio);
+/* A new sim queue (ring of 256 packets) and an XQueue on it. */
+int vm_new_xq(struct vm_env *env, struct xsched_xqueue **xq,
+	      const struct xsched_attr *a);
+
 /* Harness: a test returns 0 on success; CHECK prints and returns 1. */
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\
