@@ -602,18 +602,6 @@ struct kt_spinner {
 	hsa_signal_t done;
 };
 
-static int kt_write_param(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		ret = -EIO;
-	close(fd);
-	return ret;
-}
-
 /* Start the spin kernel (@groups workgroups) on a new queue registered as @prio. */
 static int kt_spinner_start(struct kt_gpu *g, int cfd, struct kt_spinner *s,
 			    int32_t prio, uint32_t groups)
@@ -664,13 +652,13 @@ TEST_F(hw, arbiter_batch_stops_every_queue_and_loses_nothing)
 
 	if (!kt_load_spin(&self->gpu, why, sizeof(why)))
 		SKIP(return, "%s", why);
-	if (kt_write_param(KT_BATCH_PARAM, "Y"))
+	if (kt_write_file(KT_BATCH_PARAM, "Y"))
 		SKIP(return, "%s not writable (run as root)", KT_BATCH_PARAM);
 	for (round = 0; round < 2; round++) {
 		struct xsched_queue_info info;
 		uint64_t t0, all_stopped = 0;
 
-		ASSERT_EQ(0, kt_write_param(KT_BATCH_PARAM, round ? "N" : "Y"));
+		ASSERT_EQ(0, kt_write_file(KT_BATCH_PARAM, round ? "N" : "Y"));
 		for (i = 0; i < KT_BATCH_QUEUES; i++)
 			ASSERT_EQ(0, kt_spinner_start(&self->gpu, self->cfd, &b[i],
 						      -1, groups));
@@ -709,7 +697,7 @@ TEST_F(hw, arbiter_batch_stops_every_queue_and_loses_nothing)
 		for (i = 0; i < KT_BATCH_QUEUES; i++)
 			kt_spinner_stop(&b[i]);
 	}
-	kt_write_param(KT_BATCH_PARAM, "Y");
+	kt_write_file(KT_BATCH_PARAM, "Y");
 }
 
 #else /* !KT_HSA */

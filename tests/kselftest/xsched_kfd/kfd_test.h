@@ -154,18 +154,28 @@ static inline bool kt_kmsg_has(int fd, const char *needle)
 	}
 }
 
-/* Write "Y" or "N" to the layout test knob; -errno if it is missing. */
-static inline int kt_knob_set(bool on)
+/* Write @val to a sysfs or debugfs file; -errno if it is missing. */
+static inline int kt_write_file(const char *path, const char *val)
 {
-	int fd = open(KT_KNOB, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
 	int ret = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, on ? "Y" : "N", 1) != 1)
+	n = write(fd, val, strlen(val));
+	if (n < 0)
 		ret = -errno;
+	else if ((size_t)n != strlen(val))
+		ret = -EIO;
 	close(fd);
 	return ret;
+}
+
+/* Write "Y" or "N" to the layout test knob; -errno if it is missing. */
+static inline int kt_knob_set(bool on)
+{
+	return kt_write_file(KT_KNOB, on ? "Y" : "N");
 }
 
 #endif /* XSCHED_KFD_TEST_H */
