@@ -5,6 +5,8 @@
 # make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level
 # make bench      libxsched benchmark in a VM
 # make lint       checkpatch and sparse on the module
+# make mutate     each deliberate fault of tools/mutate/faults, alone, must fail its suites
+#                 (FAULTS="name ..." for a subset; Documentation/testing.rst)
 # make install    install the module into the running kernel's tree (KDIR= its headers)
 #
 # Everything runs as root on Debian 12; missing packages are installed with apt.
@@ -31,7 +33,7 @@ QEMU_RUN = $(TOP)/tools/qemu-run.sh --cache $(CACHE) --krel $(KREL)
 MODULE = kmod/xsched_kfd.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module tools check demo bench lint install clean
+.PHONY: all deps kernel module tools check demo bench lint mutate install clean
 
 all: module
 
@@ -68,6 +70,10 @@ bench: module
 	$(MAKE) -C libxsched bench TOP=$(TOP)
 	$(QEMU_RUN) --append idle=poll --module $(MODULE) --copy $(BUILD)/libxsched/bench --rmmod \
 		-- 'cd bench && ./run-bench.sh'
+
+# Every fault's copy runs `make check` against the same kernel cache.
+mutate: $(KERNEL_DEP)
+	@CACHE=$(CACHE) BUILD=$(BUILD) FAULTS="$(FAULTS)" $(TOP)/tools/mutate/mutate.sh
 
 lint: $(KERNEL_DEP)
 	@KREL=$(KREL) KSRC=$(KSRC) KDIR=$(KDIR_USED) KFD_SRC=$(KFD_SRC) $(TOP)/tools/lint.sh

@@ -53,6 +53,16 @@ hws_ctl() {
 	./xschedctl hws show | grep -q '^runlist_updates [0-9]' &&
 	{ ./xschedctl hws maybe; [ $? -eq 2 ]; }
 }
+# Each "hws show" line is the value of the file it names (after the demo,
+# runlist_updates is its count of device-wide preemptions, not 0).
+hws_show_values() {
+	out=$(./xschedctl hws show) || return 1
+	for k in hws hws_update_us runlist_updates; do
+		v=$(echo "$out" | sed -n "s/^$k //p")
+		[ -n "$v" ] && [ "$v" = "$(cat /sys/kernel/debug/xsched/sim/$k)" ] ||
+			{ echo "$out"; echo "$k: expected $(cat /sys/kernel/debug/xsched/sim/$k)"; return 1; }
+	done
+}
 queues_empty_after() { [ "$(./xschedctl queues | wc -l)" -eq 1 ]; }
 # Runs last in the VM: after every suite, no object may be left alive.
 no_leaked_objects() {
@@ -67,6 +77,7 @@ t xschedctl_sets_knob knob_roundtrip
 t demo_suspends_show_in_trace demo_traced
 t demo_prints_hws_table demo_hws_table
 t xschedctl_hws_and_batch hws_ctl
+t xschedctl_hws_show_reads_each_counter hws_show_values
 t queues_table_empty_after_demo queues_empty_after
 t no_leaked_objects_after_all_suites no_leaked_objects
 # Any kernel splat during any suite fails the run, even if its test passed.
