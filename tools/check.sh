@@ -46,6 +46,7 @@ ksft_only=${CHECK_KSELFTESTS:-}
 logs=$BUILD/check
 rm -rf "$logs"
 mkdir -p "$logs"
+: > "$logs/summary"
 vm=$BUILD/vm
 rm -rf "$vm"
 mkdir -p "$vm"
