@@ -4,6 +4,8 @@
 # make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
 # make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level
 # make bench      libxsched benchmark in a VM
+# make check-debug  the sim suites on a KASAN/lockdep/kmemleak kernel built from the
+#                 Debian source (cached; the first build takes about 30 min on 2 cores)
 # make lint       checkpatch and sparse on the module
 # make mutate     each deliberate fault of tools/mutate/faults, alone, must fail its suites
 #                 (FAULTS="name ..." for a subset; Documentation/testing.rst)
@@ -33,7 +35,7 @@ QEMU_RUN = $(TOP)/tools/qemu-run.sh --cache $(CACHE) --krel $(KREL)
 MODULE = kmod/xsched_kfd.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module tools check demo bench lint mutate install clean
+.PHONY: all deps kernel module tools check check-debug demo bench lint mutate install clean
 
 all: module
 
@@ -60,6 +62,16 @@ tools: $(TOOLS)
 check: module tools
 	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
 		KFD_SRC=$(KFD_SRC) $(TOP)/tools/check.sh
+
+# The debug kernel and the module built for it (sim backend only) run the sim
+# suites; the same closing line as `make check`.
+DEBUG_KDIR = $(CACHE)/debug
+check-debug: kernel tools
+	@$(TOP)/tools/debug-kernel.sh $(KSRC) $(DEBUG_KDIR) > /dev/null
+	@ko=$$($(TOP)/tools/build-module.sh $(BUILD)/debug-module $(DEBUG_KDIR)) && \
+	KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD)/debug KSRC=$(KSRC) KDIR=$(DEBUG_KDIR) KFD_SRC= \
+		MODULE=$$ko QEMU_KERNEL=$(DEBUG_KDIR)/arch/x86/boot/bzImage TOOLS=$(BUILD)/tools \
+		CHECK_SUITES="vm gate" VM_TIMEOUT=5400 $(TOP)/tools/check.sh
 
 # idle=poll: an idle TCG vCPU wakes slowly, which would penalise the quietest case.
 demo: module $(BUILD)/tools/xsched-demo

@@ -90,6 +90,24 @@ module_param(arbiter_batch, bool, 0644);
 MODULE_PARM_DESC(arbiter_batch,
 		 "Let a backend apply the suspends and resumes of one arbiter pass together (default Y)");
 
+/*
+ * Test only: the next N suspends each log a WARN.  `make check` uses it to prove
+ * that a kernel splat fails the suite that caused it (Documentation/testing.rst).
+ */
+static unsigned int debug_inject_warn;
+module_param(debug_inject_warn, uint, 0600);
+MODULE_PARM_DESC(debug_inject_warn,
+		 "Test only: make the next N suspends log a kernel WARNING (default 0)");
+
+static void xsched_inject_warn(void)
+{
+	unsigned int n = READ_ONCE(debug_inject_warn);
+
+	while (n && !try_cmpxchg(&debug_inject_warn, &n, n - 1))
+		;
+	WARN(n, "xsched: injected warning (debug_inject_warn)\n");
+}
+
 static void xsched_arbiter(struct work_struct *work);
 static DECLARE_WORK(xsched_arbiter_work, xsched_arbiter);
 /* Microsecond delays: a jiffy (4 ms at HZ=250) would dwarf them. */
@@ -418,6 +436,7 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 		return -EINVAL;
 	if (!(q->ops->modes & BIT(s->mode)))
 		return -EOPNOTSUPP;
+	xsched_inject_warn();
 	if (q->arbitrated)
 		return -EBUSY;
 

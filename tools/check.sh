@@ -2,111 +2,209 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run every test suite and print one closing line "N passed, N failed, N skipped"
-# summing them.  Called by `make check` (which builds the module first) with
-# KREL, CACHE, BUILD, KSRC and KDIR in the environment.
+# summing the behavioural tests of every suite.  Called by `make check` (which builds
+# the module first) with KREL, CACHE, BUILD, KSRC and KDIR in the environment.
 #
 # Suites (each prints "<suite>: N passed, N failed[, N skipped]"):
-#   lint               checkpatch and sparse on kmod/, Documentation parsed,
-#                      the GPU tests built against Debian's HSA runtime (host)
 #   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
-#   xsched-kfd-kselftest  the kfd backend, in a second VM beside the real amdgpu.ko
+#   vm-module          that VM: boot, module load, unload, and no kernel splat
+#   splat-gate         a VM with an injected kernel WARNING: the gate must fail the
+#                      suite that hit it and print the kernel log
+#   xsched-nokfd       the module built without KFD_SRC: the uapi kselftest binary
+#                      again (one test: it passes there) and its ENODEV case (one)
+#   xsched-kfd-kselftest  the kfd backend, in a VM beside the real amdgpu.ko
 #   libxsched-kfd-vm   libxsched's kfd platform (module and debugger API), same VM
-#   xsched-nokfd-kselftest  the uapi kselftests against the module built
-#                      without KFD_SRC (kfd requests answer ENODEV)
-#   vm-kfd-module      that VM booted, loaded amdgpu and the module, unloaded ours
-#   vm-module          the VM booted, loaded the module and unloaded it after
-#                      all of the above (no leaked reference)
+#   vm-kfd-module      that VM: boot, amdgpu and module load, unload, no splat
+# Every VM run ends with the module unloaded and the kernel log scanned
+# (tools/qemu-run.sh); inside, each test program is checked for kernel splats
+# and each suite for module objects left alive (tools/vm-gate).
+#
+# lint (checkpatch, sparse, the Documentation parsed, the GPU tests built) prints
+# its own line and is not in the total; a lint failure still fails the check.
+#
+# Selection, for `make mutate` and quick runs (default: everything):
+#   CHECK_SUITES="unit vm gate nokfd kfd lint"   groups of suites to run
+#   CHECK_KSELFTESTS="exactly_once partway"      kselftest programs in the sim VM
+# A suite that crashed, timed out or printed no result is one failure, named.
+#
+# `make check-debug` runs the sim suites through this script on its debug kernel:
+#   QEMU_KERNEL=bzImage  boot it instead of Debian's kernel
+#   MODULE=path.ko       the module built for it (default kmod/xsched_kfd.ko)
+#   TOOLS=dir            where xschedctl and xsched-demo are (default $BUILD/tools)
+#   VM_TIMEOUT=s         limit of the main VM run (default 2400)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}" "${KDIR:?}"
+groups=${CHECK_SUITES:-unit vm gate nokfd kfd lint}
+module=${MODULE:-$top/kmod/xsched_kfd.ko}
+tools=${TOOLS:-$BUILD/tools}
+ksft_only=${CHECK_KSELFTESTS:-}
 logs=$BUILD/check
 rm -rf "$logs"
 mkdir -p "$logs"
+: > "$logs/summary"
 vm=$BUILD/vm
 rm -rf "$vm"
 mkdir -p "$vm"
 status=0
 
 note() { echo "check: $*" >&2; }
-# A suite that could not even run counts as one failure, so it cannot vanish.
+want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
+# A suite that could not run, or whose run went wrong outside its own tests,
+# counts one failure under its own name, so it cannot vanish.
 broken() { echo "$1: 0 passed, 1 failed" >> "$logs/summary"; note "$1: $2"; status=1; }
+passed() { echo "$1: 1 passed, 0 failed" >> "$logs/summary"; }
+# The last result line of suite $1 in log $2, or a failure if there is none.
+result() {
+	local line
+	line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1)
+	if [ -n "$line" ]; then
+		echo "$line" >> "$logs/summary"
+	else
+		broken "$1" "no result in $2"
+	fi
+}
+# The status of a VM run: 0 passes; otherwise say why, from qemu-run's codes.
+vm_status() { # suite rc log
+	case "$2" in
+	0) passed "$1" ;;
+	124) broken "$1" "the VM timed out (see $3)" ;;
+	125) broken "$1" "the guest crashed or panicked (see $3)" ;;
+	*)
+		if grep -q '^qemu-run: kernel splat during the run' "$3"; then
+			broken "$1" "kernel splat during the run (see $3)"
+		elif grep -q '^qemu-run: rmmod .* failed' "$3"; then
+			broken "$1" "module unload failed: a leaked reference (see $3)"
+		else
+			broken "$1" "VM exited $2: boot, module load or unload (see $3)"
+		fi
+		;;
+	esac
+}
+qemu() {
+	"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" \
+		${QEMU_KERNEL:+--kernel "$QEMU_KERNEL"} "$@"
+}
 
-note "lint (checkpatch, sparse)"
-if KREL=$KREL KSRC=$KSRC KDIR=$KDIR "$top/tools/lint.sh" > "$logs/lint.log" 2>&1; then :; else status=1; fi
-tail -n 1 "$logs/lint.log" | grep -E '^lint: ' >> "$logs/summary" || broken lint "no result, see $logs/lint.log"
-
-if [ -f "$top/libxsched/Makefile" ]; then
-	note "libxsched host unit tests (ASan, UBSan)"
-	make -s -C "$top/libxsched" check TOP="$top" > "$logs/libxsched-unit.log" 2>&1 || status=1
-	cat "$logs/libxsched-unit.log"
-	grep -E '^libxsched-unit: ' "$logs/libxsched-unit.log" | tail -n 1 >> "$logs/summary" ||
-		broken libxsched-unit "no result"
-	if make -s -C "$top/libxsched" vmtests TOP="$top" OUT="$vm/libxsched" > "$logs/libxsched-build.log" 2>&1; then :; else
-		cat "$logs/libxsched-build.log"; broken libxsched-vm "build failed"
+if want lint; then
+	note "lint (checkpatch, sparse)"
+	KREL=$KREL KSRC=$KSRC KDIR=$KDIR "$top/tools/lint.sh" > "$logs/lint.log" 2>&1
+	lint_rc=$?
+	lint=$(tail -n 1 "$logs/lint.log" | grep -E '^lint: ')
+	if [ -z "$lint" ] || [ "$lint_rc" != 0 ]; then
+		tail -n 30 "$logs/lint.log"
+		lint=${lint:-lint: no result, see $logs/lint.log}
+		status=1
 	fi
 fi
 
-note "building kselftests"
-if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" KSFT_DIR="$KSRC/tools/testing/selftests" \
-	OUT="$vm/kselftest" > "$logs/kselftest-build.log" 2>&1; then
-	cat "$logs/kselftest-build.log"
-	broken xsched-kselftest "build failed"
+if want unit; then
+	note "libxsched host unit tests (ASan, UBSan)"
+	make -s -C "$top/libxsched" check TOP="$top" > "$logs/libxsched-unit.log" 2>&1
+	rc=$?
+	cat "$logs/libxsched-unit.log"
+	result libxsched-unit "$logs/libxsched-unit.log"
+	[ "$rc" = 0 ] || broken libxsched-unit "make -C libxsched check exited $rc"
 fi
-cp "$top/tools/check-vm.sh" "$vm/"
-mkdir -p "$vm/tools"
-cp "$BUILD/tools/xschedctl" "$BUILD/tools/xsched-demo" "$top/tests/tools/run.sh" "$vm/tools/"
 
-note "booting $KREL in QEMU with kmod/xsched_kfd.ko"
-"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$top/kmod/xsched_kfd.ko" \
-	--copy "$vm" --rmmod --timeout 2400 -- 'cd vm && ./check-vm.sh' 2>&1 | tee "$logs/vm.log"
-rc=${PIPESTATUS[0]}
-grep -E '^(xsched-kselftest|libxsched-vm|tools): [0-9]+ passed' "$logs/vm.log" >> "$logs/summary"
-if [ "$rc" = 0 ]; then
-	echo "vm-module: 1 passed, 0 failed" >> "$logs/summary"
-else
-	echo "vm-module: 0 passed, 1 failed" >> "$logs/summary"
-	note "VM run exited $rc"
-	status=1
+if want vm || want gate || want nokfd; then
+	note "building kselftests"
+	if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" \
+		KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$vm/kselftest" \
+		> "$logs/kselftest-build.log" 2>&1; then
+		cat "$logs/kselftest-build.log"
+		broken xsched-kselftest "build failed"
+		groups=${groups//vm/}; groups=${groups//gate/}; groups=${groups//nokfd/}
+	fi
 fi
-expect="xsched-kselftest tools"
-[ -d "$vm/libxsched" ] && expect="$expect libxsched-vm"
-for s in $expect; do
-	grep -qE "^$s: " "$logs/summary" || broken "$s" "no result in the VM log"
-done
+
+if want vm; then
+	expect="xsched-kselftest tools"
+	if [ -f "$top/libxsched/Makefile" ]; then
+		if make -s -C "$top/libxsched" vmtests TOP="$top" OUT="$vm/libxsched" \
+			> "$logs/libxsched-build.log" 2>&1; then
+			expect="$expect libxsched-vm"
+		else
+			cat "$logs/libxsched-build.log"
+			broken libxsched-vm "build failed"
+		fi
+	fi
+	cp "$top/tools/check-vm.sh" "$vm/"
+	mkdir -p "$vm/tools"
+	cp "$tools/xschedctl" "$tools/xsched-demo" "$top/tests/tools/run.sh" "$vm/tools/"
+	note "booting ${QEMU_KERNEL:-$KREL} in QEMU with $module"
+	qemu --module "$module" --copy "$vm" --rmmod --timeout "${VM_TIMEOUT:-2400}" -- \
+		"cd vm && KSFT='$ksft_only' ./check-vm.sh" 2>&1 | tee "$logs/vm.log"
+	rc=${PIPESTATUS[0]}
+	for s in $expect; do
+		result "$s" "$logs/vm.log"
+	done
+	vm_status vm-module "$rc" "$logs/vm.log"
+fi
+
+# The gate itself: a WARNING injected into the first suspend of exactly_once
+# must fail that program and its suite, be named, and fail the VM run with the
+# kernel log printed.  If it did not, every suite's "no splat" would mean nothing.
+if want gate; then
+	note "booting $KREL with an injected kernel warning (the splat gate must catch it)"
+	qemu --module "$module:debug_inject_warn=1" --copy "$vm/kselftest" \
+		--rmmod --timeout 600 -- 'cd kselftest && ./run.sh exactly_once' \
+		> "$logs/splat-gate.log" 2>&1
+	rc=$?
+	why=
+	[ "$rc" != 0 ] || why="the VM run passed"
+	grep -qE '^# splat \(exactly_once\): .*WARNING:' "$logs/splat-gate.log" ||
+		why="$why; no splat pinned on exactly_once"
+	grep -qE '^xsched-kselftest: [0-9]+ passed, [1-9][0-9]* failed' "$logs/splat-gate.log" ||
+		why="$why; the suite did not fail"
+	grep -q '^qemu-run: kernel splat during the run' "$logs/splat-gate.log" ||
+		why="$why; the run's final scan missed it"
+	grep -q 'xsched: injected warning' "$logs/splat-gate.log" ||
+		why="$why; the kernel log was not printed"
+	if [ -z "$why" ]; then
+		passed splat-gate
+	else
+		cat "$logs/splat-gate.log"
+		broken splat-gate "${why#; }"
+	fi
+fi
 
 # Built without KFD_SRC the module still loads and every kfd request answers
-# ENODEV: the uapi kselftests again, against that build.
-note "building the module without the kfd backend"
-nokfd=$BUILD/nokfd
-rm -rf "$nokfd"
-mkdir -p "$nokfd/kmod"
-cp "$top/Kbuild" "$nokfd/"
-cp -r "$top/include" "$nokfd/"
-cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$top"/kmod/*.sh "$nokfd/kmod/"
-rm -f "$nokfd/kmod/xsched_kfd.mod.c"
-if make -C "$KDIR" M="$nokfd" KFD_SRC= modules > "$logs/nokfd-build.log" 2>&1; then
-	note "booting $KREL in QEMU with the module built without kfd"
-	"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$nokfd/kmod/xsched_kfd.ko" \
-		--copy "$vm/kselftest" --rmmod --timeout 600 -- \
-		'cd kselftest && ./run.sh uapi | sed "s/^xsched-kselftest:/xsched-nokfd-kselftest:/"' \
-		2>&1 | tee "$logs/vm-nokfd.log"
-	grep -E '^xsched-nokfd-kselftest: [0-9]+ passed' "$logs/vm-nokfd.log" >> "$logs/summary" ||
-		broken xsched-nokfd-kselftest "no result in the VM log"
-	# The one test this run exists for must have run, not skipped.
-	grep -qE '^ok [0-9]+ uapi.kfd_attach_without_kfd_backend_is_enodev$' "$logs/vm-nokfd.log" ||
-		broken xsched-nokfd-kselftest "the ENODEV test did not pass (was kfd built in?)"
-else
-	cat "$logs/nokfd-build.log"
-	broken xsched-nokfd-kselftest "build failed"
+# ENODEV: the uapi kselftest binary again, against that build.  It counts as
+# what it is: one test (the binary passes against the other build) and the
+# one case that exists for this build.
+if want nokfd; then
+	note "building the module without the kfd backend"
+	if nokfd_ko=$("$top/tools/build-module.sh" "$BUILD/nokfd" "$KDIR" 2> "$logs/nokfd-build.log"); then
+		note "booting $KREL in QEMU with the module built without kfd"
+		qemu --module "$nokfd_ko" --copy "$vm/kselftest" --rmmod --timeout 600 -- \
+			'cd kselftest && SUITE=xsched-nokfd-uapi ./run.sh uapi' 2>&1 | tee "$logs/vm-nokfd.log"
+		rc=${PIPESTATUS[0]}
+		if grep -qE '^xsched-nokfd-uapi: [0-9]+ passed, 0 failed' "$logs/vm-nokfd.log"; then
+			echo "xsched-nokfd: 1 passed, 0 failed	(the uapi binary against this build)" >> "$logs/summary"
+		else
+			broken xsched-nokfd "the uapi binary failed against this build (see $logs/vm-nokfd.log)"
+		fi
+		[ "$rc" = 0 ] || vm_status xsched-nokfd "$rc" "$logs/vm-nokfd.log"
+		# The one case this run exists for must have run, not skipped.
+		if grep -qE '^ok [0-9]+ uapi.kfd_attach_without_kfd_backend_is_enodev$' "$logs/vm-nokfd.log"; then
+			echo "xsched-nokfd: 1 passed, 0 failed	(kfd_attach_without_kfd_backend_is_enodev)" >> "$logs/summary"
+		else
+			broken xsched-nokfd "the ENODEV case did not pass (was kfd built in?)"
+		fi
+	else
+		cat "$logs/nokfd-build.log"
+		broken xsched-nokfd "build failed"
+	fi
 fi
 
 # The kfd backend beside Debian's real amdgpu.ko (no GPU: attach and error
 # paths run, hardware tests skip with the reason).
-if [ -n "${KFD_SRC:-}" ]; then
+if want kfd && [ -n "${KFD_SRC:-}" ]; then
 	note "building kfd kselftests"
 	vmk=$BUILD/vm-kfd
 	rm -rf "$vmk"
@@ -124,47 +222,39 @@ if [ -n "${KFD_SRC:-}" ]; then
 		KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$vmk/xsched_kfd" \
 		> "$logs/kfd-build.log" 2>&1; then
 		kfdcopy=(--copy "$vmk/xsched_kfd")
-		kfdcmd='cd xsched_kfd && ./run.sh; cd ..'
+		kfdcmd='(cd xsched_kfd && ./run.sh)'
 		if [ "$kfdlib" = 1 ]; then
 			kfdcopy+=(--copy "$vmk/libxsched_kfd")
-			kfdcmd="$kfdcmd; cd libxsched_kfd && ./run.sh; cd .."
+			kfdcmd="$kfdcmd; (cd libxsched_kfd && ./run.sh)"
 		fi
 		note "booting $KREL in QEMU with amdgpu.ko and kmod/xsched_kfd.ko"
-		"$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --amdgpu \
-			--module "$top/kmod/xsched_kfd.ko" "${kfdcopy[@]}" --rmmod \
+		# The suites' own failures are counted from their lines; the VM's
+		# status is boot, load, unload and the final kernel-log scan.
+		qemu --amdgpu --module "$top/kmod/xsched_kfd.ko" "${kfdcopy[@]}" --rmmod \
 			--timeout 1200 -- "$kfdcmd; exit 0" 2>&1 | tee "$logs/vm-kfd.log"
 		rc=${PIPESTATUS[0]}
-		grep -E '^xsched-kfd-kselftest: [0-9]+ passed' "$logs/vm-kfd.log" >> "$logs/summary" ||
-			broken xsched-kfd-kselftest "no result in the VM log"
-		if [ "$kfdlib" = 1 ]; then
-			grep -E '^libxsched-kfd-vm: [0-9]+ passed' "$logs/vm-kfd.log" | tail -n 1 >> "$logs/summary" ||
-				broken libxsched-kfd-vm "no result in the VM log"
-		fi
-		# The suites' own failures are counted above; this is boot, load, unload.
-		if [ "$rc" = 0 ]; then
-			echo "vm-kfd-module: 1 passed, 0 failed" >> "$logs/summary"
-		else
-			broken vm-kfd-module "VM exited $rc (boot, load or unload)"
-		fi
+		result xsched-kfd-kselftest "$logs/vm-kfd.log"
+		[ "$kfdlib" = 1 ] && result libxsched-kfd-vm "$logs/vm-kfd.log"
+		vm_status vm-kfd-module "$rc" "$logs/vm-kfd.log"
 	else
 		cat "$logs/kfd-build.log"
 		broken xsched-kfd-kselftest "build failed"
 		[ "$kfdlib" = 1 ] && broken libxsched-kfd-vm "not run: the kfd kselftests did not build"
 	fi
-else
-	note "KFD_SRC not set: kfd backend not built, its suite skipped"
-	echo "xsched-kfd-kselftest: 0 passed, 0 failed, 1 skipped" >> "$logs/summary"
-	[ -f "$top/libxsched/Makefile" ] &&
-		echo "libxsched-kfd-vm: 0 passed, 0 failed, 1 skipped" >> "$logs/summary"
+elif want kfd; then
+	note "KFD_SRC not set: kfd backend not built, its suites not run"
 fi
 
 echo
 echo "suites:"
 sed 's/^/  /' "$logs/summary"
-awk '
-	{ for (i = 2; i <= NF; i++) {
-		v = $i; w = $(i + 1); gsub(/,/, "", w)
-		if (w == "passed") p += v; else if (w == "failed") f += v; else if (w == "skipped") s += v
+[ -n "${lint:-}" ] && echo "$lint	(not in the total)"
+awk -F'\t' '
+	{ n = split($1, w, /[ ,]+/)
+	  for (i = 2; i < n; i++) {
+		if (w[i + 1] == "passed") p += w[i]
+		else if (w[i + 1] == "failed") f += w[i]
+		else if (w[i + 1] == "skipped") s += w[i]
 	} }
 	END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }
 ' "$logs/summary" > "$logs/result" || status=1

@@ -21,6 +21,8 @@
 #   --smp N           guest CPUs (default 2)
 #   --mem MB          guest memory (default 2048)
 #   --append ARGS     extra kernel command line (e.g. idle=poll for steadier timing)
+#   --kernel FILE     boot this bzImage instead of the cached Debian kernel (the debug
+#                     kernel of `make check-debug`; not with --amdgpu)
 #
 # COMMAND (its words joined by spaces, as ssh does) runs as `sh -c COMMAND` under busybox
 # in /xsched with PATH=/xsched:/bin:/sbin:/usr/bin:/usr/sbin and stdin from /dev/null.
@@ -31,8 +33,18 @@
 #
 # Output: the guest has two serial ports.  ttyS0 is the kernel console; it goes to a log
 # file and is never interleaved with test output.  ttyS1 (raw mode) carries COMMAND's
-# stdout+stderr and this tool's guest-side messages; it is streamed to our stdout.  If
-# COMMAND (or a module load, or --rmmod) fails, the guest prints its dmesg between
+# stdout+stderr and this tool's guest-side messages; it is streamed to our stdout.
+#
+# Kernel splats fail the run: tools/vm-gate is installed as /bin/vm-gate (runners use it
+# to pin a splat or a leaked object on the test or suite that caused it), and after COMMAND and --rmmod the guest
+# scans everything the kernel logged since /init started.  A splat there prints
+# "qemu-run: kernel splat during the run" with the lines and makes a zero status 1.
+# On a kernel with kmemleak, the guest also scans for leaks after --rmmod and a
+# report fails the run ("qemu-run: kmemleak report").
+# The kernel boots with panic_on_oops=1 (after an oops locks may be held and the run
+# can only hang) and a log buffer large enough that the scan never misses a line.
+#
+# If COMMAND (or a module load, or --rmmod, or the splat scan) fails, the guest prints its dmesg between
 # "---- dmesg ----" and "---- end dmesg ----" lines (messages from before /init started
 # are left out there; they are in the console log).  The guest ends with a marker line
 # "XSCHED-VM-EXIT=<rc>:<nonce>" (nonce unique per run; the line is not echoed) and
@@ -50,7 +62,7 @@ prog=qemu-run
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
 die() { echo "$prog: $*" >&2; exit 2; }
-usage() { sed -n '/^# Usage:/,/^#   --append/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^#$/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 krel=
 cache=$repo/.cache/kernel
@@ -62,6 +74,7 @@ timeout_s=1500
 smp=2
 mem=2048
 append=
+kernel=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -75,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--smp) [ $# -ge 2 ] || usage; smp=$2; shift 2 ;;
 	--mem) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
 	--append) [ $# -ge 2 ] || usage; append=$2; shift 2 ;;
+	--kernel) [ $# -ge 2 ] || usage; kernel=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -107,14 +121,20 @@ if [ "$amdgpu" = 1 ]; then
 	need xz xz-utils
 fi
 
-mkdir -p "$cache"
-cache=$(cd "$cache" && pwd)
-if [ -z "$krel" ]; then
-	krel=$("$repo/tools/fetch-kernel.sh" "$cache") || die "tools/fetch-kernel.sh failed"
+if [ -n "$kernel" ]; then
+	[ "$amdgpu" = 0 ] || die "--kernel and --amdgpu do not go together"
+	[ -r "$kernel" ] || die "--kernel: no such file: $kernel"
+	vmlinuz=$kernel
+else
+	mkdir -p "$cache"
+	cache=$(cd "$cache" && pwd)
+	if [ -z "$krel" ]; then
+		krel=$("$repo/tools/fetch-kernel.sh" "$cache") || die "tools/fetch-kernel.sh failed"
+	fi
+	kroot=$cache/$krel
+	vmlinuz=$kroot/boot/vmlinuz-$krel
+	[ -r "$vmlinuz" ] || die "no kernel at $vmlinuz (run tools/fetch-kernel.sh)"
 fi
-kroot=$cache/$krel
-vmlinuz=$kroot/boot/vmlinuz-$krel
-[ -r "$vmlinuz" ] || die "no kernel at $vmlinuz (run tools/fetch-kernel.sh)"
 
 start=$(date +%s.%N)
 tmp=$(mktemp -d /tmp/qemu-run.XXXXXX)
@@ -140,6 +160,7 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,xsched} \
 	"$q/amd" "$q/mod"
 cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
+cp "$repo/tools/vm-gate" "$root/bin/vm-gate"
 printf '%s' "$*" >"$q/cmd"
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$nonce" >"$q/nonce"
@@ -222,6 +243,11 @@ print_dmesg() {
 	echo "---- end dmesg ----"
 }
 
+# A kernel with kmemleak (make check-debug): forget what boot left, so that a
+# report at the end belongs to this run.
+leaks=/sys/kernel/debug/kmemleak
+[ -w "$leaks" ] && echo clear >"$leaks"
+
 # Phase 1: load modules and run COMMAND.
 (
 	for m in "$Q"/amd/*.ko; do
@@ -264,6 +290,24 @@ sleep 0.1
 			fi
 		done
 	fi
+	if [ -w "$leaks" ]; then
+		# An object is reported once it is older than 5 s and unreferenced
+		# in two scans.
+		sleep 6
+		echo scan >"$leaks"
+		echo scan >"$leaks"
+		if [ -s "$leaks" ] && grep -q . "$leaks"; then
+			echo "qemu-run: kmemleak report"
+			cat "$leaks"
+			[ "$rc" = 0 ] && rc=1
+		else
+			echo "qemu-run: kmemleak: no leak"
+		fi
+	fi
+	if ! vm-gate log "$boot_lines" "the whole run"; then
+		echo "qemu-run: kernel splat during the run"
+		[ "$rc" = 0 ] && rc=1
+	fi
 	if [ "$rc" != 0 ]; then
 		print_dmesg
 	fi
@@ -279,7 +323,7 @@ initrd=$tmp/initrd.cpio
 nmods=${#modules[@]}
 extra=
 [ "$amdgpu" = 1 ] && extra=", amdgpu"
-echo "$prog: booting $krel (smp $smp, ${mem} MB, $nmods module(s)$extra) ..." >&2
+echo "$prog: booting ${krel:-$vmlinuz} (smp $smp, ${mem} MB, $nmods module(s)$extra) ..." >&2
 
 console=$tmp/console.log
 rcfile=$tmp/rc
@@ -289,7 +333,7 @@ timeout "$timeout_s" qemu-system-x86_64 \
 	-nographic -nodefaults -no-reboot \
 	-accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 rdinit=/init${append:+ $append}" \
+	-append "console=ttyS0 panic=-1 panic_on_oops=1 log_buf_len=16M rdinit=/init${append:+ $append}" \
 	-monitor none \
 	-serial "file:$console" \
 	-serial stdio \

@@ -8,11 +8,19 @@
 # Plain POSIX sh: it runs under busybox.  Each suite's Makefile installs it
 # beside the binaries with two files: "suite" (the name) and "tests.list".
 #
-# Usage: ./run.sh [test ...]
-# Default: the programs in tests.list, else every executable here.
+# A program counts as failed too when it exits non-zero although every case
+# it reported passed (or exits 4, "skip", without skipping everything), when
+# the kernel logged a splat while it ran, and the suite gets one more failure
+# if the module's live objects are not all back to zero at its end (both
+# checked with vm-gate, which tools/qemu-run.sh installs in the guest).
+#
+# Usage: [SUITE=name] ./run.sh [test ...]
+# Default: the programs in tests.list, else every executable here.  SUITE
+# renames the suite in the closing line (the same binaries against another
+# build of the module).
 
 cd "$(dirname "$0")" || exit 1
-suite=$(cat suite 2>/dev/null)
+suite=${SUITE:-$(cat suite 2>/dev/null)}
 [ -n "$suite" ] || suite=kselftest
 tag=${suite%-kselftest}
 
@@ -33,6 +41,13 @@ timeout_s=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
 # The sim's fault knobs and the queue table live in debugfs.
 if [ ! -d /sys/kernel/debug/xsched ]; then
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+fi
+
+if command -v vm-gate >/dev/null 2>&1; then
+	gate=1
+else
+	gate=0
+	echo "# $tag: vm-gate not found: the kernel log and live objects are not checked"
 fi
 
 if command -v timeout >/dev/null 2>&1; then
@@ -57,6 +72,7 @@ for t in $TESTS; do
 		continue
 	fi
 	start=$(date +%s)
+	[ "$gate" = 1 ] && mark=$(vm-gate mark)
 	{ run_limited "./$t" 2>&1; echo $? >"$rcfile"; } | tee "$log"
 	rc=$(cat "$rcfile")
 	elapsed=$(( $(date +%s) - start ))
@@ -74,6 +90,16 @@ for t in $TESTS; do
 	elif [ -z "$plan" ] && [ "$rc" -ne 0 ]; then
 		echo "# $tag: $t printed no plan (exit $rc); counted as one failure"
 		fail=$((fail + 1))
+	elif [ "$fail" -eq 0 ] && [ "$rc" -ne 0 ] &&
+		! { [ "$rc" -eq 4 ] && [ "$skip" -eq "$seen" ]; }; then
+		# The harness exits 0 when all passed and 4 when all skipped; anything
+		# else (a crash in teardown, a timeout, a child left failing) is a failure.
+		echo "# $tag: $t reported no failed case but exited $rc; counted as one failure"
+		fail=$((fail + 1))
+	fi
+	if [ "$gate" = 1 ] && ! vm-gate log "$mark" "$t"; then
+		echo "# $tag: the kernel logged a splat while $t ran; counted as one failure"
+		fail=$((fail + 1))
 	fi
 	echo "# $tag: $t: $pass passed, $fail failed, $skip skipped, exit $rc, ${elapsed}s"
 
@@ -83,6 +109,10 @@ for t in $TESTS; do
 	rm -f "$log" "$rcfile"
 done
 
+if [ "$gate" = 1 ] && ! vm-gate objects "$suite"; then
+	echo "# $tag: module objects left alive after the suite; counted as one failure"
+	failed=$((failed + 1))
+fi
 echo "# $tag: suite took $(( $(date +%s) - suite_start ))s"
 echo "$suite: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
