@@ -116,7 +116,7 @@ export_tree() {
 
 # make check in tree $1 with CHECK_SUITES=$2, CHECK_KSELFTESTS=$3, into log $4.
 run_check() {
-	local cmd=(make -C "$1" check CACHE="$cache" CHECK_SUITES="$2" CHECK_KSELFTESTS="$3")
+	local cmd=(env CHECK_SUITES="$2" CHECK_KSELFTESTS="$3" make -C "$1" check CACHE="$cache")
 	if [ -n "${MUTATE_LOCK:-}" ]; then
 		flock "$MUTATE_LOCK" "${cmd[@]}" > "$4" 2>&1
 	else
@@ -132,6 +132,10 @@ verdict() { # tree log
 		"$summary" 2>/dev/null | sort -u | paste -sd, -)
 	tests=$(grep -E '^not ok [0-9]+ ' "$2" | sed -E 's/^not ok [0-9]+ //; s/ *#.*//' |
 		awk '!seen[$0]++' | head -n 3 | paste -sd, -)
+	# lint prints its own line, outside the total.
+	if grep -qE '^lint: [0-9]+ passed, [1-9][0-9]* failed' "$2"; then
+		suites=${suites:+$suites,}lint
+	fi
 	[ -n "$suites" ] || suites="make exit, no failing suite"
 	echo "$suites${tests:+: $tests}"
 }
@@ -237,7 +241,8 @@ for i in "${idx[@]}"; do
 	elif grep -qE '^check: .*build failed' "$log"; then
 		what="NOT TRIED: a build failed (see $log)"
 		broken=$((broken + 1))
-	elif [ "$rc" != 0 ] || ! tail -n 1 "$log" | grep -qE '^[0-9]+ passed, 0 failed'; then
+	elif [ "$rc" != 0 ] ||
+		! grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 | grep -q ' 0 failed'; then
 		what=$(verdict "$work/tree" "$log")
 	else
 		what="SURVIVED${needs[i]:+ (needs ${needs[i]})}"
