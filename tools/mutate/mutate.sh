@@ -116,7 +116,9 @@ export_tree() {
 
 # make check in tree $1 with CHECK_SUITES=$2, CHECK_KSELFTESTS=$3, into log $4.
 run_check() {
-	local cmd=(env CHECK_SUITES="$2" CHECK_KSELFTESTS="$3" make -C "$1" check CACHE="$cache")
+	# Nothing of this checkout's build may leak in: the copy builds in its own.
+	local cmd=(env -u BUILD -u KDIR -u KREL -u KSRC -u KFD_SRC -u MAKEFLAGS -u MAKELEVEL
+		CHECK_SUITES="$2" CHECK_KSELFTESTS="$3" make -C "$1" check CACHE="$cache")
 	if [ -n "${MUTATE_LOCK:-}" ]; then
 		flock "$MUTATE_LOCK" "${cmd[@]}" > "$4" 2>&1
 	else
