@@ -240,8 +240,9 @@ for i in "${idx[@]}"; do
 		# build, or the run broke; either way nothing was tested.
 		what="NOT TRIED: no suite ran (make exit $rc, see $log)"
 		broken=$((broken + 1))
-	elif grep -qE '^check: .*build failed' "$log"; then
-		what="NOT TRIED: a build failed (see $log)"
+	elif grep -qE '^check: .*build failed|^[^ :]+:[0-9]+:[0-9]+: (fatal )?error: |undefined reference to' "$log"; then
+		# A fault must build: a compile error would "fail" any suite.
+		what="NOT TRIED: it does not build (see $log)"
 		broken=$((broken + 1))
 	elif [ "$rc" != 0 ] ||
 		! grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 | grep -q ' 0 failed'; then
