@@ -271,7 +271,7 @@ static const char *tail_name(int n)
 }
 
 /* @ns in us, @width wide, or "-" where the percentile was not computed. */
-static const char *us(char *buf, size_t len, uint64_t ns, int width)
+static const char *fmt_us(char *buf, size_t len, uint64_t ns, int width)
 {
 	if (ns)
 		snprintf(buf, len, "%*.1f", width, (double)ns / 1e3);
@@ -538,9 +538,9 @@ int main(int argc, char **argv)
 		char b50[24], b90[24], btail[24];
 
 		printf("urgent alone (%d samples): P50 %s us, P90 %s us, %s %s us\n",
-		       opt.samples, us(b50, sizeof(b50), alone_u.p50, 0),
-		       us(b90, sizeof(b90), alone_u.p90, 0), tail_name(opt.samples),
-		       us(btail, sizeof(btail), alone_u.tail, 0));
+		       opt.samples, fmt_us(b50, sizeof(b50), alone_u.p50, 0),
+		       fmt_us(b90, sizeof(b90), alone_u.p90, 0), tail_name(opt.samples),
+		       fmt_us(btail, sizeof(btail), alone_u.tail, 0));
 		printf("(a percentile needs %d samples above it: P90 from %d samples, P99 from %d)\n\n",
 		       TAIL_MIN, TAIL_MIN * 10, TAIL_MIN * 100);
 	}
@@ -559,9 +559,9 @@ int main(int argc, char **argv)
 
 			r = measure(m, true, true, steps);
 			printf("%-8.2f %-5s %s %s %s %s %s %10.2f %9llu %9.1f\n",
-			       opt.wg_ms[w], mode_name[m], us(b50, sizeof(b50), r.p50, 11),
-			       us(b90, sizeof(b90), r.p90, 11),
-			       us(btail, sizeof(btail), r.tail, 11),
+			       opt.wg_ms[w], mode_name[m], fmt_us(b50, sizeof(b50), r.p50, 11),
+			       fmt_us(b90, sizeof(b90), r.p90, 11),
+			       fmt_us(btail, sizeof(btail), r.tail, 11),
 			       ratio(x50, sizeof(x50), r.p50, alone_u.p50),
 			       ratio(x90, sizeof(x90), r.p90, alone_u.p90),
 			       alone_b.steps_per_s > 0 ? r.steps_per_s / alone_b.steps_per_s : 0,
