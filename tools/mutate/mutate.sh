@@ -132,8 +132,12 @@ verdict() { # tree log
 	suites=$(awk -F'\t' '{ n = split($1, w, /[ ,]+/); for (i = 2; i < n; i++)
 		if (w[i + 1] == "failed" && w[i] > 0) { sub(/:$/, "", w[1]); print w[1]; break } }' \
 		"$summary" 2>/dev/null | sort -u | paste -sd, -)
-	tests=$(grep -E '^not ok [0-9]+ ' "$2" | sed -E 's/^not ok [0-9]+ //; s/ *#.*//' |
-		awk '!seen[$0]++' | head -n 3 | paste -sd, -)
+	# Failing tests, then what the runners and VM checks counted as failures.
+	tests=$({ grep -E '^not ok ' "$2" | sed -E 's/^not ok ([0-9]+ )?//; s/ *#.*//'
+		  sed -nE 's/^# [^ ]+: (.*); counted as one failure$/\1/p' "$2"
+		  sed -nE 's/^check: [^ ]+: (kernel splat|module unload failed|the VM|the guest)/\1/p' "$2" |
+			sed 's/ (see .*//'; } |
+		awk '!seen[$0]++' | head -n 3 | paste -sd';' - | sed 's/;/; /g')
 	# lint prints its own line, outside the total.
 	if grep -qE '^lint: [0-9]+ passed, [1-9][0-9]* failed' "$2"; then
 		suites=${suites:+$suites,}lint
