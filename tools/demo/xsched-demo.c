@@ -139,7 +139,7 @@ static int wait_seq(struct queue *q, uint64_t seq, uint64_t timeout_ns)
 
 static struct queue batch_q, urgent_q;
 static struct opts opt = {
-	.requests = 200, .period_us = 15000, .batch_wg_ms = 40,
+	.requests = 150, .period_us = 15000, .batch_wg_ms = 40,
 	.urgent_steps = 10, .urgent_step_us = 100,
 };
 
