@@ -38,7 +38,7 @@ die() { echo "$prog: $*" >&2; exit 2; }
 # ---- the fault file ----
 names=() files=() suites=() ksfts=() catches=() needs=() olds=() news=()
 parse() {
-	local line n=-1 mode= lineno=0 old= new=
+	local line n=-1 mode='' lineno=0 old='' new=''
 	while IFS= read -r line || [ -n "$line" ]; do
 		lineno=$((lineno + 1))
 		case "$mode" in
@@ -47,7 +47,7 @@ parse() {
 			continue ;;
 		with)
 			if [ "$line" = end ]; then
-				olds[n]=$old news[n]=$new old= new= mode=
+				olds[n]=$old news[n]=$new old='' new='' mode=''
 			else
 				new+=$line$'\n'
 			fi
@@ -57,8 +57,8 @@ parse() {
 		''|'#'*) continue ;;
 		'fault '*)
 			n=$((n + 1))
-			names[n]=${line#fault } files[n]= suites[n]= ksfts[n]=
-			catches[n]= needs[n]= olds[n]= news[n]= ;;
+			names[n]=${line#fault } files[n]='' suites[n]='' ksfts[n]=''
+			catches[n]='' needs[n]='' olds[n]='' news[n]='' ;;
 		'file '*) files[n]=${line#file } ;;
 		'suites '*) suites[n]=${line#suites } ;;
 		'kselftests '*) ksfts[n]=${line#kselftests } ;;
