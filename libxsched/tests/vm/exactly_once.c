@@ -4,7 +4,9 @@
  * kernels of random shapes while urgent XQueues receive many kernels at random
  * times, so the batch queue is suspended and resumed (at its level) over and
  * over, often mid-kernel.  Every kernel's output must equal the CPU
- * reference: no workgroup lost, none run twice, no step skipped.
+ * reference: no workgroup lost, none run twice, no step skipped; the kernels'
+ * step marks in device memory (MARK kernels) must say each step ran exactly
+ * once, which a workgroup re-run from its first step cannot fake.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -51,7 +53,7 @@ static int make_stream(struct vm_env *env, struct stream *s, unsigned int level,
 		s->k[i].steps = 1 + (uint32_t)rand_r(&s->seed) % max_steps;
 		s->k[i].seed = ((uint64_t)rand_r(&s->seed) << 32) | (uint64_t)i;
 		s->k[i].off = words;
-		words += s->k[i].grid;
+		words += vm_words(s->k[i].grid);
 	}
 	ret = vm_buf_alloc(env, &s->buf, (uint32_t)words);
 	if (ret)

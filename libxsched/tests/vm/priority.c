@@ -56,8 +56,8 @@ static int lv3_urgent_overtakes_a_running_batch_kernel(struct vm_env *env)
 	uint64_t lat, bseq;
 	bool pending;
 
-	CHECK_EQ(vm_buf_alloc(env, &bb, env->slots), 0);
-	CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
+	CHECK_EQ(vm_buf_alloc(env, &bb, vm_words(env->slots)), 0);
+	CHECK_EQ(vm_buf_alloc(env, &ub, vm_words(1)), 0);
 	CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
 	CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 	p = vm_packet(bb.gpu, env->slots, 100, 2000000, 9);	/* 200 ms */
@@ -92,8 +92,8 @@ static int lv2_urgent_runs_between_batch_workgroups(struct vm_env *env)
 	uint64_t lat, bseq;
 	bool pending;
 
-	CHECK_EQ(vm_buf_alloc(env, &bb, grid), 0);
-	CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
+	CHECK_EQ(vm_buf_alloc(env, &bb, vm_words(grid)), 0);
+	CHECK_EQ(vm_buf_alloc(env, &ub, vm_words(1)), 0);
 	CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
 	CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 	p = vm_packet(bb.gpu, grid, 10, 2000000, 10);	/* 10 rounds of 20 ms */
@@ -126,12 +126,12 @@ static int lv1_urgent_overtakes_buffered_batch_kernels(struct vm_env *env)
 	ab.flags |= XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH;
 	ab.threshold = 2;
 	ab.batch = 1;
-	CHECK_EQ(vm_buf_alloc(env, &bb, 30 * env->slots), 0);
-	CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
+	CHECK_EQ(vm_buf_alloc(env, &bb, 30 * vm_words(env->slots)), 0);
+	CHECK_EQ(vm_buf_alloc(env, &ub, vm_words(1)), 0);
 	CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
 	CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 	for (k = 0; k < 30; k++) {
-		struct xsched_sim_packet p = vm_packet(bb.gpu + (uint64_t)k * env->slots * 8,
+		struct xsched_sim_packet p = vm_packet(bb.gpu + (uint64_t)k * vm_words(env->slots) * 8,
 						       env->slots, 5, 1000000, 100 + k);
 
 		CHECK_EQ(xsched_submit(batch, &p, 1, &bseq), 0);
@@ -144,7 +144,7 @@ static int lv1_urgent_overtakes_buffered_batch_kernels(struct vm_env *env)
 	      (unsigned long long)info.completed);
 	CHECK_EQ(xsched_synchronize(batch), 0);
 	for (k = 0; k < 30; k++)
-		CHECK(vm_check_output(bb.cpu + (uint64_t)k * env->slots, env->slots, 5, 100 + k,
+		CHECK(vm_check_output(bb.cpu + (uint64_t)k * vm_words(env->slots), env->slots, 5, 100 + k,
 				      "batch"), "batch kernel %u", k);
 	CHECK_EQ(xsched_query(batch, &info), 0);
 	CHECK(info.max_in_flight <= 2, "%llu in flight", (unsigned long long)info.max_in_flight);
@@ -170,8 +170,8 @@ static int lv3_priority_cuts_urgent_latency_against_equal_priority(struct vm_env
 		uint64_t bseq;
 		bool pending;
 
-		CHECK_EQ(vm_buf_alloc(env, &bb, env->slots), 0);
-		CHECK_EQ(vm_buf_alloc(env, &ub, 1), 0);
+		CHECK_EQ(vm_buf_alloc(env, &bb, vm_words(env->slots)), 0);
+		CHECK_EQ(vm_buf_alloc(env, &ub, vm_words(1)), 0);
 		CHECK_EQ(vm_new_xq(env, &batch, &ab), 0);
 		CHECK_EQ(vm_new_xq(env, &urg, &au), 0);
 		p = vm_packet(bb.gpu, env->slots, 50, 4000000, 11);	/* 200 ms */
@@ -198,18 +198,18 @@ static int equal_priorities_make_no_decisions(struct vm_env *env)
 	struct xsched_sim_packet p;
 	struct vm_buf b;
 
-	CHECK_EQ(vm_buf_alloc(env, &b, 64), 0);
+	CHECK_EQ(vm_buf_alloc(env, &b, 2 * vm_words(32)), 0);
 	CHECK_EQ(vm_new_xq(env, &q1, &a), 0);
 	CHECK_EQ(vm_new_xq(env, &q2, &a), 0);
 	p = vm_packet(b.gpu, 32, 10, 1000000, 1);
 	CHECK_EQ(xsched_submit(q1, &p, 1, NULL), 0);
-	p = vm_packet(b.gpu + 256, 32, 10, 1000000, 2);
+	p = vm_packet(b.gpu + vm_words(32) * 8, 32, 10, 1000000, 2);
 	CHECK_EQ(xsched_submit(q2, &p, 1, NULL), 0);
 	CHECK_EQ(xsched_synchronize(q1), 0);
 	CHECK_EQ(xsched_synchronize(q2), 0);
 	CHECK_EQ(xsched_decisions(d, 4), 0);
 	CHECK(vm_check_output(b.cpu, 32, 10, 1, "q1"), "q1");
-	CHECK(vm_check_output(b.cpu + 32, 32, 10, 2, "q2"), "q2");
+	CHECK(vm_check_output(b.cpu + vm_words(32), 32, 10, 2, "q2"), "q2");
 	CHECK_EQ(xsched_xqueue_destroy(q1), 0);
 	CHECK_EQ(xsched_xqueue_destroy(q2), 0);
 	return 0;

@@ -3,7 +3,8 @@
  * The module's cross-process arbiter (XSCHED_REGISTER_ARBITRATE): while an
  * arbitrated queue of higher priority has unfinished work, lower ones are
  * suspended, in whichever process they live, and resumed afterwards with
- * their work intact.
+ * their work intact: results equal to the CPU reference and, by the step
+ * marks of MARK kernels, every step executed exactly once.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -45,12 +46,13 @@ FIXTURE_SETUP(arb)
 
 	if (ret)
 		SKIP(return, "no " XS_DEV_PATH ": %s", xs_err(ret));
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 8 * xs_slots(&self->ver), &self->out));
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 16 * xs_slots(&self->ver), &self->out));
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &self->id, NULL));
 	self->qfd = reg_arb(self->cfd, self->id, -1);
 	ASSERT_LE(0, self->qfd) TH_LOG("register arbitrated: %s", xs_err(self->qfd));
-	self->pkt = xs_packet(xs_slots(&self->ver), BATCH_STEPS, BATCH_STEP_NS, 7,
-			      self->out.gpu_addr, 0);
+	self->pkt = xs_mark_packet(xs_slots(&self->ver), BATCH_STEPS, BATCH_STEP_NS, 7,
+				   self->out.gpu_addr, 0);
+	xs_marks_clear(&self->pkt, self->out.map);
 }
 
 FIXTURE_TEARDOWN(arb)
@@ -65,7 +67,7 @@ FIXTURE_TEARDOWN(arb)
 	close(self->cfd);
 }
 
-/* Batch kernel output and step count must be exactly the CPU reference. */
+/* Batch kernel output, step marks and step count: exactly the CPU reference. */
 static void check_batch_done(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(arb) *self)
 {
@@ -76,6 +78,7 @@ static void check_batch_done(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
 	xs_ref_packet(&self->pkt, NULL, want);
 	EXPECT_EQ(-1, xs_first_mismatch(self->out.map, want, n));
+	XS_EXPECT_MARKS(&self->pkt, self->out.map);
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
 	EXPECT_EQ((uint64_t)n * BATCH_STEPS, info.steps_done);
 }
@@ -223,6 +226,7 @@ TEST_F(arb, closing_the_busy_urgent_queue_resumes_batch)
 
 	xs_ref_packet(&self->pkt, NULL, want);
 	EXPECT_EQ(-1, xs_first_mismatch(self->out.map + 1, want + 1, self->pkt.grid - 1));
+	XS_EXPECT_MARKS(&self->pkt, self->out.map);
 }
 
 TEST_F(arb, raising_priority_swaps_who_runs)
@@ -236,9 +240,10 @@ TEST_F(arb, raising_priority_swaps_who_runs)
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
 	uq = reg_arb(self->cfd, uid, 0);
 	ASSERT_LE(0, uq);
-	struct xsched_sim_packet p = xs_packet(xs_slots(&self->ver), 40, 5 * XS_MS, 2,
-					       ub.gpu_addr, 0);
+	struct xsched_sim_packet p = xs_mark_packet(xs_slots(&self->ver), 40, 5 * XS_MS, 2,
+						    ub.gpu_addr, 0);
 
+	xs_marks_clear(&p, ub.map);
 	ASSERT_EQ(0, xs_submit(self->cfd, uid, &p, 1, &useq));
 	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, WAIT_NS));
@@ -250,7 +255,8 @@ TEST_F(arb, raising_priority_swaps_who_runs)
 	check_batch_done(_metadata, self);
 	/* Batch idle: the other queue gets the GPU back and finishes correctly. */
 	ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
-	EXPECT_EQ(xs_ref_workgroup(2, 3, 40, NULL), ub.map[3]);
+	EXPECT_EQ(-1, xs_packet_mismatch(&p, NULL, ub.map));
+	XS_EXPECT_MARKS(&p, ub.map);
 	close(uq);
 	xs_buf_free(&ub);
 }
@@ -323,7 +329,8 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 		ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &id[i], NULL));
 		qfd[i] = reg_arb(self->cfd, id[i], -1);
 		ASSERT_LE(0, qfd[i]);
-		p[i] = xs_packet(2, 50, 2 * XS_MS, 10 + i, b[i].gpu_addr, 0);
+		p[i] = xs_mark_packet(2, 50, 2 * XS_MS, 10 + i, b[i].gpu_addr, 0);
+		xs_marks_clear(&p[i], b[i].map);
 		ASSERT_EQ(0, xs_submit(self->cfd, id[i], &p[i], 1, &seq[i]));
 	}
 	for (i = 0; i < NQ; i++)
@@ -363,6 +370,7 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 		ASSERT_EQ(0, xs_wait(self->cfd, id[i], seq[i], WAIT_NS, NULL));
 		xs_ref_packet(&p[i], NULL, want);
 		EXPECT_EQ(-1, xs_first_mismatch(b[i].map, want, 2));
+		XS_EXPECT_MARKS(&p[i], b[i].map);
 		ASSERT_EQ(0, xs_query(qfd[i], &info));
 		EXPECT_EQ(2 * 50, info.steps_done);
 		close(qfd[i]);

@@ -34,7 +34,7 @@ FIXTURE_SETUP(cl)
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
 	self->slots = xs_slots(&self->ver);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t),
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 2 * self->slots * sizeof(uint64_t),
 				  &self->dst));
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
 	self->debugfs = !xs_debugfs_ready();
@@ -109,15 +109,16 @@ static void kill_child(struct __test_metadata *_metadata,
 		TH_LOG("child ended on its own (status %#x) before the kill", status);
 }
 
-/* Submits the fixture's kernel: @grid x @steps x @step_ns. */
+/* Submits the fixture's kernel: a MARK kernel of @grid x @steps x @step_ns. */
 static void start_work(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(cl) *self, uint32_t grid, uint32_t steps,
 		       uint64_t step_ns)
 {
 	ASSERT_GE(self->slots, grid);
 	memset(self->dst.map, 0xa5, self->dst.map_size);
-	self->pkt = xs_packet(grid, steps, step_ns, 0xc1ea0000 + grid + steps,
-			      self->dst.gpu_addr, 0);
+	self->pkt = xs_mark_packet(grid, steps, step_ns, 0xc1ea0000 + grid + steps,
+				   self->dst.gpu_addr, 0);
+	xs_marks_clear(&self->pkt, self->dst.map);
 	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
 }
 
@@ -127,6 +128,7 @@ static void expect_output(struct __test_metadata *_metadata,
 	long bad = xs_packet_mismatch(&self->pkt, NULL, self->dst.map);
 
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
+	XS_EXPECT_MARKS(&self->pkt, self->dst.map);
 }
 
 /*

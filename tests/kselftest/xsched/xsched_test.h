@@ -3,8 +3,9 @@
  * Helpers shared by the xsched kselftests: thin ioctl wrappers that return
  * 0/-errno (or the ioctl's non-negative result), device memory, the CPU
  * reference of the sim kernels, the debugfs knobs and queue table, time and a
- * seeded RNG.  Apart from XS_CLIENT_OPEN_OR_SKIP() for fixture setups, the
- * assertions live in the tests.
+ * seeded RNG.  Apart from XS_CLIENT_OPEN_OR_SKIP() for fixture setups and
+ * XS_EXPECT_MARKS() (a MARK packet's step marks), the assertions live in the
+ * tests.
  */
 #ifndef XSCHED_TEST_H
 #define XSCHED_TEST_H
@@ -190,6 +191,64 @@ static inline struct xsched_sim_packet xs_packet(uint32_t grid, uint32_t steps,
 
 	return p;
 }
+
+/*
+ * A MARK packet: ACCUMULATE into dst[0..grid), and one mark per executed step
+ * at dst[grid + wg] (dst holds xs_packet_entries() words; clear the marks
+ * with xs_marks_clear() before submitting).
+ */
+static inline struct xsched_sim_packet xs_mark_packet(uint32_t grid, uint32_t steps,
+						      uint64_t step_ns, uint64_t seed,
+						      uint64_t dst, uint64_t src)
+{
+	struct xsched_sim_packet p = xs_packet(grid, steps, step_ns, seed, dst, src);
+
+	p.kernel = XSCHED_SIM_KERNEL_MARK;
+	return p;
+}
+
+/* u64 entries the packet writes at dst: results, and marks for MARK. */
+static inline uint64_t xs_packet_entries(const struct xsched_sim_packet *p)
+{
+	return p->kernel == XSCHED_SIM_KERNEL_MARK ? 2ULL * p->grid : p->grid;
+}
+
+/* Zeroes the marks of MARK packet @p whose dst is mapped at @out. */
+static inline void xs_marks_clear(const struct xsched_sim_packet *p, uint64_t *out)
+{
+	memset(out + p->grid, 0, p->grid * sizeof(*out));
+}
+
+/* The first workgroup whose mark is not @want, or -1. */
+static inline long xs_marks_not(const struct xsched_sim_packet *p,
+				const uint64_t *out, uint64_t want)
+{
+	uint32_t wg;
+
+	for (wg = 0; wg < p->grid; wg++)
+		if (out[p->grid + wg] != want)
+			return (long)wg;
+	return -1;
+}
+
+/* Steps the workgroups of MARK packet @p have executed, by their marks. */
+static inline uint64_t xs_marks_sum(const struct xsched_sim_packet *p,
+				    const uint64_t *out)
+{
+	uint64_t sum = 0;
+	uint32_t wg;
+
+	for (wg = 0; wg < p->grid; wg++)
+		sum += out[p->grid + wg];
+	return sum;
+}
+
+/*
+ * Every workgroup of completed MARK packet @p (dst mapped at @out) executed
+ * exactly its steps: a re-run, even one that recomputed the same result,
+ * leaves more marks; a lost step fewer.
+ */
+#define XS_EXPECT_MARKS(p, out) do {							long __bad = xs_marks_not((p), (out), (p)->steps);														EXPECT_EQ(-1, __bad)									TH_LOG("workgroup %ld of %u executed %" PRIu64 " steps by its "			       "marks, expected exactly %u (a step re-run or lost)",			       __bad, (p)->grid,							       __bad < 0 ? 0 : (out)[(p)->grid + __bad], (p)->steps);	} while (0)
 
 /* Wave steps one packet executes. */
 static inline uint64_t xs_packet_steps(const struct xsched_sim_packet *p)
