@@ -401,7 +401,9 @@ TEST_F(arb, hws_without_batch_updates_once_per_queue)
  * Queues registered and closed while the arbiter passes run (HWS model and
  * batches on): a pass holds references to queues being closed, and must
  * neither call their backend once released nor lose a suspension.  Every
- * urgent kernel meanwhile completes with its reference output.
+ * urgent kernel meanwhile completes with its reference output, and so does
+ * every churned queue's kernel once its registration is closed: a queue the
+ * arbiter left stopped would never finish it.
  */
 struct churn {
 	volatile int stop;
@@ -409,36 +411,70 @@ struct churn {
 	unsigned int rounds;
 };
 
-/* One client per round: closing it is what frees its sim queue. */
+/* Where churn_round() failed. */
+enum {
+	CHURN_OK, CHURN_OPEN, CHURN_ALLOC, CHURN_CREATE, CHURN_REGISTER,
+	CHURN_SUBMIT, CHURN_WAIT_REGISTERED,
+	CHURN_STOPPED,		/* its kernel never completed: a lost suspension */
+	CHURN_RESULT,		/* completed with a wrong result */
+	CHURN_MARKS,		/* completed with a step run twice or lost */
+};
+
+static const char *const churn_what[] = {
+	"ok", "open", "buffer", "queue create", "register", "submit",
+	"wait while registered",
+	"kernel never completed after its registration closed (left stopped)",
+	"result differs from the CPU reference",
+	"step marks differ: a step ran twice or was lost",
+};
+
+/*
+ * One client per round: a MARK kernel on an arbitrated queue of priority -1
+ * (the urgent queue's kernels stop it), whose registration is closed at
+ * once, while it runs, or once it is done; then the kernel completes on the
+ * client, exactly.  Every fourth round closes the client at once instead,
+ * which frees its sim queue while a pass may still hold the registration.
+ */
 static int churn_round(unsigned int round)
 {
+	struct xsched_sim_packet p;
 	struct xs_buf b;
 	uint64_t seq;
 	uint32_t id;
-	int cfd, qfd, ret = 0;
+	int cfd, qfd = -1, ret = CHURN_OK;
 
 	if (xs_client_open(&cfd, NULL))
-		return 1;
+		return CHURN_OPEN;
 	if (xs_buf_alloc(cfd, 4096, &b)) {
 		close(cfd);
-		return 2;
+		return CHURN_ALLOC;
 	}
-	struct xsched_sim_packet p = xs_packet(2, 4, XS_MS, 5, b.gpu_addr, 0);
-
+	p = xs_mark_packet(2, 4, XS_MS, 5 + round, b.gpu_addr, 0);
+	xs_marks_clear(&p, b.map);
 	if (xs_queue_create(cfd, 4, &id, NULL))
-		ret = 3;
-	qfd = ret ? -1 : reg_arb(cfd, id, -1);
-	if (!ret && qfd < 0)
-		ret = 4;
+		ret = CHURN_CREATE;
+	if (!ret) {
+		qfd = reg_arb(cfd, id, -1);
+		if (qfd < 0)
+			ret = CHURN_REGISTER;
+	}
 	if (!ret && xs_submit(cfd, id, &p, 1, &seq))
-		ret = 5;
-	/* Close at once, or while it runs, or once it is done. */
-	if (!ret && round % 3 == 1)
+		ret = CHURN_SUBMIT;
+	if (!ret && round % 4 == 1)
 		xs_sleep_ns(XS_MS);
-	else if (!ret && round % 3 == 2 && xs_wait(cfd, id, seq, WAIT_NS, NULL))
-		ret = 6;
+	else if (!ret && round % 4 == 2 && xs_wait(cfd, id, seq, WAIT_NS, NULL))
+		ret = CHURN_WAIT_REGISTERED;
 	if (qfd >= 0)
 		close(qfd);
+	if (!ret && round % 4 != 3) {
+		/* 4 ms of work, no longer arbitrated: 5 s is plenty. */
+		if (xs_wait(cfd, id, seq, 5 * XS_SEC, NULL))
+			ret = CHURN_STOPPED;
+		else if (xs_packet_mismatch(&p, NULL, b.map) != -1)
+			ret = CHURN_RESULT;
+		else if (xs_marks_not(&p, b.map, p.steps) != -1)
+			ret = CHURN_MARKS;
+	}
 	xs_buf_free(&b);
 	close(cfd);
 	return ret;
@@ -475,19 +511,23 @@ TEST_F(arb, queues_closed_while_the_arbiter_acts_on_them)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, churn_thread, &c[i]));
 	t_end = xs_now_ns() + 2 * XS_SEC;
 	while (xs_now_ns() < t_end) {
-		struct xsched_sim_packet up = xs_packet(1, 2, XS_MS, 40 + n % 8,
-							ub.gpu_addr, 0);
+		struct xsched_sim_packet up = xs_mark_packet(1, 2, XS_MS, 40 + n % 8,
+							     ub.gpu_addr, 0);
 
+		xs_marks_clear(&up, ub.map);
 		ASSERT_EQ(0, xs_submit(self->cfd, uid, &up, 1, &useq));
 		ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
 		EXPECT_EQ(xs_ref_workgroup(40 + n % 8, 0, 2, NULL), ub.map[0]);
+		XS_EXPECT_MARKS(&up, ub.map);
 		n++;
 		xs_sleep_ns(2 * XS_MS);
 	}
 	for (i = 0; i < 3; i++) {
 		c[i].stop = 1;
 		pthread_join(th[i], NULL);
-		EXPECT_EQ(0, c[i].err);
+		EXPECT_EQ(CHURN_OK, c[i].err)
+			TH_LOG("churn thread %u, round %u: %s", i, c[i].rounds - 1,
+			       churn_what[c[i].err]);
 		EXPECT_LT(0, c[i].rounds);
 	}
 	ASSERT_EQ(0, xs_knob_read("runlist_updates", &after));

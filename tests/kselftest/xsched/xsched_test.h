@@ -36,6 +36,7 @@
 #define XS_DEBUGFS_DIR	XS_DEBUGFS_ROOT "/xsched"
 #define XS_SIM_DIR	XS_DEBUGFS_DIR "/sim"
 #define XS_QUEUES_PATH	XS_DEBUGFS_DIR "/queues"
+#define XS_OBJECTS_PATH	XS_DEBUGFS_DIR "/objects"
 
 #define XS_US		1000ULL
 #define XS_MS		1000000ULL
@@ -632,6 +633,46 @@ static inline int xs_knob_read(const char *knob, uint64_t *value)
 	text[n] = 0;
 	*value = strtoull(text, NULL, 0);
 	return 0;
+}
+
+/* The module's live-object counters (debugfs xsched/objects: "name count"). */
+#define XS_MAX_OBJECTS	16
+
+struct xs_objects {
+	int n;
+	char name[XS_MAX_OBJECTS][32];
+	long count[XS_MAX_OBJECTS];
+};
+
+/* Reads the counters; the number of them or -errno. */
+static inline int xs_objects_read(struct xs_objects *o)
+{
+	char line[128];
+	FILE *f;
+
+	memset(o, 0, sizeof(*o));
+	f = fopen(XS_OBJECTS_PATH, "re");
+	if (!f)
+		return -errno;
+	while (o->n < XS_MAX_OBJECTS && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %ld", o->name[o->n], &o->count[o->n]) == 2)
+			o->n++;
+	fclose(f);
+	return o->n ? o->n : -EPROTO;
+}
+
+/* The first counter that differs between @a and @b (by name), or -1. */
+static inline int xs_objects_diff(const struct xs_objects *a,
+				  const struct xs_objects *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->name[i], b->name[i]) || a->count[i] != b->count[i])
+			return i;
+	return -1;
 }
 
 /* One row of debugfs xsched/queues. */
