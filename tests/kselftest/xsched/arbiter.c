@@ -42,10 +42,7 @@ FIXTURE(arb) {
 
 FIXTURE_SETUP(arb)
 {
-	int ret = xs_client_open(&self->cfd, &self->ver);
-
-	if (ret)
-		SKIP(return, "no " XS_DEV_PATH ": %s", xs_err(ret));
+	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
 	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 16 * xs_slots(&self->ver), &self->out));
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &self->id, NULL));
 	self->qfd = reg_arb(self->cfd, self->id, -1);
@@ -320,8 +317,7 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 	uint32_t id[NQ], uid;
 	int qfd[NQ], uq, i;
 
-	if (xs_debugfs_ready())
-		SKIP(return, "no debugfs");
+	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_write_file(ARBITER_BATCH_PARAM, batch ? "Y" : "N"));
 	ASSERT_EQ(0, xs_knob_write("hws", 1));
 	for (i = 0; i < NQ; i++) {
@@ -499,8 +495,7 @@ TEST_F(arb, queues_closed_while_the_arbiter_acts_on_them)
 	uint32_t uid;
 	int uq;
 
-	if (xs_debugfs_ready())
-		SKIP(return, "no debugfs");
+	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_write("hws", 1));
 	ASSERT_EQ(0, xs_knob_read("runlist_updates", &before));
 	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));

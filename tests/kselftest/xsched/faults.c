@@ -39,14 +39,9 @@ FIXTURE(fl) {
 
 FIXTURE_SETUP(fl)
 {
-	int ret;
-
 	self->qfd = -1;
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	ret = xs_debugfs_ready();
-	if (ret)
-		SKIP(return, "%s: %s (needs CONFIG_DEBUG_FS)", XS_SIM_DIR,
-		     xs_err(ret));
+	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_read("save_timeout_ms", &self->save_timeout_ms));
 	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SLOW_SAVE_TIMEOUT_MS));
 	self->slots = xs_slots(&self->ver);

@@ -402,9 +402,7 @@ TEST(drain_grace_holds_with_only_saved_waves)
 	uint64_t dst, seq, t0, took;
 	int cfd, qa, qb, ret;
 
-	ret = xs_client_open(&cfd, &ver);
-	if (ret)
-		SKIP(return, "no " XS_DEV_PATH ": %s", xs_err(ret));
+	XS_CLIENT_OPEN_OR_SKIP(cfd, ver);
 	ASSERT_EQ(0, xs_mem_alloc(cfd, 8 * (xs_slots(&ver) + 1), &dst));
 	ASSERT_EQ(0, xs_queue_create(cfd, 4, &ida, NULL));
 	ASSERT_EQ(0, xs_queue_create(cfd, 4, &idb, NULL));

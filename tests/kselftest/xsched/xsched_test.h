@@ -3,9 +3,10 @@
  * Helpers shared by the xsched kselftests: thin ioctl wrappers that return
  * 0/-errno (or the ioctl's non-negative result), device memory, the CPU
  * reference of the sim kernels, the debugfs knobs and queue table, time and a
- * seeded RNG.  Apart from XS_CLIENT_OPEN_OR_SKIP() for fixture setups and
- * XS_EXPECT_MARKS() (a MARK packet's step marks), the assertions live in the
- * tests.
+ * seeded RNG.  Apart from XS_CLIENT_OPEN_OR_SKIP() and XS_DEBUGFS_OR_SKIP()
+ * (a skip names the missing device, privilege or kernel feature; any other
+ * error fails) and XS_EXPECT_MARKS() (a MARK packet's step marks), the
+ * assertions live in the tests.
  */
 #ifndef XSCHED_TEST_H
 #define XSCHED_TEST_H
@@ -745,6 +746,22 @@ static inline int xs_table_count_stopped(void)
 			stopped++;
 	return stopped;
 }
+
+/*
+ * For tests that need the sim's debugfs (knobs, queue table, objects): skips
+ * when the kernel has no debugfs (CONFIG_DEBUG_FS) or the caller may not
+ * mount it, fails on any other error.  The module must be loaded already.
+ */
+#define XS_DEBUGFS_OR_SKIP() do {						\
+	int __ret = xs_debugfs_ready();						\
+										\
+	if (__ret == -ENOENT || __ret == -ENODEV)				\
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_FS)", XS_SIM_DIR,	\
+		     xs_err(__ret));						\
+	if (__ret == -EPERM || __ret == -EACCES)				\
+		SKIP(return, "%s: %s (needs root)", XS_SIM_DIR, xs_err(__ret));	\
+	ASSERT_EQ(0, __ret) TH_LOG("%s: %s", XS_SIM_DIR, xs_err(__ret));	\
+} while (0)
 
 /* Copies the state of queue @uid into @state; 1 if found, 0 if not, -errno. */
 static inline int xs_table_state(uint32_t uid, char *state, size_t len)
