@@ -386,6 +386,30 @@ static ktime_t xsim_check_graces(ktime_t now)
 	return next;
 }
 
+/*
+ * Execute the wave's current step: registers and LDS, and for MARK its mark
+ * in device memory.  Returns false if the mark faulted (the queue failed).
+ */
+static bool xsim_wave_step(struct xsim_wave *w)
+{
+	struct xsim_queue *q = w->q;
+	u64 *mark;
+
+	if (w->pkt.kernel == XSCHED_SIM_KERNEL_MARK) {
+		mark = xsim_translate(q->vm, w->pkt.dst +
+				      ((u64)w->pkt.grid + w->st.wg) * 8, 8);
+		if (!mark) {
+			xsim_queue_fail(q, -EFAULT);
+			return false;
+		}
+		put_unaligned(get_unaligned(mark) + 1, mark);
+	}
+	w->st.acc = xsched_sim_step(w->st.acc, w->st.step, w->st.lds);
+	w->st.step++;
+	q->steps_done++;
+	return true;
+}
+
 /* Advance one wave to @now.  Returns false if the slot became free. */
 static bool xsim_wave_advance(struct xsim_wave *w, ktime_t now)
 {
@@ -413,10 +437,8 @@ static bool xsim_wave_advance(struct xsim_wave *w, ktime_t now)
 			w->deadline = ktime_add_ns(w->deadline, w->st.remaining_ns);
 			break;
 		case XSIM_RUNNING:
-			w->st.acc = xsched_sim_step(w->st.acc, w->st.step,
-						    w->st.lds);
-			w->st.step++;
-			q->steps_done++;
+			if (!xsim_wave_step(w))
+				return false;
 			if (w->st.step == w->pkt.steps) {
 				xsim_wave_finish(w);
 				return false;
@@ -889,7 +911,8 @@ static struct xsim_queue *xsim_queue_get(struct xsim_vm *vm, u64 id)
 
 static int xsim_packet_check(const struct xsched_sim_packet *p)
 {
-	if (p->kernel != XSCHED_SIM_KERNEL_ACCUMULATE || p->flags ||
+	if ((p->kernel != XSCHED_SIM_KERNEL_ACCUMULATE &&
+	     p->kernel != XSCHED_SIM_KERNEL_MARK) || p->flags ||
 	    p->reserved[0] || p->reserved[1])
 		return -EINVAL;
 	if (!p->grid || p->grid > XSCHED_SIM_GRID_MAX)

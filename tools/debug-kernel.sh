@@ -49,7 +49,7 @@ done < "$frag"
 
 jobs=$(nproc)
 start=$(date +%s)
-log "building (make -j$jobs; about 20-40 minutes on 2 cores; log: $out/build.log)"
+log "building (make -j$jobs; about 8 minutes on 2 cores; log: $out/build.log)"
 kmake -j"$jobs" all >> "$out/build.log" 2>&1 || {
 	tail -n 40 "$out/build.log" >&2
 	log "build failed"

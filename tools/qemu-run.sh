@@ -323,7 +323,7 @@ initrd=$tmp/initrd.cpio
 nmods=${#modules[@]}
 extra=
 [ "$amdgpu" = 1 ] && extra=", amdgpu"
-echo "$prog: booting ${krel:-$vmlinuz} (smp $smp, ${mem} MB, $nmods module(s)$extra) ..." >&2
+echo "$prog: booting ${kernel:-$krel} (smp $smp, ${mem} MB, $nmods module(s)$extra) ..." >&2
 
 console=$tmp/console.log
 rcfile=$tmp/rc

@@ -100,9 +100,18 @@ struct xsched_sim_queue_create {
  *   dst[wg] = acc ^ fold(lds)   (xsched_sim_init/step/finish below)
  * dst and src are device addresses of __u64 arrays of at least grid entries.
  * A step run twice, skipped, or run with lost registers or LDS changes dst.
+ *
+ * MARK: ACCUMULATE, and each step a wave executes also adds 1 to its
+ *   workgroup's mark in device memory, dst[grid + wg] (dst holds 2 x grid
+ *   entries, the results first).  A mark lives in memory, not in the wave's
+ *   state, so no save or restore can take it back: a step run again after
+ *   its registers and LDS were reset (which leaves the result right) still
+ *   shows as one mark too many.  With the marks zeroed before the packet,
+ *   every workgroup ends with exactly @steps.
  */
 enum xsched_sim_kernel {
 	XSCHED_SIM_KERNEL_ACCUMULATE = 1,
+	XSCHED_SIM_KERNEL_MARK = 2,
 };
 
 #define XSCHED_SIM_LDS_WORDS	64

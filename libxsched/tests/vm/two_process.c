@@ -10,8 +10,8 @@
  * must be well below the batch workgroup length.  Without arbiter mode the
  * in-process policies of the two processes cannot see each other, so the
  * urgent kernels wait for batch workgroups; that latency is only printed.
- * Both outputs must equal the CPU reference (every step exactly once) either
- * way.  Only a ratio against a length set by the test is asserted, never an
+ * Both outputs must equal the CPU reference, step marks included (every step
+ * exactly once), either way.  Only a ratio against a length set by the test is asserted, never an
  * absolute time.
  */
 #include <errno.h>
@@ -97,13 +97,14 @@ static void urgent_process(uint32_t arbiter, int to_parent, int from_parent)
 
 	memset(&res, 0, sizeof(res));
 	URG_TRY(xsched_sim_open(&sim, NULL));
-	URG_TRY(xsched_sim_alloc(sim, URG_KERNELS * URG_GRID * 8, &gpu, &cpu));
+	URG_TRY(xsched_sim_alloc(sim, URG_KERNELS * vm_words(URG_GRID) * 8, &gpu, &cpu));
+	memset(cpu, 0, URG_KERNELS * vm_words(URG_GRID) * 8);
 	URG_TRY(xsched_sim_queue_create(sim, 16, &qid));
 	URG_TRY(xsched_xqueue_create_sim(&xq, sim, qid, &a));
 	URG_TRY(write(to_parent, "r", 1) != 1);
 	URG_TRY(read_full(from_parent, &c, 1));
 	for (k = 0; k < URG_KERNELS; k++) {
-		struct xsched_sim_packet p = vm_packet(gpu + (uint64_t)k * URG_GRID * 8,
+		struct xsched_sim_packet p = vm_packet(gpu + (uint64_t)k * vm_words(URG_GRID) * 8,
 						       URG_GRID, URG_STEPS, URG_STEP_NS,
 						       50 + k);
 
@@ -115,7 +116,7 @@ static void urgent_process(uint32_t arbiter, int to_parent, int from_parent)
 		res.lat_ns[k] = vm_now_ns() - t0;
 	}
 	for (k = 0; k < URG_KERNELS; k++)
-		URG_TRY(!vm_check_output((uint64_t *)cpu + (size_t)k * URG_GRID, URG_GRID,
+		URG_TRY(!vm_check_output((uint64_t *)cpu + (size_t)k * vm_words(URG_GRID), URG_GRID,
 					 URG_STEPS, 50 + k, "urgent"));
 	URG_TRY(xsched_query(xq, &info));
 	res.steps_done = info.hw_steps_done;
@@ -168,7 +169,7 @@ static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr
 	char c;
 
 	memset(pr, 0, sizeof(*pr));
-	CHECK_EQ(vm_buf_alloc(env, &bb, env->slots), 0);
+	CHECK_EQ(vm_buf_alloc(env, &bb, vm_words(env->slots)), 0);
 	CHECK_EQ(xsched_sim_queue_create(env->sim, 16, &qid), 0);
 	/* Fork before this process has any XQueue (and library threads). */
 	CHECK(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));

@@ -64,7 +64,7 @@ struct xsched_sim_packet vm_packet(uint64_t dst, uint32_t grid, uint32_t steps,
 	struct xsched_sim_packet p;
 
 	memset(&p, 0, sizeof(p));
-	p.kernel = XSCHED_SIM_KERNEL_ACCUMULATE;
+	p.kernel = XSCHED_SIM_KERNEL_MARK;
 	p.grid = grid;
 	p.steps = steps;
 	p.step_ns = step_ns;
@@ -99,8 +99,36 @@ bool vm_check_output(const uint64_t *dst, uint32_t grid, uint32_t steps,
 			       (unsigned long long)want);
 			return false;
 		}
+		if (dst[grid + wg] != steps) {
+			printf("#   %s: workgroup %u of %u executed %llu steps by its marks, expected exactly %u (a step re-run or lost)\n",
+			       what, wg, grid, (unsigned long long)dst[grid + wg], steps);
+			return false;
+		}
 	}
 	return true;
+}
+
+uint64_t vm_marks_sum(const uint64_t *dst, uint32_t grid)
+{
+	uint64_t sum = 0;
+	uint32_t wg;
+
+	for (wg = 0; wg < grid; wg++)
+		sum += __atomic_load_n(&dst[grid + wg], __ATOMIC_RELAXED);
+	return sum;
+}
+
+uint32_t vm_marks_between(const uint64_t *dst, uint32_t grid, uint64_t lo,
+			  uint64_t hi)
+{
+	uint32_t wg, n = 0;
+
+	for (wg = 0; wg < grid; wg++) {
+		uint64_t m = __atomic_load_n(&dst[grid + wg], __ATOMIC_RELAXED);
+
+		n += m >= lo && m <= hi;
+	}
+	return n;
 }
 
 int vm_run(const char *suite, const struct vm_test *tests, int n, int argc,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers for the VM tests: sim setup, the ACCUMULATE kernel's CPU reference,
- * and a tiny harness (VM_TEST/CHECK) with a closing count line.
+ * Helpers for the VM tests: sim setup, the MARK kernel's CPU reference (its
+ * results and its step marks), and a tiny harness (VM_TEST/CHECK) with a
+ * closing count line.
  */
 #ifndef XSCHED_VMUTIL_H
 #define XSCHED_VMUTIL_H
@@ -31,12 +32,30 @@ struct vm_buf {
 };
 int vm_buf_alloc(struct vm_env *env, struct vm_buf *b, uint32_t words);
 
-/* An ACCUMULATE packet writing dst[0..grid). */
+/*
+ * A MARK packet: results in dst[0..grid), and one mark per step a wave
+ * executes in dst[grid + wg], so dst holds vm_words(grid) words (zeroed, as
+ * vm_buf_alloc() leaves them).
+ */
 struct xsched_sim_packet vm_packet(uint64_t dst, uint32_t grid, uint32_t steps,
 				   uint64_t step_ns, uint64_t seed);
-/* Compare dst[0..grid) with the CPU reference; prints the first mismatch. */
+/* Words of device memory a vm_packet() of @grid workgroups writes. */
+static inline uint32_t vm_words(uint32_t grid)
+{
+	return 2 * grid;
+}
+/*
+ * Compare a completed kernel's results with the CPU reference and its marks
+ * with @steps per workgroup (each step executed exactly once, which a re-run
+ * from step zero cannot fake); prints the first mismatch.
+ */
 bool vm_check_output(const uint64_t *dst, uint32_t grid, uint32_t steps,
 		     uint64_t seed, const char *what);
+/* Steps the workgroups of a kernel have executed so far, by their marks. */
+uint64_t vm_marks_sum(const uint64_t *dst, uint32_t grid);
+/* Workgroups whose marks are @lo <= marks <= @hi. */
+uint32_t vm_marks_between(const uint64_t *dst, uint32_t grid, uint64_t lo,
+			  uint64_t hi);
 
 uint64_t vm_now_ns(void);
 

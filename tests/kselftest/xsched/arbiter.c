@@ -3,7 +3,8 @@
  * The module's cross-process arbiter (XSCHED_REGISTER_ARBITRATE): while an
  * arbitrated queue of higher priority has unfinished work, lower ones are
  * suspended, in whichever process they live, and resumed afterwards with
- * their work intact.
+ * their work intact: results equal to the CPU reference and, by the step
+ * marks of MARK kernels, every step executed exactly once.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -41,16 +42,14 @@ FIXTURE(arb) {
 
 FIXTURE_SETUP(arb)
 {
-	int ret = xs_client_open(&self->cfd, &self->ver);
-
-	if (ret)
-		SKIP(return, "no " XS_DEV_PATH ": %s", xs_err(ret));
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 8 * xs_slots(&self->ver), &self->out));
+	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 16 * xs_slots(&self->ver), &self->out));
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &self->id, NULL));
 	self->qfd = reg_arb(self->cfd, self->id, -1);
 	ASSERT_LE(0, self->qfd) TH_LOG("register arbitrated: %s", xs_err(self->qfd));
-	self->pkt = xs_packet(xs_slots(&self->ver), BATCH_STEPS, BATCH_STEP_NS, 7,
-			      self->out.gpu_addr, 0);
+	self->pkt = xs_mark_packet(xs_slots(&self->ver), BATCH_STEPS, BATCH_STEP_NS, 7,
+				   self->out.gpu_addr, 0);
+	xs_marks_clear(&self->pkt, self->out.map);
 }
 
 FIXTURE_TEARDOWN(arb)
@@ -65,7 +64,7 @@ FIXTURE_TEARDOWN(arb)
 	close(self->cfd);
 }
 
-/* Batch kernel output and step count must be exactly the CPU reference. */
+/* Batch kernel output, step marks and step count: exactly the CPU reference. */
 static void check_batch_done(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(arb) *self)
 {
@@ -76,6 +75,7 @@ static void check_batch_done(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
 	xs_ref_packet(&self->pkt, NULL, want);
 	EXPECT_EQ(-1, xs_first_mismatch(self->out.map, want, n));
+	XS_EXPECT_MARKS(&self->pkt, self->out.map);
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
 	EXPECT_EQ((uint64_t)n * BATCH_STEPS, info.steps_done);
 }
@@ -223,6 +223,7 @@ TEST_F(arb, closing_the_busy_urgent_queue_resumes_batch)
 
 	xs_ref_packet(&self->pkt, NULL, want);
 	EXPECT_EQ(-1, xs_first_mismatch(self->out.map + 1, want + 1, self->pkt.grid - 1));
+	XS_EXPECT_MARKS(&self->pkt, self->out.map);
 }
 
 TEST_F(arb, raising_priority_swaps_who_runs)
@@ -236,9 +237,10 @@ TEST_F(arb, raising_priority_swaps_who_runs)
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
 	uq = reg_arb(self->cfd, uid, 0);
 	ASSERT_LE(0, uq);
-	struct xsched_sim_packet p = xs_packet(xs_slots(&self->ver), 40, 5 * XS_MS, 2,
-					       ub.gpu_addr, 0);
+	struct xsched_sim_packet p = xs_mark_packet(xs_slots(&self->ver), 40, 5 * XS_MS, 2,
+						    ub.gpu_addr, 0);
 
+	xs_marks_clear(&p, ub.map);
 	ASSERT_EQ(0, xs_submit(self->cfd, uid, &p, 1, &useq));
 	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, WAIT_NS));
@@ -250,7 +252,8 @@ TEST_F(arb, raising_priority_swaps_who_runs)
 	check_batch_done(_metadata, self);
 	/* Batch idle: the other queue gets the GPU back and finishes correctly. */
 	ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
-	EXPECT_EQ(xs_ref_workgroup(2, 3, 40, NULL), ub.map[3]);
+	EXPECT_EQ(-1, xs_packet_mismatch(&p, NULL, ub.map));
+	XS_EXPECT_MARKS(&p, ub.map);
 	close(uq);
 	xs_buf_free(&ub);
 }
@@ -314,8 +317,7 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 	uint32_t id[NQ], uid;
 	int qfd[NQ], uq, i;
 
-	if (xs_debugfs_ready())
-		SKIP(return, "no debugfs");
+	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_write_file(ARBITER_BATCH_PARAM, batch ? "Y" : "N"));
 	ASSERT_EQ(0, xs_knob_write("hws", 1));
 	for (i = 0; i < NQ; i++) {
@@ -323,7 +325,8 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 		ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &id[i], NULL));
 		qfd[i] = reg_arb(self->cfd, id[i], -1);
 		ASSERT_LE(0, qfd[i]);
-		p[i] = xs_packet(2, 50, 2 * XS_MS, 10 + i, b[i].gpu_addr, 0);
+		p[i] = xs_mark_packet(2, 50, 2 * XS_MS, 10 + i, b[i].gpu_addr, 0);
+		xs_marks_clear(&p[i], b[i].map);
 		ASSERT_EQ(0, xs_submit(self->cfd, id[i], &p[i], 1, &seq[i]));
 	}
 	for (i = 0; i < NQ; i++)
@@ -363,6 +366,7 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 		ASSERT_EQ(0, xs_wait(self->cfd, id[i], seq[i], WAIT_NS, NULL));
 		xs_ref_packet(&p[i], NULL, want);
 		EXPECT_EQ(-1, xs_first_mismatch(b[i].map, want, 2));
+		XS_EXPECT_MARKS(&p[i], b[i].map);
 		ASSERT_EQ(0, xs_query(qfd[i], &info));
 		EXPECT_EQ(2 * 50, info.steps_done);
 		close(qfd[i]);
@@ -393,7 +397,9 @@ TEST_F(arb, hws_without_batch_updates_once_per_queue)
  * Queues registered and closed while the arbiter passes run (HWS model and
  * batches on): a pass holds references to queues being closed, and must
  * neither call their backend once released nor lose a suspension.  Every
- * urgent kernel meanwhile completes with its reference output.
+ * urgent kernel meanwhile completes with its reference output, and so does
+ * every churned queue's kernel once its registration is closed: a queue the
+ * arbiter left stopped would never finish it.
  */
 struct churn {
 	volatile int stop;
@@ -401,36 +407,70 @@ struct churn {
 	unsigned int rounds;
 };
 
-/* One client per round: closing it is what frees its sim queue. */
+/* Where churn_round() failed. */
+enum {
+	CHURN_OK, CHURN_OPEN, CHURN_ALLOC, CHURN_CREATE, CHURN_REGISTER,
+	CHURN_SUBMIT, CHURN_WAIT_REGISTERED,
+	CHURN_STOPPED,		/* its kernel never completed: a lost suspension */
+	CHURN_RESULT,		/* completed with a wrong result */
+	CHURN_MARKS,		/* completed with a step run twice or lost */
+};
+
+static const char *const churn_what[] = {
+	"ok", "open", "buffer", "queue create", "register", "submit",
+	"wait while registered",
+	"kernel never completed after its registration closed (left stopped)",
+	"result differs from the CPU reference",
+	"step marks differ: a step ran twice or was lost",
+};
+
+/*
+ * One client per round: a MARK kernel on an arbitrated queue of priority -1
+ * (the urgent queue's kernels stop it), whose registration is closed at
+ * once, while it runs, or once it is done; then the kernel completes on the
+ * client, exactly.  Every fourth round closes the client at once instead,
+ * which frees its sim queue while a pass may still hold the registration.
+ */
 static int churn_round(unsigned int round)
 {
+	struct xsched_sim_packet p;
 	struct xs_buf b;
 	uint64_t seq;
 	uint32_t id;
-	int cfd, qfd, ret = 0;
+	int cfd, qfd = -1, ret = CHURN_OK;
 
 	if (xs_client_open(&cfd, NULL))
-		return 1;
+		return CHURN_OPEN;
 	if (xs_buf_alloc(cfd, 4096, &b)) {
 		close(cfd);
-		return 2;
+		return CHURN_ALLOC;
 	}
-	struct xsched_sim_packet p = xs_packet(2, 4, XS_MS, 5, b.gpu_addr, 0);
-
+	p = xs_mark_packet(2, 4, XS_MS, 5 + round, b.gpu_addr, 0);
+	xs_marks_clear(&p, b.map);
 	if (xs_queue_create(cfd, 4, &id, NULL))
-		ret = 3;
-	qfd = ret ? -1 : reg_arb(cfd, id, -1);
-	if (!ret && qfd < 0)
-		ret = 4;
+		ret = CHURN_CREATE;
+	if (!ret) {
+		qfd = reg_arb(cfd, id, -1);
+		if (qfd < 0)
+			ret = CHURN_REGISTER;
+	}
 	if (!ret && xs_submit(cfd, id, &p, 1, &seq))
-		ret = 5;
-	/* Close at once, or while it runs, or once it is done. */
-	if (!ret && round % 3 == 1)
+		ret = CHURN_SUBMIT;
+	if (!ret && round % 4 == 1)
 		xs_sleep_ns(XS_MS);
-	else if (!ret && round % 3 == 2 && xs_wait(cfd, id, seq, WAIT_NS, NULL))
-		ret = 6;
+	else if (!ret && round % 4 == 2 && xs_wait(cfd, id, seq, WAIT_NS, NULL))
+		ret = CHURN_WAIT_REGISTERED;
 	if (qfd >= 0)
 		close(qfd);
+	if (!ret && round % 4 != 3) {
+		/* 4 ms of work, no longer arbitrated: 5 s is plenty. */
+		if (xs_wait(cfd, id, seq, 5 * XS_SEC, NULL))
+			ret = CHURN_STOPPED;
+		else if (xs_packet_mismatch(&p, NULL, b.map) != -1)
+			ret = CHURN_RESULT;
+		else if (xs_marks_not(&p, b.map, p.steps) != -1)
+			ret = CHURN_MARKS;
+	}
 	xs_buf_free(&b);
 	close(cfd);
 	return ret;
@@ -455,8 +495,7 @@ TEST_F(arb, queues_closed_while_the_arbiter_acts_on_them)
 	uint32_t uid;
 	int uq;
 
-	if (xs_debugfs_ready())
-		SKIP(return, "no debugfs");
+	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_write("hws", 1));
 	ASSERT_EQ(0, xs_knob_read("runlist_updates", &before));
 	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));
@@ -467,19 +506,23 @@ TEST_F(arb, queues_closed_while_the_arbiter_acts_on_them)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, churn_thread, &c[i]));
 	t_end = xs_now_ns() + 2 * XS_SEC;
 	while (xs_now_ns() < t_end) {
-		struct xsched_sim_packet up = xs_packet(1, 2, XS_MS, 40 + n % 8,
-							ub.gpu_addr, 0);
+		struct xsched_sim_packet up = xs_mark_packet(1, 2, XS_MS, 40 + n % 8,
+							     ub.gpu_addr, 0);
 
+		xs_marks_clear(&up, ub.map);
 		ASSERT_EQ(0, xs_submit(self->cfd, uid, &up, 1, &useq));
 		ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
 		EXPECT_EQ(xs_ref_workgroup(40 + n % 8, 0, 2, NULL), ub.map[0]);
+		XS_EXPECT_MARKS(&up, ub.map);
 		n++;
 		xs_sleep_ns(2 * XS_MS);
 	}
 	for (i = 0; i < 3; i++) {
 		c[i].stop = 1;
 		pthread_join(th[i], NULL);
-		EXPECT_EQ(0, c[i].err);
+		EXPECT_EQ(CHURN_OK, c[i].err)
+			TH_LOG("churn thread %u, round %u: %s", i, c[i].rounds - 1,
+			       churn_what[c[i].err]);
 		EXPECT_LT(0, c[i].rounds);
 	}
 	ASSERT_EQ(0, xs_knob_read("runlist_updates", &after));

@@ -23,7 +23,6 @@ FIXTURE(cl) {
 	struct xs_buf dst;
 	struct xsched_sim_packet pkt;
 	uint64_t seq;
-	bool debugfs;
 	uint64_t save_timeout_ms;	/* to restore after slow_saves() */
 	pid_t child;
 };
@@ -34,10 +33,10 @@ FIXTURE_SETUP(cl)
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
 	self->slots = xs_slots(&self->ver);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t),
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 2 * self->slots * sizeof(uint64_t),
 				  &self->dst));
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
-	self->debugfs = !xs_debugfs_ready();
+	XS_DEBUGFS_OR_SKIP();
 }
 
 FIXTURE_TEARDOWN(cl)
@@ -46,8 +45,7 @@ FIXTURE_TEARDOWN(cl)
 		kill(self->child, SIGKILL);
 		waitpid(self->child, NULL, 0);
 	}
-	if (self->debugfs)
-		xs_knob_write("save_delay_us", 0);
+	xs_knob_write("save_delay_us", 0);
 	if (self->save_timeout_ms)
 		xs_knob_write("save_timeout_ms", self->save_timeout_ms);
 	if (self->cfd >= 0)
@@ -109,15 +107,16 @@ static void kill_child(struct __test_metadata *_metadata,
 		TH_LOG("child ended on its own (status %#x) before the kill", status);
 }
 
-/* Submits the fixture's kernel: @grid x @steps x @step_ns. */
+/* Submits the fixture's kernel: a MARK kernel of @grid x @steps x @step_ns. */
 static void start_work(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(cl) *self, uint32_t grid, uint32_t steps,
 		       uint64_t step_ns)
 {
 	ASSERT_GE(self->slots, grid);
 	memset(self->dst.map, 0xa5, self->dst.map_size);
-	self->pkt = xs_packet(grid, steps, step_ns, 0xc1ea0000 + grid + steps,
-			      self->dst.gpu_addr, 0);
+	self->pkt = xs_mark_packet(grid, steps, step_ns, 0xc1ea0000 + grid + steps,
+				   self->dst.gpu_addr, 0);
+	xs_marks_clear(&self->pkt, self->dst.map);
 	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
 }
 
@@ -127,6 +126,7 @@ static void expect_output(struct __test_metadata *_metadata,
 	long bad = xs_packet_mismatch(&self->pkt, NULL, self->dst.map);
 
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
+	XS_EXPECT_MARKS(&self->pkt, self->dst.map);
 }
 
 /*
@@ -156,13 +156,11 @@ static void expect_work_done(struct __test_metadata *_metadata,
 
 /* debugfs: @uid is gone and no queue at all is suspended or suspending. */
 static void expect_unlisted(struct __test_metadata *_metadata,
-			    FIXTURE_DATA(cl) *self, const uint32_t *uids, int n)
+			    const uint32_t *uids, int n)
 {
 	char state[24];
 	int i;
 
-	if (!self->debugfs)
-		return;
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0, xs_table_state(uids[i], state, sizeof(state)))
 			TH_LOG("queue %u of the killed process still listed, %s",
@@ -199,13 +197,11 @@ TEST_F_TIMEOUT(cl, killed_with_suspended_queue_resumes_it, 60)
 	}
 	ASSERT_EQ(0, read_report(pfd[0], &r));
 	ASSERT_EQ(0, r.err) TH_LOG("child's register/suspend: %s", xs_err(r.err));
-	if (self->debugfs) {
-		EXPECT_EQ(1, xs_table_state(r.uids[0], state, sizeof(state)));
-		EXPECT_STREQ("suspended", state);
-	}
+	EXPECT_EQ(1, xs_table_state(r.uids[0], state, sizeof(state)));
+	EXPECT_STREQ("suspended", state);
 	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, self->id, self->seq, 0, NULL));
 	kill_child(_metadata, self);
-	expect_unlisted(_metadata, self, r.uids, 1);
+	expect_unlisted(_metadata, r.uids, 1);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
@@ -251,12 +247,10 @@ TEST_F_TIMEOUT(cl, killed_with_many_suspended_queues_leaves_none, 60)
 	}
 	ASSERT_EQ(0, read_report(pfd[0], &r));
 	ASSERT_EQ(0, r.err) TH_LOG("child's setup: %s", xs_err(r.err));
-	if (self->debugfs) {
-		stopped = xs_table_count_stopped();
-		EXPECT_LE(6, stopped) TH_LOG("debugfs lists %d stopped queues", stopped);
-	}
+	stopped = xs_table_count_stopped();
+	EXPECT_LE(6, stopped) TH_LOG("debugfs lists %d stopped queues", stopped);
 	kill_child(_metadata, self);
-	expect_unlisted(_metadata, self, r.uids, 6);
+	expect_unlisted(_metadata, r.uids, 6);
 	/* the module goes on working for everybody else */
 	start_work(_metadata, self, 2, 3, 0);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
@@ -270,8 +264,6 @@ TEST_F_TIMEOUT(cl, killed_mid_blocking_suspend_leaves_queue_running, 60)
 	int pfd[2], ret;
 	bool seen = false;
 
-	if (!self->debugfs)
-		SKIP(return, "needs %s/save_delay_us", XS_SIM_DIR);
 	/* each wave takes 300 ms to save: the suspend blocks for a while */
 	slow_saves(_metadata, self, 300000);
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
@@ -308,7 +300,7 @@ TEST_F_TIMEOUT(cl, killed_mid_blocking_suspend_leaves_queue_running, 60)
 	ASSERT_TRUE(seen) TH_LOG("never saw the queue SUSPENDING (last: %s)", state);
 	kill_child(_metadata, self);
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
-	expect_unlisted(_metadata, self, r.uids, 1);
+	expect_unlisted(_metadata, r.uids, 1);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
@@ -344,7 +336,7 @@ TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_own_client, 60)
 	ASSERT_EQ(0, r.err) TH_LOG("child's setup: %s", xs_err(r.err));
 	xs_sleep_ns(100 * XS_MS);	/* well inside SIM_WAIT by now */
 	kill_child(_metadata, self);
-	expect_unlisted(_metadata, self, r.uids, 1);
+	expect_unlisted(_metadata, r.uids, 1);
 	start_work(_metadata, self, 2, 3, 0);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
@@ -400,7 +392,7 @@ TEST_F_TIMEOUT(cl, killed_waiting_on_own_suspended_queue, 60)
 	ASSERT_EQ(0, r.err) TH_LOG("child's register/suspend: %s", xs_err(r.err));
 	xs_sleep_ns(50 * XS_MS);
 	kill_child(_metadata, self);
-	expect_unlisted(_metadata, self, r.uids, 1);
+	expect_unlisted(_metadata, r.uids, 1);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
@@ -422,7 +414,7 @@ TEST_F_TIMEOUT(cl, closing_suspended_queue_fd_resumes_it, 60)
 		ASSERT_EQ(0, xs_suspend(qfd, modes[i], 0, 0, NULL));
 		ASSERT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
 		ASSERT_EQ(0, close(qfd));
-		expect_unlisted(_metadata, self, &uid, 1);
+		expect_unlisted(_metadata, &uid, 1);
 		expect_work_done(_metadata, self, steps);
 	}
 }
@@ -445,11 +437,9 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 	EXPECT_EQ(XSCHED_STATE_SUSPENDING, state)
 		TH_LOG("state %s right after NONBLOCK DRAIN", xs_state_name(state));
 	ASSERT_EQ(0, close(qfd));
-	expect_unlisted(_metadata, self, &uid, 1);
+	expect_unlisted(_metadata, &uid, 1);
 	expect_work_done(_metadata, self, steps);
 
-	if (!self->debugfs)
-		return;
 	/* and a slow SAVE caught half-way, once the new kernel runs */
 	slow_saves(_metadata, self, 200000);
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
@@ -464,7 +454,7 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 		TH_LOG("state %s right after NONBLOCK slow SAVE", xs_state_name(state));
 	ASSERT_EQ(0, close(qfd));
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
-	expect_unlisted(_metadata, self, &uid, 1);
+	expect_unlisted(_metadata, &uid, 1);
 	expect_work_done(_metadata, self, steps);
 }
 
@@ -517,7 +507,7 @@ TEST_F_TIMEOUT(cl, closing_client_first_keeps_queue_fd_working, 60)
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
 	free(ref);
 	ASSERT_EQ(0, close(qfd));
-	expect_unlisted(_metadata, self, &uid, 1);
+	expect_unlisted(_metadata, &uid, 1);
 }
 
 struct blocked_call {
@@ -543,8 +533,6 @@ TEST_F_TIMEOUT(cl, closing_queue_fd_during_blocking_suspend_resumes_it, 60)
 	pthread_t t;
 	int qfd;
 
-	if (!self->debugfs)
-		SKIP(return, "needs %s/save_delay_us", XS_SIM_DIR);
 	slow_saves(_metadata, self, 300000);
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
 	qfd = xs_register(self->cfd, self->id, 0, &uid);
@@ -558,7 +546,7 @@ TEST_F_TIMEOUT(cl, closing_queue_fd_during_blocking_suspend_resumes_it, 60)
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(0, b.ret) TH_LOG("suspend on a closed fd number: %s", xs_err(b.ret));
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 0));
-	expect_unlisted(_metadata, self, &uid, 1);
+	expect_unlisted(_metadata, &uid, 1);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
@@ -593,6 +581,7 @@ TEST_F_TIMEOUT(cl, closing_client_fd_during_sim_wait, 60)
 TEST_F_TIMEOUT(cl, queue_fd_shared_with_child_resumes_on_last_close, 60)
 {
 	struct report r;
+	char state[24];
 	uint32_t uid;
 	int pfd[2], qfd;
 
@@ -616,14 +605,10 @@ TEST_F_TIMEOUT(cl, queue_fd_shared_with_child_resumes_on_last_close, 60)
 	xs_sleep_ns(50 * XS_MS);
 	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, self->id, self->seq, 0, NULL))
 		TH_LOG("resumed while the child still holds the queue fd");
-	if (self->debugfs) {
-		char state[24];
-
-		EXPECT_EQ(1, xs_table_state(uid, state, sizeof(state)));
-		EXPECT_STREQ("suspended", state);
-	}
+	EXPECT_EQ(1, xs_table_state(uid, state, sizeof(state)));
+	EXPECT_STREQ("suspended", state);
 	kill_child(_metadata, self);
-	expect_unlisted(_metadata, self, &uid, 1);
+	expect_unlisted(_metadata, &uid, 1);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
 }
 

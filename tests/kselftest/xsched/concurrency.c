@@ -5,7 +5,9 @@
  * other threads' feet, and several clients submitting and waiting while
  * their queues are suspended and resumed.  No deadlock (each test is bounded
  * by alarm(), whose default action kills the test), only documented errnos,
- * consistent counters, and the work is exact at the end.
+ * consistent counters, and the work is exact at the end: every result equals
+ * the CPU reference and every workgroup's step marks (MARK kernels) say each
+ * step ran exactly once.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -17,7 +19,7 @@
 #define HAMMER_NS	(1500 * XS_MS)
 #define PACKETS		48
 
-/* Work fed to a queue: independent packets, each with its own output slice. */
+/* Work fed to a queue: independent MARK packets, each with its own slice. */
 struct feed {
 	int cfd;
 	uint32_t id;
@@ -197,6 +199,12 @@ static void *feeder(void *arg)
 	return NULL;
 }
 
+/* Where packet @i's results (then its marks) are mapped. */
+static uint64_t *feed_out(const struct feed *f, unsigned int i)
+{
+	return f->buf.map + (uint64_t)i * 2 * f->grid;
+}
+
 static int feed_init(struct feed *f, int cfd, uint32_t id, uint32_t grid,
 		     uint32_t steps, uint64_t step_ns, uint64_t seed)
 {
@@ -209,16 +217,21 @@ static int feed_init(struct feed *f, int cfd, uint32_t id, uint32_t grid,
 	f->grid = grid;
 	f->steps = steps;
 	f->step_ns = step_ns;
-	ret = xs_buf_alloc(cfd, (uint64_t)PACKETS * grid * sizeof(uint64_t), &f->buf);
+	ret = xs_buf_alloc(cfd, (uint64_t)PACKETS * 2 * grid * sizeof(uint64_t), &f->buf);
 	if (ret)
 		return ret;
-	for (i = 0; i < PACKETS; i++)
-		f->pkt[i] = xs_packet(grid, steps, step_ns, seed + i,
-				      f->buf.gpu_addr + (uint64_t)i * grid * 8, 0);
+	for (i = 0; i < PACKETS; i++) {
+		f->pkt[i] = xs_mark_packet(grid, steps, step_ns, seed + i,
+					   f->buf.gpu_addr + (uint64_t)i * 2 * grid * 8, 0);
+		xs_marks_clear(&f->pkt[i], feed_out(f, i));
+	}
 	return 0;
 }
 
-/* Waits for every submitted packet; returns the first bad workgroup or -1. */
+/*
+ * Waits for every submitted packet and expects exact step marks; returns the
+ * first workgroup whose result differs (counting across packets) or -1.
+ */
 static long feed_check(struct __test_metadata *_metadata, struct feed *f)
 {
 	unsigned int i;
@@ -232,8 +245,8 @@ static long feed_check(struct __test_metadata *_metadata, struct feed *f)
 				 xs_err(ret));
 	EXPECT_EQ(f->submitted, f->last_seq);
 	for (i = 0; i < f->submitted; i++) {
-		bad = xs_packet_mismatch(&f->pkt[i], NULL,
-					 f->buf.map + (uint64_t)i * f->grid);
+		XS_EXPECT_MARKS(&f->pkt[i], feed_out(f, i));
+		bad = xs_packet_mismatch(&f->pkt[i], NULL, feed_out(f, i));
 		if (bad != -1)
 			return bad < 0 ? bad : (long)i * f->grid + bad;
 	}

@@ -3,6 +3,11 @@
  * exactly_once: kernels suspended and resumed many times at random points,
  * in both modes, still produce exactly the CPU reference, and the queue's
  * steps_done equals packets x grid x steps: no step is lost or run twice.
+ * The kernels are MARK kernels, so the proof does not rest on the module's
+ * own count: each workgroup's marks in device memory say how often each of
+ * its steps ran (a re-run from step zero recomputes the same result but not
+ * the same marks), checked at every stop against steps_done and at the end
+ * against the CPU reference.
  * The RNG seed is printed; XSCHED_SEED=<seed> repeats a run.
  */
 #include "xsched_test.h"
@@ -66,7 +71,7 @@ FIXTURE_TEARDOWN(eo)
 		close(self->cfd);
 }
 
-/* A mapped buffer for @entries u64 results. */
+/* A mapped buffer for @entries u64 words. */
 static struct xs_buf *new_buf(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(eo) *self, size_t entries)
 {
@@ -93,11 +98,12 @@ static void job_prepare(struct __test_metadata *_metadata,
 	ASSERT_GE(8, n);
 	job->n = n;
 	for (i = 0; i < n; i++) {
-		b = new_buf(_metadata, self, grid);
-		job->pkt[i] = xs_packet(grid, steps, step_ns,
-					xs_rand(&self->rng), b->gpu_addr,
-					chain && prev ? prev->gpu_addr : 0);
+		b = new_buf(_metadata, self, 2 * (size_t)grid);
+		job->pkt[i] = xs_mark_packet(grid, steps, step_ns,
+					     xs_rand(&self->rng), b->gpu_addr,
+					     chain && prev ? prev->gpu_addr : 0);
 		job->out[i] = b->map;
+		xs_marks_clear(&job->pkt[i], job->out[i]);
 		job->ref[i] = calloc(grid, sizeof(uint64_t));
 		ASSERT_NE(NULL, job->ref[i]);
 		xs_ref_packet(&job->pkt[i], chain && i ? job->ref[i - 1] : NULL,
@@ -105,6 +111,39 @@ static void job_prepare(struct __test_metadata *_metadata,
 		job->steps_total += (uint64_t)grid * steps;
 		prev = b;
 	}
+}
+
+/*
+ * While the queue is stopped: the marks in memory count the steps the module
+ * says ran, and after a DRAIN no workgroup is halfway (drain finishes every
+ * started one, saved ones included).
+ */
+static void check_stopped_marks(struct __test_metadata *_metadata,
+				FIXTURE_DATA(eo) *self, uint32_t mode,
+				const struct xsched_queue_info *info)
+{
+	struct job *job = &self->job;
+	uint64_t marks = 0;
+	unsigned int i;
+	uint32_t wg;
+
+	for (i = 0; i < job->n; i++) {
+		const struct xsched_sim_packet *p = &job->pkt[i];
+
+		marks += xs_marks_sum(p, job->out[i]);
+		if (mode != XSCHED_MODE_DRAIN)
+			continue;
+		for (wg = 0; wg < p->grid; wg++) {
+			uint64_t m = job->out[i][p->grid + wg];
+
+			ASSERT_TRUE(m == 0 || m == p->steps)
+				TH_LOG("DRAIN-suspended, packet %u workgroup %u has %" PRIu64
+				       " of %u steps marked", i, wg, m, p->steps);
+		}
+	}
+	ASSERT_EQ(info->steps_done, marks)
+		TH_LOG("stopped: the marks in memory count %" PRIu64 " steps, the module %llu",
+		       marks, (unsigned long long)info->steps_done);
 }
 
 static uint32_t pick_mode(FIXTURE_DATA(eo) *self, const struct policy *pol)
@@ -181,6 +220,7 @@ static unsigned int run_with_suspends(struct __test_metadata *_metadata,
 				       info.saved_waves);
 		}
 		steps_at_stop = info.steps_done;
+		check_stopped_marks(_metadata, self, mode, &info);
 		xs_sleep_ns(xs_rand_range(&self->rng, 0, pol->hold_max_ns));
 		ASSERT_EQ(0, xs_query(self->qfd, &info));
 		ASSERT_EQ(steps_at_stop, info.steps_done)
@@ -236,6 +276,7 @@ static void check_job(struct __test_metadata *_metadata,
 					  ", expected %#" PRIx64, i, bad,
 					  bad < 0 ? 0 : job->out[i][bad],
 					  bad < 0 ? 0 : job->ref[i][bad]);
+		XS_EXPECT_MARKS(&job->pkt[i], job->out[i]);
 	}
 }
 
@@ -333,21 +374,22 @@ TEST_F_TIMEOUT(eo, many_small_packets_wrap_the_ring_across_suspends, 120)
 	/* 150 packets through a 16-slot ring, each writing its own slice */
 	job->n = 150;
 	for (i = 0; i < job->n; i++)
-		total += 1 + (i * 7) % (self->slots + 2);
+		total += 2 * (1 + (i * 7) % (self->slots + 2));
 	b = new_buf(_metadata, self, total);
 	for (i = 0; i < job->n; i++) {
 		uint32_t grid = 1 + (i * 7) % (self->slots + 2);
 		uint32_t steps = 1 + xs_rand(&self->rng) % 6;
 		uint64_t step_ns = xs_rand(&self->rng) % (300 * XS_US);
 
-		job->pkt[i] = xs_packet(grid, steps, step_ns, xs_rand(&self->rng),
-					b->gpu_addr + off * 8, 0);
+		job->pkt[i] = xs_mark_packet(grid, steps, step_ns, xs_rand(&self->rng),
+					     b->gpu_addr + off * 8, 0);
 		job->out[i] = b->map + off;
+		xs_marks_clear(&job->pkt[i], job->out[i]);
 		job->ref[i] = calloc(grid, sizeof(uint64_t));
 		ASSERT_NE(NULL, job->ref[i]);
 		xs_ref_packet(&job->pkt[i], NULL, job->ref[i]);
 		job->steps_total += (uint64_t)grid * steps;
-		off += grid;
+		off += 2 * grid;
 	}
 	while (n < job->n) {
 		uint32_t batch = 1 + xs_rand(&self->rng) % 4;
@@ -370,6 +412,7 @@ TEST_F_TIMEOUT(eo, many_small_packets_wrap_the_ring_across_suspends, 120)
 		ASSERT_EQ(XSCHED_STATE_SUSPENDED, info.state);
 		ASSERT_LE(info.rptr, info.wptr);
 		ASSERT_EQ(n, info.wptr);
+		check_stopped_marks(_metadata, self, mode, &info);
 		xs_sleep_ns(xs_rand_range(&self->rng, 0, XS_MS));
 		ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 		cycles++;

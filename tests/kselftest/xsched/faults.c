@@ -4,7 +4,8 @@
  * xsched/sim/{save_delay_us,fail_save,save_timeout_ms,fail_resume,
  * reset_queue}) and run-time memory faults.  Each must give a clear errno,
  * a consistent QUERY, no hang, and no lost or repeated work where the queue
- * survives; a FAILED queue is never handed to the backend again.  Also the
+ * survives (results and MARK step marks exactly the CPU reference); a
+ * FAILED queue is never handed to the backend again.  Also the
  * suspend paths that need a slow save to be seen: EINTR and ECANCELED.
  */
 #include <pthread.h>
@@ -38,19 +39,14 @@ FIXTURE(fl) {
 
 FIXTURE_SETUP(fl)
 {
-	int ret;
-
 	self->qfd = -1;
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	ret = xs_debugfs_ready();
-	if (ret)
-		SKIP(return, "%s: %s (needs CONFIG_DEBUG_FS)", XS_SIM_DIR,
-		     xs_err(ret));
+	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_read("save_timeout_ms", &self->save_timeout_ms));
 	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SLOW_SAVE_TIMEOUT_MS));
 	self->slots = xs_slots(&self->ver);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t),
+	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 2 * self->slots * sizeof(uint64_t),
 				  &self->dst));
 	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
 	self->qfd = xs_register(self->cfd, self->id, 0, &self->uid);
@@ -78,14 +74,20 @@ static uint64_t knob(struct __test_metadata *_metadata, const char *name)
 	return v;
 }
 
-/* Submits @grid x @steps x @step_ns on @id and waits until it runs. */
+/*
+ * Submits a MARK kernel of @grid x @steps x @step_ns on @id and waits until
+ * it runs; it writes the fixture's buffer unless @dst_addr is given (fresh,
+ * zeroed device memory).
+ */
 static void start_on(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 		     uint32_t id, int qfd, uint32_t grid, uint32_t steps,
 		     uint64_t step_ns, uint64_t *dst_addr)
 {
 	ASSERT_GE(self->slots, grid);
-	self->pkt = xs_packet(grid, steps, step_ns, 0xfa017000 + grid * 7 + steps,
-			      dst_addr ? *dst_addr : self->dst.gpu_addr, 0);
+	self->pkt = xs_mark_packet(grid, steps, step_ns, 0xfa017000 + grid * 7 + steps,
+				   dst_addr ? *dst_addr : self->dst.gpu_addr, 0);
+	if (!dst_addr)
+		xs_marks_clear(&self->pkt, self->dst.map);
 	ASSERT_EQ(0, xs_submit(self->cfd, id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 }
@@ -96,7 +98,7 @@ static void start(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 	start_on(_metadata, self, self->id, self->qfd, grid, steps, step_ns, NULL);
 }
 
-/* The fixture queue's kernel completes with exact output and step count. */
+/* The fixture queue's kernel completes with exact output, marks and step count. */
 static void finish(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 		   uint64_t steps_total)
 {
@@ -108,6 +110,7 @@ static void finish(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 	ASSERT_EQ(0, ret) TH_LOG("wait: %s", xs_err(ret));
 	bad = xs_packet_mismatch(&self->pkt, NULL, self->dst.map);
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
+	XS_EXPECT_MARKS(&self->pkt, self->dst.map);
 	EXPECT_EQ(0, xs_wait_no_saved_waves(self->qfd, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
 	EXPECT_EQ(XSCHED_STATE_ACTIVE, info.state);
@@ -402,6 +405,16 @@ TEST_F(fl, dst_past_end_of_buffer_faults_queue_with_efault)
 	uint32_t entries = self->dst.map_size / sizeof(uint64_t);
 	struct xsched_sim_packet p = xs_packet(entries + 1, 2, 0, 1,
 					       self->dst.gpu_addr, 0);
+
+	expect_memory_fault(_metadata, self, &p);
+}
+
+/* A MARK packet whose results fit its buffer but whose marks do not. */
+TEST_F(fl, marks_past_end_of_buffer_fault_queue_with_efault)
+{
+	uint32_t entries = self->dst.map_size / sizeof(uint64_t);
+	struct xsched_sim_packet p = xs_mark_packet(entries, 2, 0, 1,
+						    self->dst.gpu_addr, 0);
 
 	expect_memory_fault(_metadata, self, &p);
 }

@@ -3,7 +3,11 @@
  * partway: what a suspend leaves behind in the middle of one long kernel.
  * SAVE stops waves mid-kernel (partial progress, waves in the save area) and
  * resume continues from there; DRAIN lets started workgroups finish and
- * dispatches no new ones; grace periods behave as the uAPI says.
+ * dispatches no new ones; grace periods behave as the uAPI says.  The
+ * kernels are MARK kernels: at every stop the step marks in device memory
+ * must agree with the module's steps_done (and show whole workgroups only
+ * after a DRAIN), and at the end each workgroup must have run each of its
+ * steps exactly once, which a re-run from step zero cannot fake.
  */
 #include "xsched_test.h"
 
@@ -53,9 +57,10 @@ static void start_kernel(struct __test_metadata *_metadata,
 {
 	int ret;
 
-	ASSERT_GE(8 * self->slots, grid);
-	self->pkt = xs_packet(grid, steps, step_ns, 0xfeed0000 + grid * 31 + steps,
-			      self->dst.gpu_addr, 0);
+	ASSERT_GE(8 * self->slots, 2 * grid);
+	self->pkt = xs_mark_packet(grid, steps, step_ns, 0xfeed0000 + grid * 31 + steps,
+				   self->dst.gpu_addr, 0);
+	xs_marks_clear(&self->pkt, self->dst.map);
 	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
 	ret = xs_wait_steps(self->qfd, min_steps, 20 * XS_SEC);
 	ASSERT_EQ(0, ret) TH_LOG("kernel did not start: %s", xs_err(ret));
@@ -81,6 +86,42 @@ static void finish_kernel(struct __test_metadata *_metadata,
 	EXPECT_EQ(1, info.rptr);
 	bad = xs_packet_mismatch(&self->pkt, NULL, self->dst.map);
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
+	XS_EXPECT_MARKS(&self->pkt, self->dst.map);
+}
+
+/*
+ * The queue is stopped: the marks in memory count the steps the module says
+ * ran; none of them completed a workgroup when @none_done (a SAVE in the
+ * middle of long workgroups), and after a DRAIN every workgroup is either
+ * untouched or complete.  Returns the workgroups the marks show partly run.
+ */
+static unsigned int check_stopped_marks(struct __test_metadata *_metadata,
+					FIXTURE_DATA(pw) *self,
+					const struct xsched_queue_info *info,
+					uint32_t mode, bool none_done)
+{
+	const uint64_t *marks = self->dst.map + self->pkt.grid;
+	unsigned int partial = 0;
+	uint32_t wg;
+
+	EXPECT_EQ(info->steps_done, xs_marks_sum(&self->pkt, self->dst.map))
+		TH_LOG("the marks in memory count %" PRIu64 " steps, the module %llu",
+		       xs_marks_sum(&self->pkt, self->dst.map),
+		       (unsigned long long)info->steps_done);
+	for (wg = 0; wg < self->pkt.grid; wg++) {
+		if (marks[wg] && marks[wg] < self->pkt.steps)
+			partial++;
+		EXPECT_GE(self->pkt.steps, marks[wg])
+			TH_LOG("workgroup %u: %" PRIu64 " of %u steps marked",
+			       wg, marks[wg], self->pkt.steps);
+		if (none_done)
+			EXPECT_GT(self->pkt.steps, marks[wg])
+				TH_LOG("workgroup %u finished before the stop", wg);
+	}
+	if (mode == XSCHED_MODE_DRAIN)
+		EXPECT_EQ(0, partial)
+			TH_LOG("%u workgroups stopped halfway by a DRAIN", partial);
+	return partial;
 }
 
 TEST_F_TIMEOUT(pw, save_suspend_reports_partial_progress, 60)
@@ -122,12 +163,16 @@ TEST_F_TIMEOUT(pw, save_suspend_reports_partial_progress, 60)
 	EXPECT_EQ(self->save_area_size, info.save_area_size);
 	EXPECT_EQ(0, info.rptr);
 	EXPECT_EQ(1, info.wptr);
+	/* each saved wave is a workgroup the memory shows halfway */
+	EXPECT_EQ(info.saved_waves,
+		  check_stopped_marks(_metadata, self, &info, XSCHED_MODE_SAVE, true));
 
 	/* nothing moves while suspended */
 	xs_sleep_ns(50 * XS_MS);
 	ASSERT_EQ(0, xs_query(self->qfd, &later));
 	EXPECT_EQ(info.steps_done, later.steps_done);
 	EXPECT_EQ(info.saved_waves, later.saved_waves);
+	check_stopped_marks(_metadata, self, &later, XSCHED_MODE_SAVE, true);
 
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 	finish_kernel(_metadata, self);
@@ -143,12 +188,14 @@ TEST_F_TIMEOUT(pw, save_resume_continues_without_rerun, 60)
 	total = total_steps(self);
 	ASSERT_EQ(0, xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
 	ASSERT_EQ(0, xs_query(self->qfd, &first));
+	check_stopped_marks(_metadata, self, &first, XSCHED_MODE_SAVE, true);
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 	/* the restored waves go on: progress grows past the first stop */
 	ASSERT_EQ(0, xs_wait_steps(self->qfd, first.steps_done + 5 * self->slots,
 				   20 * XS_SEC));
 	ASSERT_EQ(0, xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
 	ASSERT_EQ(0, xs_query(self->qfd, &second));
+	check_stopped_marks(_metadata, self, &second, XSCHED_MODE_SAVE, true);
 	ksft_print_msg("stopped at %llu then %llu of %" PRIu64 " steps\n",
 		       (unsigned long long)first.steps_done,
 		       (unsigned long long)second.steps_done, total);
@@ -188,6 +235,7 @@ TEST_F_TIMEOUT(pw, drain_lets_started_workgroups_finish, 60)
 	EXPECT_EQ(0, info.steps_done % self->pkt.steps)
 		TH_LOG("%llu steps is not a whole number of %u-step workgroups",
 		       (unsigned long long)info.steps_done, self->pkt.steps);
+	check_stopped_marks(_metadata, self, &info, XSCHED_MODE_DRAIN, false);
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 	finish_kernel(_metadata, self);
 }
@@ -206,10 +254,12 @@ TEST_F_TIMEOUT(pw, drain_dispatches_no_new_workgroups, 60)
 	EXPECT_EQ(0, info.steps_done % self->pkt.steps);
 	EXPECT_GT(total_steps(self), info.steps_done);
 	EXPECT_EQ(0, info.saved_waves);
+	check_stopped_marks(_metadata, self, &info, XSCHED_MODE_DRAIN, false);
 	xs_sleep_ns(60 * XS_MS);
 	ASSERT_EQ(0, xs_query(self->qfd, &later));
 	EXPECT_EQ(info.steps_done, later.steps_done)
 		TH_LOG("workgroups dispatched while DRAIN-suspended");
+	check_stopped_marks(_metadata, self, &later, XSCHED_MODE_DRAIN, false);
 	EXPECT_EQ(0, later.rptr);
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 	finish_kernel(_metadata, self);
@@ -254,6 +304,8 @@ TEST_F_TIMEOUT(pw, save_grace_lets_short_waves_finish, 60)
 	EXPECT_EQ(0, info.saved_waves);
 	EXPECT_EQ(0, out.saved_bytes);
 	EXPECT_EQ(0, info.steps_done % self->pkt.steps);
+	/* every wave finished within the grace: whole workgroups, as a drain */
+	check_stopped_marks(_metadata, self, &info, XSCHED_MODE_DRAIN, false);
 	EXPECT_GT(5 * XS_SEC, out.latency_ns);
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 	finish_kernel(_metadata, self);
@@ -276,6 +328,7 @@ TEST_F_TIMEOUT(pw, save_grace_then_traps_long_waves, 60)
 	EXPECT_LE(30 * XS_MS, out.latency_ns)
 		TH_LOG("trapped before the grace period ended");
 	EXPECT_GT(total_steps(self), info.steps_done);
+	EXPECT_EQ(1, check_stopped_marks(_metadata, self, &info, XSCHED_MODE_SAVE, true));
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 	finish_kernel(_metadata, self);
 }
@@ -290,8 +343,9 @@ TEST_F_TIMEOUT(pw, suspended_idle_queue_holds_new_work, 60)
 	for (i = 0; i < 2; i++) {
 		/* stop the queue first, then give it work */
 		ASSERT_EQ(0, xs_suspend(self->qfd, modes[i], 0, 0, NULL));
-		self->pkt = xs_packet(self->slots, 4, XS_MS, 0x1d1e + i,
-				      self->dst.gpu_addr, 0);
+		self->pkt = xs_mark_packet(self->slots, 4, XS_MS, 0x1d1e + i,
+					   self->dst.gpu_addr, 0);
+		xs_marks_clear(&self->pkt, self->dst.map);
 		ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
 		xs_sleep_ns(50 * XS_MS);
 		ASSERT_EQ(0, xs_query(self->qfd, &info));
@@ -306,6 +360,7 @@ TEST_F_TIMEOUT(pw, suspended_idle_queue_holds_new_work, 60)
 		done_steps += total_steps(self);
 		ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, 30 * XS_SEC, NULL));
 		EXPECT_EQ(-1, xs_packet_mismatch(&self->pkt, NULL, self->dst.map));
+		XS_EXPECT_MARKS(&self->pkt, self->dst.map);
 	}
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
 	EXPECT_EQ(done_steps, info.steps_done);
@@ -323,6 +378,7 @@ TEST_F_TIMEOUT(pw, drain_with_longest_grace_completes, 60)
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
 	EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
 	EXPECT_EQ(0, info.steps_done % self->pkt.steps);
+	check_stopped_marks(_metadata, self, &info, XSCHED_MODE_DRAIN, false);
 	ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 60 * XS_SEC, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("SAVE with 60 s grace: %s", xs_err(ret));
@@ -346,9 +402,7 @@ TEST(drain_grace_holds_with_only_saved_waves)
 	uint64_t dst, seq, t0, took;
 	int cfd, qa, qb, ret;
 
-	ret = xs_client_open(&cfd, &ver);
-	if (ret)
-		SKIP(return, "no " XS_DEV_PATH ": %s", xs_err(ret));
+	XS_CLIENT_OPEN_OR_SKIP(cfd, ver);
 	ASSERT_EQ(0, xs_mem_alloc(cfd, 8 * (xs_slots(&ver) + 1), &dst));
 	ASSERT_EQ(0, xs_queue_create(cfd, 4, &ida, NULL));
 	ASSERT_EQ(0, xs_queue_create(cfd, 4, &idb, NULL));

@@ -3,7 +3,9 @@
  * Helpers shared by the xsched kselftests: thin ioctl wrappers that return
  * 0/-errno (or the ioctl's non-negative result), device memory, the CPU
  * reference of the sim kernels, the debugfs knobs and queue table, time and a
- * seeded RNG.  Apart from XS_CLIENT_OPEN_OR_SKIP() for fixture setups, the
+ * seeded RNG.  Apart from XS_CLIENT_OPEN_OR_SKIP() and XS_DEBUGFS_OR_SKIP()
+ * (a skip names the missing device, privilege or kernel feature; any other
+ * error fails) and XS_EXPECT_MARKS() (a MARK packet's step marks), the
  * assertions live in the tests.
  */
 #ifndef XSCHED_TEST_H
@@ -35,6 +37,7 @@
 #define XS_DEBUGFS_DIR	XS_DEBUGFS_ROOT "/xsched"
 #define XS_SIM_DIR	XS_DEBUGFS_DIR "/sim"
 #define XS_QUEUES_PATH	XS_DEBUGFS_DIR "/queues"
+#define XS_OBJECTS_PATH	XS_DEBUGFS_DIR "/objects"
 
 #define XS_US		1000ULL
 #define XS_MS		1000000ULL
@@ -190,6 +193,64 @@ static inline struct xsched_sim_packet xs_packet(uint32_t grid, uint32_t steps,
 
 	return p;
 }
+
+/*
+ * A MARK packet: ACCUMULATE into dst[0..grid), and one mark per executed step
+ * at dst[grid + wg] (dst holds xs_packet_entries() words; clear the marks
+ * with xs_marks_clear() before submitting).
+ */
+static inline struct xsched_sim_packet xs_mark_packet(uint32_t grid, uint32_t steps,
+						      uint64_t step_ns, uint64_t seed,
+						      uint64_t dst, uint64_t src)
+{
+	struct xsched_sim_packet p = xs_packet(grid, steps, step_ns, seed, dst, src);
+
+	p.kernel = XSCHED_SIM_KERNEL_MARK;
+	return p;
+}
+
+/* u64 entries the packet writes at dst: results, and marks for MARK. */
+static inline uint64_t xs_packet_entries(const struct xsched_sim_packet *p)
+{
+	return p->kernel == XSCHED_SIM_KERNEL_MARK ? 2ULL * p->grid : p->grid;
+}
+
+/* Zeroes the marks of MARK packet @p whose dst is mapped at @out. */
+static inline void xs_marks_clear(const struct xsched_sim_packet *p, uint64_t *out)
+{
+	memset(out + p->grid, 0, p->grid * sizeof(*out));
+}
+
+/* The first workgroup whose mark is not @want, or -1. */
+static inline long xs_marks_not(const struct xsched_sim_packet *p,
+				const uint64_t *out, uint64_t want)
+{
+	uint32_t wg;
+
+	for (wg = 0; wg < p->grid; wg++)
+		if (out[p->grid + wg] != want)
+			return (long)wg;
+	return -1;
+}
+
+/* Steps the workgroups of MARK packet @p have executed, by their marks. */
+static inline uint64_t xs_marks_sum(const struct xsched_sim_packet *p,
+				    const uint64_t *out)
+{
+	uint64_t sum = 0;
+	uint32_t wg;
+
+	for (wg = 0; wg < p->grid; wg++)
+		sum += out[p->grid + wg];
+	return sum;
+}
+
+/*
+ * Every workgroup of completed MARK packet @p (dst mapped at @out) executed
+ * exactly its steps: a re-run, even one that recomputed the same result,
+ * leaves more marks; a lost step fewer.
+ */
+#define XS_EXPECT_MARKS(p, out) do {							long __bad = xs_marks_not((p), (out), (p)->steps);														EXPECT_EQ(-1, __bad)									TH_LOG("workgroup %ld of %u executed %" PRIu64 " steps by its "			       "marks, expected exactly %u (a step re-run or lost)",			       __bad, (p)->grid,							       __bad < 0 ? 0 : (out)[(p)->grid + __bad], (p)->steps);	} while (0)
 
 /* Wave steps one packet executes. */
 static inline uint64_t xs_packet_steps(const struct xsched_sim_packet *p)
@@ -575,6 +636,46 @@ static inline int xs_knob_read(const char *knob, uint64_t *value)
 	return 0;
 }
 
+/* The module's live-object counters (debugfs xsched/objects: "name count"). */
+#define XS_MAX_OBJECTS	16
+
+struct xs_objects {
+	int n;
+	char name[XS_MAX_OBJECTS][32];
+	long count[XS_MAX_OBJECTS];
+};
+
+/* Reads the counters; the number of them or -errno. */
+static inline int xs_objects_read(struct xs_objects *o)
+{
+	char line[128];
+	FILE *f;
+
+	memset(o, 0, sizeof(*o));
+	f = fopen(XS_OBJECTS_PATH, "re");
+	if (!f)
+		return -errno;
+	while (o->n < XS_MAX_OBJECTS && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %ld", o->name[o->n], &o->count[o->n]) == 2)
+			o->n++;
+	fclose(f);
+	return o->n ? o->n : -EPROTO;
+}
+
+/* The first counter that differs between @a and @b (by name), or -1. */
+static inline int xs_objects_diff(const struct xs_objects *a,
+				  const struct xs_objects *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->name[i], b->name[i]) || a->count[i] != b->count[i])
+			return i;
+	return -1;
+}
+
 /* One row of debugfs xsched/queues. */
 struct xs_row {
 	uint32_t uid;
@@ -645,6 +746,22 @@ static inline int xs_table_count_stopped(void)
 			stopped++;
 	return stopped;
 }
+
+/*
+ * For tests that need the sim's debugfs (knobs, queue table, objects): skips
+ * when the kernel has no debugfs (CONFIG_DEBUG_FS) or the caller may not
+ * mount it, fails on any other error.  The module must be loaded already.
+ */
+#define XS_DEBUGFS_OR_SKIP() do {						\
+	int __ret = xs_debugfs_ready();						\
+										\
+	if (__ret == -ENOENT || __ret == -ENODEV)				\
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_FS)", XS_SIM_DIR,	\
+		     xs_err(__ret));						\
+	if (__ret == -EPERM || __ret == -EACCES)				\
+		SKIP(return, "%s: %s (needs root)", XS_SIM_DIR, xs_err(__ret));	\
+	ASSERT_EQ(0, __ret) TH_LOG("%s: %s", XS_SIM_DIR, xs_err(__ret));	\
+} while (0)
 
 /* Copies the state of queue @uid into @state; 1 if found, 0 if not, -errno. */
 static inline int xs_table_state(uint32_t uid, char *state, size_t len)

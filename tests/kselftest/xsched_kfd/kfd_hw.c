@@ -2,9 +2,10 @@
 /*
  * The kfd backend on a real AMD GPU: HSA queues created by ROCm's runtime
  * in this process, registered by ring base, suspended with CWSR and
- * resumed.  Every test skips, with the reason, where there is no GPU (the
- * KFD process has no devices) or where this binary was built without HW=1
- * (no HSA runtime to make queues with).
+ * resumed.  Only a HW=1 build has this program (it needs ROCm's HSA runtime
+ * to make queues with); its tests skip, with the reason, only where a device
+ * or privilege is missing: no /dev/xsched, no kfd backend, no /dev/kfd, no
+ * GPU in the KFD process, or not root for a module parameter.
  *
  * Figures worth recording (Documentation/kfd-backend.rst) are printed as
  * "# figure: ..." lines.
@@ -20,10 +21,11 @@
 
 #include "kfd_test.h"
 
-#ifdef KT_HSA
+#ifndef KT_HSA
+#error "kfd_hw.c needs ROCm's HSA runtime: build it with make HW=1"
+#endif
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
-#endif
 
 #define KT_NS_PER_MS	1000000ULL
 
@@ -61,8 +63,6 @@ static inline int kt_query(int qfd, struct xsched_queue_info *i)
 	memset(i, 0, sizeof(*i));
 	return kt_ioctl(qfd, XSCHED_IOC_QUERY, i);
 }
-
-#ifdef KT_HSA
 
 struct kt_gpu {
 	hsa_agent_t agent;
@@ -324,19 +324,15 @@ static bool kt_done_within(hsa_signal_t s, uint64_t ms)
 	return true;
 }
 
-#endif /* KT_HSA */
-
 FIXTURE(hw)
 {
 	int cfd;
 	int kfd;
 	uint32_t gpus;
-#ifdef KT_HSA
 	bool hsa_up;
 	struct kt_gpu gpu;
 	hsa_queue_t *queue;
 	int qfd;
-#endif
 };
 
 FIXTURE_SETUP(hw)
@@ -345,30 +341,19 @@ FIXTURE_SETUP(hw)
 	int ret;
 
 	self->kfd = -1;
-#ifdef KT_HSA
 	self->hsa_up = false;
 	self->queue = NULL;
 	self->qfd = -1;
 	memset(&self->gpu, 0, sizeof(self->gpu));
-#endif
-	self->cfd = open(KT_XSCHED, O_RDWR | O_CLOEXEC);
-	if (self->cfd < 0)
-		SKIP(return, "%s: %s (is xsched_kfd.ko loaded?)", KT_XSCHED,
-		     strerror(errno));
+	KT_OPEN_DEV_OR_SKIP(self->cfd, KT_XSCHED, "is xsched_kfd.ko loaded?");
 	ASSERT_EQ(0, kt_version(self->cfd, &v));
 	if (!(v.backends & (1U << XSCHED_BACKEND_KFD)))
 		SKIP(return, "xsched_kfd.ko was built without KFD_SRC (no kfd backend)");
-	self->kfd = open(KT_KFD, O_RDWR | O_CLOEXEC);
-	if (self->kfd < 0)
-		SKIP(return, "%s: %s (no amdgpu.ko, no AMD GPU)", KT_KFD, strerror(errno));
+	KT_OPEN_DEV_OR_SKIP(self->kfd, KT_KFD, "no amdgpu.ko, no AMD GPU");
 	ret = kt_attach(self->cfd, self->kfd, &self->gpus);
 	ASSERT_EQ(0, ret) TH_LOG("attach: %s", kt_err(ret));
 	if (!self->gpus)
 		SKIP(return, "no AMD GPU: the KFD process has no devices");
-#ifndef KT_HSA
-	SKIP(return, "%u GPU(s), but built without HW=1 (ROCm's HSA runtime makes the queues)",
-	     self->gpus);
-#else
 	ASSERT_EQ(HSA_STATUS_SUCCESS, hsa_init());
 	self->hsa_up = true;
 	ASSERT_EQ(HSA_STATUS_INFO_BREAK, hsa_iterate_agents(kt_find_gpu, &self->gpu));
@@ -380,12 +365,10 @@ FIXTURE_SETUP(hw)
 	ASSERT_LE(0, self->qfd) TH_LOG("register ring %p: %s",
 				      self->queue->base_address, kt_err(self->qfd));
 	TH_LOG("gpu %s, queue ring %p", self->gpu.name, self->queue->base_address);
-#endif
 }
 
 FIXTURE_TEARDOWN(hw)
 {
-#ifdef KT_HSA
 	if (self->qfd >= 0)
 		close(self->qfd);
 	if (self->queue)
@@ -396,14 +379,34 @@ FIXTURE_TEARDOWN(hw)
 	}
 	if (self->hsa_up)
 		hsa_shut_down();
-#endif
 	if (self->kfd >= 0)
 		close(self->kfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
 }
 
-#ifdef KT_HSA
+/* amdgpu's other character devices (DRM nodes, amdgpu's fops once open) are not KFD. */
+TEST_F(hw, attach_drm_node_is_einval)
+{
+	static const char *const nodes[] = {
+		"/dev/dri/renderD128", "/dev/dri/card0", "/dev/dri/card1",
+	};
+	int tried = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		int fd = open(nodes[i], O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		EXPECT_EQ(-EINVAL, kt_attach(self->cfd, fd, NULL))
+			TH_LOG("%s", nodes[i]);
+		close(fd);
+		tried++;
+	}
+	/* The KFD process has a GPU, so amdgpu made a DRM node for it. */
+	EXPECT_LT(0, tried) TH_LOG("no DRM node of the %u GPU(s) could be opened", self->gpus);
+}
 
 TEST_F(hw, registered_queue_reports_kfd_state)
 {
@@ -540,8 +543,7 @@ TEST_F(hw, save_preempts_mid_kernel_and_resumes_where_it_stopped)
 	char why[256];
 	uint32_t i;
 
-	if (!kt_load_spin(&self->gpu, why, sizeof(why)))
-		SKIP(return, "%s", why);
+	ASSERT_TRUE(kt_load_spin(&self->gpu, why, sizeof(why))) TH_LOG("%s", why);
 	flag = kt_alloc(&self->gpu, 4096);
 	started = kt_alloc(&self->gpu, 4096);
 	out = kt_alloc(&self->gpu, groups * sizeof(uint64_t));
@@ -649,11 +651,13 @@ TEST_F(hw, arbiter_batch_stops_every_queue_and_loses_nothing)
 	struct kt_spinner b[KT_BATCH_QUEUES], u;
 	int round, i, stopped;
 	char why[256];
+	int ret;
 
-	if (!kt_load_spin(&self->gpu, why, sizeof(why)))
-		SKIP(return, "%s", why);
-	if (kt_write_file(KT_BATCH_PARAM, "Y"))
-		SKIP(return, "%s not writable (run as root)", KT_BATCH_PARAM);
+	ASSERT_TRUE(kt_load_spin(&self->gpu, why, sizeof(why))) TH_LOG("%s", why);
+	ret = kt_write_file(KT_BATCH_PARAM, "Y");
+	if (ret == -EACCES || ret == -EPERM)
+		SKIP(return, "%s: %s (needs root)", KT_BATCH_PARAM, kt_err(ret));
+	ASSERT_EQ(0, ret) TH_LOG("%s: %s", KT_BATCH_PARAM, kt_err(ret));
 	for (round = 0; round < 2; round++) {
 		struct xsched_queue_info info;
 		uint64_t t0, all_stopped = 0;
@@ -699,14 +703,5 @@ TEST_F(hw, arbiter_batch_stops_every_queue_and_loses_nothing)
 	}
 	kt_write_file(KT_BATCH_PARAM, "Y");
 }
-
-#else /* !KT_HSA */
-
-/* Without the HSA runtime, one case says why the hardware tests skip. */
-TEST_F(hw, hardware_tests)
-{
-}
-
-#endif
 
 TEST_HARNESS_MAIN

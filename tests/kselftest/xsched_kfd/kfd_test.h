@@ -172,6 +172,18 @@ static inline int kt_write_file(const char *path, const char *val)
 	return ret;
 }
 
+/*
+ * For fixture setups: opens device @path read-write into @fd, skipping the
+ * test (with @hint) only when the device is missing and failing it on any
+ * other error.
+ */
+#define KT_OPEN_DEV_OR_SKIP(fd, path, hint) do {				\
+	(fd) = open((path), O_RDWR | O_CLOEXEC);				\
+	if ((fd) < 0 && (errno == ENOENT || errno == ENODEV || errno == ENXIO))	\
+		SKIP(return, "%s: %s (%s)", (path), strerror(errno), (hint));	\
+	ASSERT_LE(0, (fd)) TH_LOG("%s: %s", (path), strerror(errno));		\
+} while (0)
+
 /* Write "Y" or "N" to the layout test knob; -errno if it is missing. */
 static inline int kt_knob_set(bool on)
 {
