@@ -48,10 +48,23 @@ kernel: deps
 module: $(KERNEL_DEP)
 	$(MAKE) -C $(KDIR_USED) M=$(TOP) $(if $(KFD_SRC),KFD_SRC=$(KFD_SRC)) modules
 
-TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xschedctl
+# The tools, and the helpers of their VM tests (tests/tools/: a load, a JSON
+# checker, a pseudo-terminal that reads the screen).
+TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xschedctl \
+	$(BUILD)/tools/xsched-load $(BUILD)/tools/jsonflat $(BUILD)/tools/ptyscreen
+
+XSCHEDCTL_SRC = $(wildcard tools/xschedctl/*.c)
 
 # Static: they run in the VM's busybox userland too.
+$(BUILD)/tools/xschedctl: $(XSCHEDCTL_SRC) tools/xschedctl/xschedctl.h include/uapi/linux/xsched_kfd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -static -pthread $(XSCHEDCTL_SRC) -o $@
+
 $(BUILD)/tools/%: tools/*/%.c include/uapi/linux/xsched_kfd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
+
+$(BUILD)/tools/%: tests/tools/%.c include/uapi/linux/xsched_kfd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
 
