@@ -158,14 +158,14 @@ timeline_events() {
 		{ delete e; for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); e[k] = v } }
 		e["ph"] == "X" && e["name"] == "suspended" && e["tid"] == b && e["pid"] == p &&
 		    e["args.by"] == "arbiter" && e["args.busy_queue"] == u && e["args.busy_prio"] == 5 &&
-		    e["args.latency_us"] > 0 && e["args.suspended_us"] > 0 { arb++ }
+		    e["args.latency_us"] + 0 > 0 && e["args.suspended_us"] + 0 > 0 { arb++ }
 		e["ph"] == "X" && e["name"] == "suspending" && e["tid"] == b && e["args.by"] == "arbiter" { sing++ }
 		e["ph"] == "X" && e["name"] == "suspended" && e["tid"] == m && e["args.by"] == "caller" &&
 		    e["args.caller_pid"] == p && e["args.mode"] == "save" { caller++ }
 		e["ph"] == "X" && e["name"] == "running" && e["tid"] == u { run++ }
 		e["ph"] == "M" && e["name"] == "thread_name" && e["args.name"] ~ /^queue [0-9]+ prio -?[0-9]+ sim/ { named[e["tid"]] = 1 }
 		e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == p && e["args.name"] == "xsched-load" { proc = 1 }
-		e["ph"] == "X" { n++; tid[n] = e["tid"]; ts[n] = e["ts"]; dur[n] = e["dur"] }
+		e["ph"] == "X" { n++; tid[n] = e["tid"]; ts[n] = e["ts"] + 0; dur[n] = e["dur"] + 0 }
 		END {
 			printf "arbiter %d suspending %d caller %d running %d\n", arb, sing, caller, run
 			for (i = 1; i <= n; i++)
