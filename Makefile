@@ -2,7 +2,8 @@
 #
 # make module     build kmod/xsched_kfd.ko (KDIR= headers, default: Debian 6.12 from the cache)
 # make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
-# make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level
+# make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level,
+#                 a latency CDF plot and a timeline of one urgent request (build/demo/)
 # make bench      libxsched benchmark in a VM
 # make check-debug  the sim suites on a KASAN/lockdep/kmemleak kernel built from the
 #                 Debian source (cached; the first build takes about 30 min on 2 cores)
@@ -50,7 +51,7 @@ module: $(KERNEL_DEP)
 
 # The tools, and the helpers of their VM tests (tests/tools/: a load, a JSON
 # checker, a pseudo-terminal that reads the screen).
-TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xschedctl \
+TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xschedctl \
 	$(BUILD)/tools/xsched-load $(BUILD)/tools/jsonflat $(BUILD)/tools/ptyscreen
 
 XSCHEDCTL_SRC = $(wildcard tools/xschedctl/*.c)
@@ -84,10 +85,11 @@ check-debug: kernel tools
 		MODULE=$$ko QEMU_KERNEL=$(DEBUG_KDIR)/arch/x86/boot/bzImage TOOLS=$(BUILD)/tools \
 		CHECK_SUITES="vm gate" VM_TIMEOUT=5400 $(TOP)/tools/check.sh
 
-# idle=poll: an idle TCG vCPU wakes slowly, which would penalise the quietest case.
-demo: module $(BUILD)/tools/xsched-demo
-	$(QEMU_RUN) --append idle=poll --module $(MODULE) --copy $(BUILD)/tools/xsched-demo --rmmod \
-		-- './xsched-demo $(DEMO_ARGS)'
+# The tables, then a latency CDF plot and a timeline of one urgent request
+# under $(BUILD)/demo (tools/demo/run-demo.sh names them at the end).
+demo: module $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xschedctl
+	@CACHE=$(CACHE) KREL=$(KREL) $(TOP)/tools/demo/run-demo.sh $(BUILD)/demo $(BUILD)/tools \
+		$(MODULE) '$(DEMO_ARGS)'
 
 bench: module
 	$(MAKE) -C libxsched bench TOP=$(TOP)
