@@ -9,6 +9,7 @@
 #                 Debian source (cached; the first build takes about 30 min on 2 cores)
 # make lint       checkpatch and sparse on the module
 # make install    install the module into the running kernel's tree (KDIR= its headers)
+# make install-tools  xschedctl and xschedctl(8) under PREFIX (libxsched: make -C libxsched install)
 #
 # Everything runs as root on Debian 12; missing packages are installed with apt.
 
@@ -34,7 +35,7 @@ QEMU_RUN = $(TOP)/tools/qemu-run.sh --cache $(CACHE) --krel $(KREL)
 MODULE = kmod/xsched_kfd.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module tools check check-debug demo bench lint install clean
+.PHONY: all deps kernel module tools check check-debug demo bench lint install install-tools clean
 
 all: module
 
@@ -102,6 +103,13 @@ lint: $(KERNEL_DEP)
 install: module
 	$(MAKE) -C $(KDIR_USED) M=$(TOP) modules_install
 	depmod -a
+
+# xschedctl and its man page (libxsched: make -C libxsched install).
+PREFIX ?= /usr/local
+install-tools: $(BUILD)/tools/xschedctl
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 $(BUILD)/tools/xschedctl $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0644 Documentation/man/xschedctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 clean:
 	-$(MAKE) -C $(KDIR_USED) M=$(TOP) clean 2>/dev/null

@@ -83,8 +83,8 @@ int main(void)
 	slots = v.sim_cus * v.sim_waves_per_cu;
 	bq = queue(-1, &bfd);
 	uq = queue(0, &ufd);
-	/* Workgroups of 20 x 5 ms: the batch kernel runs on past the request. */
-	submit(bq, slots, 20, 5000000, m.gpu_addr);
+	/* Workgroups of 40 x 10 ms: the batch kernel runs on well past the request. */
+	submit(bq, slots, 40, 10000000, m.gpu_addr);
 	usleep(100000);
 	t0 = now_ns();
 	seq = submit(uq, 4, 10, 100000, m.gpu_addr + 32768);
