@@ -21,6 +21,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -82,6 +83,8 @@ struct xsched_queue {
 	const struct xsched_backend_ops *ops;
 	void *priv;			/* backend's queue */
 	struct list_head node;		/* xsched_queues, under xsched_queues_lock */
+	pid_t pid;			/* process that registered it (init namespace) */
+	char comm[TASK_COMM_LEN];	/* its command */
 
 	struct mutex lock;		/* serialises suspend/resume/set_priority/release */
 	bool released;			/* under lock: the backend let go, call nothing */
@@ -98,6 +101,12 @@ struct xsched_queue {
 	u64 suspends, resumes, faults;
 	u64 last_suspend_ns, total_suspend_ns, max_suspend_ns;
 	u64 saved_bytes;
+	u64 stopped_ns;			/* time suspending or suspended, ended intervals */
+	/* Who asked for the current/last suspend (tracepoint xsched_queue_suspend). */
+	bool by_arbiter;
+	pid_t suspender;		/* caller's pid, or 0 for the arbiter */
+	u32 busy_uid;			/* the arbiter's reason: this queue was busy, */
+	s32 busy_prio;			/* at this priority */
 	struct list_head waiters;	/* blocked suspenders (struct xsched_waiter) */
 	wait_queue_head_t wq;		/* state changes and progress (poll) */
 	struct hrtimer poll_timer;	/* ops->polled: wakes pollers */
@@ -141,7 +150,7 @@ int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes);
 void xsched_queue_failed(struct xsched_queue *q, int err);
-void xsched_queue_wake(struct xsched_queue *q);
+void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr);
 int xsched_priority_check(s32 priority, s32 old);
 void xsched_queue_set_arbitrated(struct xsched_queue *q);
 void xsched_queues_init(void);

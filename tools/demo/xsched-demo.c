@@ -47,6 +47,7 @@ struct opts {
 	unsigned int batch_wg_ms;
 	unsigned int urgent_steps;
 	unsigned int urgent_step_us;
+	bool samples;		/* -S: print every latency (make demo plots them) */
 };
 
 struct queue {
@@ -166,6 +167,22 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * -S: a case's latencies in one line, "xsched-samples<TAB>NAME<TAB>us us ...",
+ * which `make demo` takes out of the output to draw the CDF plot.
+ */
+static void print_samples(const char *name, const uint64_t *v, unsigned int n)
+{
+	unsigned int i;
+
+	if (!opt.samples)
+		return;
+	printf("xsched-samples\t%s\t", name);
+	for (i = 0; i < n; i++)
+		printf("%s%.1f", i ? " " : "", v[i] / 1e3);
+	printf("\n");
 }
 
 /* Whether @n samples put at least TAIL_MIN above the @p-th percentile. */
@@ -297,6 +314,7 @@ static void run_case(const char *name, int with_batch, uint32_t mode,
 		pthread_join(th, NULL);
 	}
 	qsort(lat, opt.requests, sizeof(*lat), cmp_u64);
+	print_samples(name, lat, opt.requests);
 	res->name = name;
 	res->p50 = pct(lat, opt.requests, 50);
 	res->p90 = pct(lat, opt.requests, 90);
@@ -483,7 +501,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xsched-demo [-n requests] [-p period_us] [-b batch_workgroup_ms]\n"
-		"                   [-s urgent_steps] [-t urgent_step_us]\n");
+		"                   [-s urgent_steps] [-t urgent_step_us] [-S]\n"
+		"  -S  also print every urgent latency of each case (xsched-samples lines)\n");
 	exit(2);
 }
 
@@ -503,13 +522,14 @@ int main(int argc, char **argv)
 	struct result r[5];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "n:p:b:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:b:s:t:S")) != -1) {
 		switch (c) {
 		case 'n': opt.requests = arg_uint(optarg); break;
 		case 'p': opt.period_us = arg_uint(optarg); break;
 		case 'b': opt.batch_wg_ms = arg_uint(optarg); break;
 		case 's': opt.urgent_steps = arg_uint(optarg); break;
 		case 't': opt.urgent_step_us = arg_uint(optarg); break;
+		case 'S': opt.samples = true; break;
 		default: usage();
 		}
 	}
