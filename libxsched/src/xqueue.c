@@ -335,8 +335,7 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	if (!xqp || !plat || !plat->ops)
 		return -EINVAL;
 	*xqp = NULL;
-	if (attr && ((attr->flags & ~known) || attr->reserved[0] ||
-		     attr->reserved[1]))
+	if (attr && ((attr->flags & ~known) || attr->reserved[0]))
 		return -EINVAL;
 
 	arb_mode = cfg->arbiter;
