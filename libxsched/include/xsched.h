@@ -277,6 +277,13 @@ int xsched_xqueue_create_calls(struct xsched_xqueue **xqp,
  */
 int xsched_submit_call(struct xsched_xqueue *xq, const struct xsched_call *calls,
 		       unsigned int count, uint64_t *seq, int *status);
+/*
+ * Give a call queue its preemptor: queue @handle of @platform (a sim queue
+ * id, a kfd ring base), which then allows Lv2/Lv3 (xsched_set_level()).
+ * -EBUSY if it has one already.
+ */
+int xsched_set_preemptor(struct xsched_xqueue *xq, struct xsched_platform *platform,
+			 uint64_t handle);
 
 /* ---- XQueues ------------------------------------------------------------ */
 
@@ -332,9 +339,10 @@ int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags);
  * not suspended by the user; -EBUSY if the module's arbiter owns the XQueue. */
 int xsched_resume(struct xsched_xqueue *xq);
 
-/* Launch whatever is buffered (Lv1) now, as far as the policy allows, and
- * return once it was handed to the hardware queue or runtime; does not wait
- * for completion.  A held XQueue: -EAGAIN (nothing can be handed over). */
+/* Launch whatever is buffered (Lv1) now, whatever the threshold, and return
+ * once all of it was handed to the hardware queue or runtime; does not wait
+ * for completion.  While the XQueue is held (policy or user), waits until
+ * it is released: buffered commands never overtake the hold. */
 int xsched_flush(struct xsched_xqueue *xq);
 /*
  * Dependency hint: @xq will wait for command @seq of @src (stream-wait-event).
