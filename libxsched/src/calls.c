@@ -155,6 +155,18 @@ static int mark_cover(struct calls_q *q, uint64_t seq)
 	return 0;
 }
 
+static void c_mark_now(struct xsched_platform *p, void *pq)
+{
+	struct calls_q *q = cq_of(p);
+
+	(void)pq;
+	pthread_mutex_lock(&q->marks_lock);
+	/* Best effort: a full mark list or a refusal leaves waits coarser. */
+	if (q->nmarks < CALLS_MARKS)
+		(void)mark_cover(q, atomic_load(&q->launched));
+	pthread_mutex_unlock(&q->marks_lock);
+}
+
 static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 		  int64_t timeout_ns)
 {
@@ -232,6 +244,7 @@ struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *cops,
 		.thread_enter = c_thread_enter,
 		.take_status = c_take_status,
 		.drop = c_drop,
+		.mark_now = c_mark_now,
 	};
 	q->plat.ops = &q->ops;
 	q->plat.priv = q;

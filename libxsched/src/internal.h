@@ -114,6 +114,9 @@ struct xs_platform_ops {
 	/* Submitter: the first nonzero status of the calls the last launch()
 	 * ran (call commands), then 0 again.  Optional. */
 	int (*take_status)(struct xsched_platform *p, void *pq);
+	/* Submitter: note a completion point now (after what was launched),
+	 * so that a later wait for it does not wait for more.  Optional. */
+	void (*mark_now)(struct xsched_platform *p, void *pq);
 	/* Submitter: drop @n commands that will never be launched (release
 	 * what they own).  Optional. */
 	void (*drop)(struct xsched_platform *p, void *pq, const void *cmds,

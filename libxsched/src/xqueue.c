@@ -216,6 +216,10 @@ static int lv1_launch_buffered(struct xsched_xqueue *xq, bool all)
 		}
 		take_status(xq);
 		note_launch(xq, (unsigned int)n, hw_seq);
+		/* The worker waits for chunk ends: give it a mark there
+		 * rather than one that covers everything launched later. */
+		if (ops->mark_now)
+			ops->mark_now(xq->plat, xq->pq);
 		pthread_cond_broadcast(&xq->cond);
 	}
 	return 0;
