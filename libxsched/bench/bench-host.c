@@ -2,11 +2,11 @@
 /*
  * xsched-bench-host: libxsched's own costs, on the host, no VM, no GPU.
  *
- * A modelled runtime: one "GPU" thread runs the kernels handed to it in
- * order, each spinning for its modelled duration; a call command's function
- * hands one kernel over (a ring write); a completion mark is the count of
- * kernels handed over, waited for by spinning (as cudaEventSynchronize
- * does by default).
+ * A modelled runtime: the "GPU" runs the kernels handed to it in order,
+ * each for its modelled duration (computed from the clock, no thread); a
+ * call command's function hands one kernel over; a completion mark is the
+ * count of kernels handed over, waited for by spinning with sched_yield()
+ * (as cudaEventSynchronize does by default).
  *
  *   1. ns per launch in the caller, per level: xsched_submit_call() of a
  *      call whose function does nothing, minus calling it directly.  Lv3 is
@@ -40,51 +40,35 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- the modelled GPU ---- */
+/* ---- the modelled GPU ----
+ * No thread: kernel i ends at max(its launch, the end of kernel i-1) plus
+ * its duration, so the model costs no CPU and the host's cores go to the
+ * caller and the library only. */
 
-#define RING 1024
-static _Atomic uint64_t g_head, g_done;	/* kernels handed over, completed */
-static uint64_t g_dur[RING];
-static atomic_bool g_exit;
+#define RING (1U << 21)		/* kernels per run, at most */
+static _Atomic uint64_t g_head;	/* kernels handed over */
+static uint64_t g_end[RING];	/* when each ends (ns) */
 
-static void spin_ns(uint64_t ns)
-{
-	uint64_t end = now_ns() + ns;
-
-	while (now_ns() < end)
-		;
-}
-
-static void *gpu(void *arg)
-{
-	(void)arg;
-	while (!atomic_load(&g_exit)) {
-		uint64_t d = atomic_load(&g_done);
-
-		if (d == atomic_load_explicit(&g_head, memory_order_acquire)) {
-			sched_yield();
-			continue;
-		}
-		spin_ns(g_dur[d % RING]);
-		atomic_store_explicit(&g_done, d + 1, memory_order_release);
-	}
-	return NULL;
-}
-
-/* Hand one kernel to the GPU (waits while the ring is full). */
+/* Hand one kernel to the GPU (one launcher at a time). */
 static void gpu_launch(uint64_t dur)
 {
-	uint64_t h = atomic_load(&g_head);
+	uint64_t h = atomic_load(&g_head), t = now_ns();
+	uint64_t prev = h ? g_end[(h - 1) % RING] : 0;
 
-	while (h - atomic_load(&g_done) >= RING)
-		sched_yield();
-	g_dur[h % RING] = dur;
+	g_end[h % RING] = (prev > t ? prev : t) + dur;
 	atomic_store_explicit(&g_head, h + 1, memory_order_release);
+}
+
+/* Has kernel @target - 1 (and so every one before it) ended? */
+static bool gpu_done(uint64_t target)
+{
+	return !target || (atomic_load_explicit(&g_head, memory_order_acquire) >= target &&
+			   g_end[(target - 1) % RING] <= now_ns());
 }
 
 static void gpu_wait(uint64_t target)
 {
-	while (atomic_load_explicit(&g_done, memory_order_acquire) < target)
+	while (!gpu_done(target))
 		sched_yield();
 }
 
@@ -120,7 +104,7 @@ static int m_wait(void *ctx, void *mark, int64_t timeout_ns)
 	uint64_t target = (uint64_t)(uintptr_t)mark, start = now_ns();
 
 	(void)ctx;
-	while (atomic_load_explicit(&g_done, memory_order_acquire) < target) {
+	while (!gpu_done(target)) {
 		if (timeout_ns >= 0 && (int64_t)(now_ns() - start) >= timeout_ns)
 			return -ETIMEDOUT;
 		sched_yield();
@@ -265,10 +249,8 @@ int main(void)
 	static const uint64_t us[] = { 2, 5, 20 };
 	struct xsched_xqueue *lv1, *lv3;
 	double direct, via3, via1;
-	pthread_t g;
 	unsigned int k;
 
-	pthread_create(&g, NULL, gpu, NULL);
 	kernel_ns = 0;
 	lv3 = mkq(XSCHED_LV3);
 	lv1 = mkq(XSCHED_LV1);
@@ -303,7 +285,5 @@ int main(void)
 		       us[k] == 2 ? "10%" : us[k] == 5 ? "3%" : "-");
 	}
 	(void)xsched_xqueue_destroy(lv1);
-	atomic_store(&g_exit, true);
-	pthread_join(g, NULL);
 	return 0;
 }

@@ -203,6 +203,10 @@ static int lv1_launch_buffered(struct xsched_xqueue *xq, bool all)
 
 		if (n > room && !all)
 			n = room;
+		/* Batch-sized pieces: each ends at a completion mark the
+		 * worker can wait for without draining the hardware queue. */
+		if (n > xq->batch && !all)
+			n = xq->batch;
 		if (n > ops->max_submit)
 			n = ops->max_submit;
 		if (n > xq->buf_cap - idx)
