@@ -41,7 +41,11 @@ extern "C" {
 #endif
 
 #define XSCHED_LIB_VERSION_MAJOR 0
-#define XSCHED_LIB_VERSION_MINOR 1
+#define XSCHED_LIB_VERSION_MINOR 2
+
+/* The version of the library running (not the header compiled against):
+ * major << 16 | minor. */
+uint32_t xsched_version(void);
 
 /* Preemption levels. */
 enum xsched_level {

@@ -205,3 +205,8 @@ void xs_log(int level, const char *fmt, ...)
 	fputc('\n', stderr);
 	pthread_mutex_unlock(&log_lock);
 }
+
+XS_EXPORT uint32_t xsched_version(void)
+{
+	return (uint32_t)XSCHED_LIB_VERSION_MAJOR << 16 | XSCHED_LIB_VERSION_MINOR;
+}
