@@ -248,6 +248,11 @@ TEST(defect_fork_child_cannot_touch_parent_queues)
 		struct xsched_xqueue *mine;
 		struct mock_cmd c = cmd_tag(1, NULL, 0);
 
+		/* The mock's own locks are not fork-safe (a parent thread may
+		 * have held one): the child uses a mock of its own. */
+		mp = mock_create(false, 3);
+		mock_queue_create(mp, 64);
+		h2 = mock_queue_create(mp, 64);
 		if (xsched_suspend(xq, 0) != -ECHILD ||
 		    xsched_submit(xq, &c, 1, NULL) != -ECHILD ||
 		    xs_sched_count() != 0)
