@@ -11,9 +11,13 @@
 
 #include "xsched_test.h"
 
-/* Batch workgroups are long so that without preemption an urgent kernel would wait. */
-#define BATCH_STEPS	40
-#define BATCH_STEP_NS	(5 * XS_MS)		/* 200 ms per workgroup */
+/*
+ * Batch workgroups are long so that without preemption an urgent kernel would
+ * wait, and long against the CPU time the arbiter and the save take on a slow
+ * kernel in a VM short of CPU (up to about 100 ms).
+ */
+#define BATCH_STEPS	80
+#define BATCH_STEP_NS	(10 * XS_MS)		/* 800 ms per workgroup */
 #define WAIT_NS		(30 * XS_SEC)
 #define ARBITER_BATCH_PARAM	"/sys/module/xsched_kfd/parameters/arbiter_batch"
 
