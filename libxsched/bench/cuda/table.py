@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""Print the tables of one or more results.jsonl files (xbench.py, launch_overhead)."""
+import json
+import sys
+
+
+def load(paths):
+    """Rows of every file; each row knows its file (one device run), since
+    ratios are taken against the references measured in the same run."""
+    rows = []
+    for i, p in enumerate(paths):
+        with open(p) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    r = json.loads(line)
+                    r["run"] = i + 1
+                    rows.append(r)
+    return rows
+
+
+def f(x, nd=2):
+    return "-" if x is None else ("%.*f" % (nd, x))
+
+
+def main():
+    rows = load(sys.argv[1:])
+    alone = {}
+    balone = {}
+    for r in rows:
+        if r.get("mode") == "alone" and r.get("urgent") == "r18b4" and not r.get("graph"):
+            alone.setdefault((r["run"], r["xsched"]), r)
+        if r.get("mode") == "batch-alone":
+            balone.setdefault((r["batch"], r["xsched"]), r)
+
+    print("\n## urgent ResNet-18 b4 @ 20 req/s: P50 / P99 ms; x: against the urgent job alone natively in the same run")
+    print("(batch x: against the batch job alone natively, first run that measured it)")
+    print("| run | batch | case | libxsched | n | P50 | P99 | P50x | P99x | GPU P50/P99 | batch it/s | batch x | overlap |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if r.get("mode") not in ("alone", "stream", "proc"):
+            continue
+        case = r["mode"] if r["mode"] == "alone" else \
+            ("2 processes" if r["mode"] == "proc" else "1 process, %s prio" % r["prio"])
+        if r.get("urgent") != "r18b4":
+            case += " (%s)" % r.get("urgent")
+        if r.get("graph"):
+            case += " graph"
+        if r.get("sync") == "device":
+            case += ", device-wide sync"
+        ref = alone.get((r["run"], "native"))
+        p50x = r["p50"] / ref["p50"] if ref else None
+        p99x = r["p99"] / ref["p99"] if ref else None
+        b = balone.get((r.get("batch"), "native"))
+        bx = r.get("batch_its") / b["batch_its"] if b and r.get("batch_its") else None
+        ov = r.get("overlap")
+        print("| %d | %s | %s | %s | %d | %s | %s | %s | %s | %s/%s | %s | %s | %s |" % (
+            r["run"], r.get("batch"), case, r["xsched"], r["n"], f(r["p50"]), f(r["p99"]),
+            f(p50x), f(p99x), f(r.get("gpu_p50")), f(r.get("gpu_p99")),
+            f(r.get("batch_its")), f(bx), "-" if ov is None else "%.0f%%" % (100 * ov)))
+
+    bl = [r for r in rows if r.get("mode") == "batch-alone"]
+    if bl:
+        print("\n## batch jobs alone")
+        print("| run | batch | libxsched | it/s | ms/it |")
+        print("|---|---|---|---|---|")
+        for r in bl:
+            print("| %d | %s | %s | %s | %s |" % (r["run"], r["batch"], r["xsched"], f(r["batch_its"], 3),
+                                             f(r.get("ms_per_it"))))
+
+    lo = [r for r in rows if r.get("mode") == "launch"]
+    if lo:
+        nat = {(r["run"], r["setup"], r["kernel_ns"]): r for r in lo if r["xsched"] == "native"}
+        print("\n## per-launch overhead (median of 7 x launches)")
+        print("| run | setup | kernel ns | libxsched | host ns/launch | total ns/kernel | total x native | ok |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in lo:
+            n = nat.get((r["run"], r["setup"], r["kernel_ns"]))
+            x = r["total_ns"] / n["total_ns"] if n else None
+            print("| %d | %s | %d | %s | %s | %s | %s | %s |" % (
+                r["run"], r["setup"], r["kernel_ns"], r["xsched"], f(r["host_ns"], 0),
+                f(r["total_ns"], 0), f(x, 3), r.get("ok")))
+
+    tr = [r for r in rows if r.get("mode") == "transparency"]
+    for r in tr:
+        print("\n## transparency: " + json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()
