@@ -14,11 +14,13 @@
 #             alone, urgent alone, urgent beside the GEMM, ResNet-50 b16 and
 #             b256 in one process with the urgent stream at high CUDA priority
 #   xsched    the interposer: smoke test with XSCHED_LOG=debug, per-launch
-#             overhead, transparency (with and without), urgent alone and
-#             beside the same three batch jobs, high priority, preloaded
-#   more      SDPA in one process (native, libxsched), equal-priority streams
-#             and two processes for the GEMM and ResNet-50 b16 (native,
-#             libxsched)
+#             overhead (native and preloaded), transparency (with and
+#             without), then urgent alone and beside ResNet-50 b16 and b256
+#             in one process, high priority, each natively and preloaded
+#   more      urgent alone, beside the GEMM and SDPA in one process (high
+#             priority), two processes and equal-priority streams beside
+#             ResNet-50 b16, each natively and preloaded; and the urgent loop
+#             waiting on the whole device beside the GEMM
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 set -u
@@ -69,7 +71,8 @@ run_py() {
 	shift 2
 	if [ "$label" = xsched ]; then
 		[ -n "$XLIB" ] || { say "skip (no interposer): $*"; return 0; }
-		XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" >>"$LOG" 2>&1
+		XSCHED_LOG=${XSCHED_LOG:-info} XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB \
+			timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" >>"$LOG" 2>&1
 	else
 		XBENCH_XSCHED=native timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" >>"$LOG" 2>&1
 	fi
@@ -122,6 +125,23 @@ plan_native() {
 	cases_inproc native high gemm r50b16 r50b256
 }
 
+# pair MODE PRIO BATCH...: each case natively and then preloaded, back to back
+pair() {
+	local mode=$1 prio=$2 b
+	shift 2
+	for b in "$@"; do
+		say "$mode $prio $b: native, then libxsched"
+		run_py native $((REQ / 20 + 180)) "$mode" --batch "$b" --prio "$prio" --requests "$REQ" --tag "$mode-$prio-$b"
+		run_py xsched $((REQ / 20 + 180)) "$mode" --batch "$b" --prio "$prio" --requests "$REQ" --tag "$mode-$prio-$b"
+	done
+}
+
+alone_pair() {
+	say "urgent alone, native and libxsched"
+	run_py native 300 alone --requests "$REQ" --tag alone
+	run_py xsched 300 alone --requests "$REQ" --tag alone-xsched
+}
+
 plan_xsched() {
 	info
 	build
@@ -139,12 +159,13 @@ with torch.no_grad():
     hi.synchronize()
 print("smoke ok", torch.equal(a, b), float(a.sum()))
 ' >"$OUT/smoke.log" 2>&1
-	say "smoke rc=$?: $(grep -c . "$OUT/smoke.log") lines; $(tail -n 1 "$OUT/smoke.log")"
+	say "smoke rc=$?: $(grep -c . "$OUT/smoke.log") lines, $(grep -c "hook of" "$OUT/smoke.log") lookups hooked, $(grep -c "NOT scheduled\|not know" "$OUT/smoke.log") not scheduled, $(grep -c "hold q" "$OUT/smoke.log") holds; $(tail -n 1 "$OUT/smoke.log")"
+	overhead native
 	overhead xsched
 	say "transparency"
 	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
 	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
-	$PY - "$RES" <<'EOF' | tee -a "$LOG"
+	$PY - "$RES" <<'EOF2' | tee -a "$LOG"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if '"transparency"' in l]
 nat = [r for r in rows if r["xsched"] == "native"][-1:]
@@ -155,29 +176,20 @@ if nat and xs:
     print("TRANSPARENCY", "identical" if not diff else "DIFFERENT: %s" % diff)
     for k in ("infer_r50b16_its", "train_r50b16_its"):
         print("throughput %s native %.2f xsched %.2f ratio %.3f" % (k, nat[0][k], xs[0][k], xs[0][k] / nat[0][k]))
-EOF
-	say "urgent alone, native and libxsched"
-	run_py native 300 alone --requests "$REQ" --tag alone
-	run_py xsched 300 alone --requests "$REQ" --tag alone-xsched
-	cases_inproc xsched high gemm r50b16 r50b256
+EOF2
+	alone_pair
+	pair stream high r50b16 r50b256
 }
 
 plan_more() {
 	info
 	build
-	run_py native 300 alone --requests "$REQ" --tag alone
-	cases_inproc native high sdpa
-	cases_inproc xsched high sdpa
+	alone_pair
+	pair stream high gemm sdpa
+	pair proc equal r50b16
+	pair stream equal r50b16
 	say "the urgent loop waiting with torch.cuda.synchronize() (device-wide) beside the GEMM"
 	run_py native 200 stream --batch gemm --prio high --sync device --requests 100 --warmup 5 --tag stream-devsync-gemm
-	for b in gemm r50b16; do
-		say "stream equal $b"
-		run_py native $((REQ / 20 + 180)) stream --batch $b --prio equal --requests "$REQ" --tag "stream-equal-$b"
-		run_py xsched $((REQ / 20 + 180)) stream --batch $b --prio equal --requests "$REQ" --tag "stream-equal-$b"
-		say "two processes $b"
-		run_py native $((REQ / 20 + 180)) proc --batch $b --prio equal --requests "$REQ" --tag "proc-$b"
-		run_py xsched $((REQ / 20 + 180)) proc --batch $b --prio equal --requests "$REQ" --tag "proc-$b"
-	done
 }
 
 for p in "$@"; do

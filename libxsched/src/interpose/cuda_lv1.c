@@ -1163,6 +1163,17 @@ void *xc_redirect(const char *how, const char *name, void *real, int ver,
 
 	if (!real || !name || name[0] != 'c' || name[1] != 'u')
 		return real;
+	for (i = 0; i < xc_nentries && !hooked_name; i++)
+		hooked_name = !strcmp(xc_entries[i].base, name) ||
+			      !strcmp(xc_entries[i].name, name);
+	if (!hooked_name) {
+		/* Not stream work (allocation, properties, modules, the
+		 * runtime's own cuda* names through dlsym): untouched. */
+		if (dbg() && (ver || strncmp(name, "cuda", 4)))
+			xs_debug("cuda: %s(%s%s) -> pass-through (harmless: not stream work)", how,
+				 name, ver ? (pt ? ", per-thread" : ", legacy") : "");
+		return real;
+	}
 	if (!xc_init())
 		return real;
 	for (i = 0; i < xc_nentries; i++) {
@@ -1175,10 +1186,8 @@ void *xc_redirect(const char *how, const char *name, void *real, int ver,
 					 e->cls == XC_SCHEDULED ? "scheduled" : "ordered pass-through");
 			return e->hook;
 		}
-		if (!strcmp(e->base, name) || !strcmp(e->name, name))
-			hooked_name = true;
 	}
-	if (hooked_name && ver) {
+	if (ver) {
 		/* cuGetProcAddress gave an address that is no exported symbol:
 		 * pick our hook by what was asked (variant, ABI version). */
 		for (i = 0; i < xc_nentries; i++) {
@@ -1196,15 +1205,9 @@ void *xc_redirect(const char *how, const char *name, void *real, int ver,
 			return best->hook;
 		}
 	}
-	if (hooked_name) {
-		atomic_fetch_add(&stat_unmatched, 1);
-		xs_warn("cuda: %s(%s, %d, 0x%llx) returned a variant this library does not know; calls through it are NOT scheduled",
-			how, name, ver, (unsigned long long)flags);
-		return real;
-	}
-	if (dbg())
-		xs_debug("cuda: %s(%s%s) -> pass-through (harmless: not stream work)", how, name,
-			 ver ? (pt ? ", per-thread" : ", legacy") : "");
+	atomic_fetch_add(&stat_unmatched, 1);
+	xs_warn("cuda: %s(%s, %d, 0x%llx) returned a variant this library does not know; calls through it are NOT scheduled",
+		how, name, ver, (unsigned long long)flags);
 	return real;
 }
 
