@@ -127,6 +127,7 @@
 	X(cuStreamQuery, "cuStreamQuery", 0, 2000) \
 	X(cuStreamQuery_ptsz, "cuStreamQuery", 1, 7000) \
 	X(cuCtxSynchronize, "cuCtxSynchronize", 0, 2000) \
+	X(cuCtxSynchronize_v2, "cuCtxSynchronize", 0, 12090) \
 	X(cuStreamDestroy, "cuStreamDestroy", 0, 2000) \
 	X(cuStreamDestroy_v2, "cuStreamDestroy", 0, 4000) \
 	X(cuStreamBeginCapture, "cuStreamBeginCapture", 0, 10000) \
@@ -178,6 +179,7 @@ static CUresult (*real_cuStreamSynchronize_ptsz)(CUstream);
 static CUresult (*real_cuStreamQuery)(CUstream);
 static CUresult (*real_cuStreamQuery_ptsz)(CUstream);
 static CUresult (*real_cuCtxSynchronize)(void);
+static CUresult (*real_cuCtxSynchronize_v2)(CUcontext);
 static CUresult (*real_cuStreamDestroy)(CUstream);
 static CUresult (*real_cuStreamDestroy_v2)(CUstream);
 static begin_capture_v1_fn real_cuStreamBeginCapture;
@@ -244,6 +246,27 @@ static CUresult hook_cuCtxSynchronize(void)
 	return r;
 }
 EXPORT_AS(cuCtxSynchronize)
+
+/* CUDA 12.9+: synchronize a given context (NULL: the current one). */
+static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
+{
+	uint64_t snap[512];
+	unsigned int n = 0;
+	CUcontext ctx = c;
+	CUresult r;
+
+	READY(cuCtxSynchronize_v2);
+	xc_note_pass(&xc_entries[E_cuCtxSynchronize_v2], NULL);
+	if (!ctx && xc_real.ctx_get_current(&ctx) != CUDA_SUCCESS)
+		ctx = NULL;
+	if (ctx)
+		n = xc_ctx_snapshot(ctx, snap, 512);
+	r = real_cuCtxSynchronize_v2(c);
+	if (r == CUDA_SUCCESS)
+		xc_ctx_synchronized(ctx, snap, n);
+	return r;
+}
+EXPORT_AS(cuCtxSynchronize_v2)
 
 #define DESTROY_HOOK(sym)						\
 	static CUresult hook_##sym(CUstream h)				\

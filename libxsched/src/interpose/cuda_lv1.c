@@ -102,7 +102,7 @@ static struct {
 static struct xc_dom doms[XC_MAX_DEV];
 static atomic_uint_fast64_t stat_unmatched;
 static unsigned int cfg_threshold, cfg_step;
-static uint64_t cfg_hold_max_ns;
+static uint64_t cfg_hold_max_ns, cfg_hyst_ns;
 
 struct xc_tls_ent {
 	enum xc_kind kind;
@@ -338,6 +338,7 @@ static void print_stats(void)
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_bool init_ok;
+static void *cuda_handle;	/* the libcuda the real functions came from */
 
 #define REAL(field, sym) (xc_real.field = (__typeof__(xc_real.field))real_dlsym(h, sym))
 
@@ -358,6 +359,7 @@ static void do_init(void)
 		tls_in_init = false;
 		return;
 	}
+	cuda_handle = h;
 	for (i = 0; i < xc_nentries; i++) {
 		*xc_entries[i].real = real_dlsym(h, xc_entries[i].name);
 		if (!*xc_entries[i].real) {
@@ -409,6 +411,17 @@ static void do_init(void)
 		else
 			cfg_hold_max_ns = v * 1000000ULL;
 	}
+	cfg_hyst_ns = 500000;
+	s = getenv("XSCHED_HYSTERESIS_US");
+	if (s && *s) {
+		char *end;
+		unsigned long long v = strtoull(s, &end, 10);
+
+		if (*end || v > 1000000)
+			xs_warn("cuda: XSCHED_HYSTERESIS_US=%s is not a number of us up to 1000000; using 500", s);
+		else
+			cfg_hyst_ns = v * 1000ULL;
+	}
 	for (i = 0; i < XC_MAX_DEV; i++) {
 		pthread_mutex_init(&doms[i].lock, NULL);
 		atomic_store(&doms[i].max_prio, INT_MIN);
@@ -417,9 +430,9 @@ static void do_init(void)
 	pthread_key_create(&pt_key, pt_exit);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(print_stats);
-	xs_info("cuda: interposer ready: Lv1, threshold %u, progress every %u calls, hold limit %llu ms; %u of %u hooked symbols absent from this libcuda",
-		cfg_threshold, cfg_step, (unsigned long long)(cfg_hold_max_ns / 1000000),
-		miss, xc_nentries);
+	xs_info("cuda: interposer ready: Lv1, threshold %u, progress every %u calls, hysteresis %llu us, hold limit %llu ms; %u of %u hooked symbols absent from this libcuda",
+		cfg_threshold, cfg_step, (unsigned long long)(cfg_hyst_ns / 1000),
+		(unsigned long long)(cfg_hold_max_ns / 1000000), miss, xc_nentries);
 	atomic_store(&init_ok, true);
 	tls_in_init = false;
 }
@@ -837,40 +850,63 @@ static int wait_idle(struct xc_queue *h, uint64_t deadline)
 	return 0;
 }
 
+/*
+ * Hold @q while a higher-priority queue of its device has work, and for
+ * XSCHED_HYSTERESIS_US after it went idle: an urgent job launched from
+ * Python leaves short gaps between its own kernels, and a release into each
+ * gap would let batch work in between them.
+ */
 static void hold_wait(struct xc_queue *q)
 {
-	uint64_t t0 = 0, now;
+	uint64_t t0 = 0, idle_since = 0, now;
 	struct xc_queue *h, *first = NULL;
 	int r;
 
-	while ((h = busy_higher(q))) {
-		if (!t0) {
-			t0 = xs_now_ns();
-			first = h;
-			if (dbg())
-				xs_debug("cuda: hold q%u (prio %d, dev %d): q%u (prio %d) has %llu calls in flight",
-					 q->id, q->prio, q->dev, h->id, h->prio,
-					 (unsigned long long)(atomic_load(&h->launched) -
-							      atomic_load(&h->done)));
+	for (;;) {
+		h = busy_higher(q);
+		if (h) {
+			if (!t0) {
+				t0 = xs_now_ns();
+				first = h;
+				if (dbg())
+					xs_debug("cuda: hold q%u (prio %d, dev %d): q%u (prio %d) has %llu calls in flight",
+						 q->id, q->prio, q->dev, h->id, h->prio,
+						 (unsigned long long)(atomic_load(&h->launched) -
+								      atomic_load(&h->done)));
+			}
+			r = wait_idle(h, t0 + cfg_hold_max_ns);
+			if (r == -ETIMEDOUT) {
+				now = xs_now_ns();
+				xs_warn("cuda: q%u held for %llu ms by q%u; letting its call through (XSCHED_CUDA_HOLD_MAX_MS)",
+					q->id, (unsigned long long)((now - t0) / 1000000), h->id);
+				break;
+			}
+			if (r)
+				break;
+			idle_since = xs_now_ns();
+			continue;
 		}
-		r = wait_idle(h, t0 + cfg_hold_max_ns);
-		if (r == -ETIMEDOUT) {
-			now = xs_now_ns();
-			xs_warn("cuda: q%u held for %llu ms by q%u; letting its call through (XSCHED_CUDA_HOLD_MAX_MS)",
-				q->id, (unsigned long long)((now - t0) / 1000000), h->id);
+		if (!t0)
+			return;
+		now = xs_now_ns();
+		if (now - idle_since >= cfg_hyst_ns || now - t0 > cfg_hold_max_ns)
 			break;
+		{
+			uint64_t left = cfg_hyst_ns - (now - idle_since);
+			struct timespec ts = { 0, (long)(left < 20000 ? left : 20000) };
+
+			nanosleep(&ts, NULL);
 		}
-		if (r)
-			break;
 	}
-	if (t0) {
+	{
 		uint64_t dur = xs_now_ns() - t0;
 
 		atomic_fetch_add(&q->holds, 1);
 		atomic_fetch_add(&q->hold_ns, dur);
 		if (dbg())
-			xs_debug("cuda: release q%u (prio %d): q%u and higher idle, held %llu.%03llu us",
+			xs_debug("cuda: release q%u (prio %d): q%u and higher idle for %llu us, held %llu.%03llu us",
 				 q->id, q->prio, first->id,
+				 (unsigned long long)(cfg_hyst_ns / 1000),
 				 (unsigned long long)(dur / 1000),
 				 (unsigned long long)(dur % 1000));
 	}
@@ -1153,6 +1189,26 @@ void xc_note_pass(struct xc_entry *e, CUstream h)
 
 /* ---- symbol redirection ----------------------------------------------------- */
 
+/* Does libcuda export an ABI of @name (name_vN, N >= 2) that has no hook
+ * here?  Then an unknown address may be that ABI: no hook fits it. */
+static bool newer_abi(const char *name, bool pt)
+{
+	char buf[128];
+	unsigned int v, i;
+
+	for (v = 2; v <= 9; v++) {
+		snprintf(buf, sizeof(buf), "%s_v%u%s", name, v, pt ? "_ptsz" : "");
+		if (!cuda_handle || !real_dlsym(cuda_handle, buf))
+			continue;
+		for (i = 0; i < xc_nentries; i++)
+			if (!strcmp(xc_entries[i].name, buf))
+				break;
+		if (i == xc_nentries)
+			return true;
+	}
+	return false;
+}
+
 void *xc_redirect(const char *how, const char *name, void *real, int ver,
 		  uint64_t flags)
 {
@@ -1199,7 +1255,7 @@ void *xc_redirect(const char *how, const char *name, void *real, int ver,
 			if (!best || e->since > best->since)
 				best = e;
 		}
-		if (best) {
+		if (best && !newer_abi(name, pt)) {
 			xs_warn("cuda: %s(%s, %d, %s) returned %p, which is no exported symbol; using the hook of %s (matched by name, version and flags)",
 				how, name, ver, pt ? "per-thread" : "legacy", real, best->name);
 			return best->hook;

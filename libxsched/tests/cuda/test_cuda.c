@@ -225,6 +225,19 @@ TEST(launch_arguments_reach_the_driver_unchanged)
 
 /* ---- Lv1 with per-stream priorities ---- */
 
+struct thr_arg {
+	CUstream s;
+	int id;
+};
+
+static void *launch_thread(void *p)
+{
+	struct thr_arg *a = p;
+
+	launch(a->s, a->id, MS);
+	return NULL;
+}
+
 TEST(lower_stream_waits_while_higher_has_work)
 {
 	CUstream hi = mk(-1), lo = mk(0);
@@ -276,6 +289,31 @@ TEST(lower_stream_has_at_most_threshold_in_flight)
 	ASSERT_GE(most, 3);	/* and it does run ahead of the GPU up to it */
 }
 
+TEST(hysteresis_bridges_a_gap_in_higher_work)
+{
+	CUstream hi, lo;
+	struct fake_rec b, r;
+	struct timespec gap = { 0, 2000000 };
+	pthread_t t;
+	struct thr_arg a;
+
+	setenv("XSCHED_HYSTERESIS_US", "20000", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(lo, 73, 0);
+	launch(hi, 74, 20 * MS);
+	a.s = lo;
+	a.id = 75;
+	ASSERT_EQ(pthread_create(&t, NULL, launch_thread, &a), 0);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	nanosleep(&gap, NULL);	/* the urgent job's host work between kernels */
+	launch(hi, 76, 20 * MS);
+	pthread_join(t, NULL);
+	b = rec_of(76);
+	r = rec_of(75);
+	ASSERT_GE(r.submit, b.end);
+}
+
 TEST(equal_priorities_never_wait)
 {
 	CUstream a = mk(0), b = mk(0);
@@ -286,19 +324,6 @@ TEST(equal_priorities_never_wait)
 	ra = rec_of(40);
 	rb = rec_of(41);
 	ASSERT_LE(rb.submit - ra.submit, 10 * MS);
-}
-
-struct thr_arg {
-	CUstream s;
-	int id;
-};
-
-static void *launch_thread(void *p)
-{
-	struct thr_arg *a = p;
-
-	launch(a->s, a->id, MS);
-	return NULL;
 }
 
 static void launch_from_thread(CUstream s, int id)
