@@ -17,6 +17,11 @@
 #             overhead (native and preloaded), transparency (with and
 #             without), then urgent alone and beside ResNet-50 b16 and b256
 #             in one process, high priority, each natively and preloaded
+#   final     per-launch overhead and ResNet-50 b16 throughput alone, each
+#             natively and preloaded in alternating processes; urgent alone
+#             and beside ResNet-50 b16 and the GEMM in one process (high
+#             priority), and two processes beside ResNet-50 b16, each
+#             natively and preloaded
 #   more      urgent alone, beside the GEMM and SDPA in one process (high
 #             priority), two processes and equal-priority streams beside
 #             ResNet-50 b16, each natively and preloaded; and the urgent loop
@@ -81,18 +86,30 @@ run_py() {
 	tail -n 1 "$RES"
 }
 
-overhead() {
-	local label=$1 pre=
-	if [ "$label" = xsched ]; then
-		[ -n "$XLIB" ] || return 0
-		pre=$XLIB
-	fi
-	say "launch overhead $label"
+overhead() {	# labels...: one process per label in turn, per setup and kernel
+	local setup kns label pre
+	say "launch overhead: $*"
 	for setup in one low high; do
 		for kns in 0 5000 20000; do
-			XBENCH_XSCHED=$label LD_PRELOAD=$pre timeout 120 "$BUILD/launch_overhead" $kns 20000 $setup \
-				>>"$RES" 2>>"$LOG" || say "launch_overhead $label $setup $kns failed"
+			for label in "$@"; do
+				pre=
+				if [ "$label" = xsched ]; then
+					[ -n "$XLIB" ] || continue
+					pre=$XLIB
+				fi
+				XBENCH_XSCHED=$label LD_PRELOAD=$pre timeout 120 "$BUILD/launch_overhead" $kns 10000 $setup \
+					>>"$RES" 2>>"$LOG" || say "launch_overhead $label $setup $kns failed"
+			done
 		done
+	done
+}
+
+throughput_pairs() {	# ResNet-50 b16 inference and training alone, alternating
+	local i
+	say "throughput alone, native and libxsched alternating"
+	for i in 1 2; do
+		XBENCH_XSCHED=native timeout 120 $PY "$HERE/transparency.py" --throughput-only --out "$RES" >>"$LOG" 2>&1
+		XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 120 $PY "$HERE/transparency.py" --throughput-only --out "$RES" >>"$LOG" 2>&1
 	done
 }
 
@@ -160,8 +177,7 @@ with torch.no_grad():
 print("smoke ok", torch.equal(a, b), float(a.sum()))
 ' >"$OUT/smoke.log" 2>&1
 	say "smoke rc=$?: $(grep -c . "$OUT/smoke.log") lines, $(grep -c "hook of" "$OUT/smoke.log") lookups hooked, $(grep -c "NOT scheduled\|not know" "$OUT/smoke.log") not scheduled, $(grep -c "hold q" "$OUT/smoke.log") holds; $(tail -n 1 "$OUT/smoke.log")"
-	overhead native
-	overhead xsched
+	overhead native xsched
 	say "transparency"
 	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
 	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
@@ -181,6 +197,17 @@ EOF2
 	pair stream high r50b16 r50b256
 }
 
+plan_final() {
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	overhead native xsched native xsched
+	throughput_pairs
+	alone_pair
+	pair stream high r50b16 gemm
+	pair proc equal r50b16
+}
+
 plan_more() {
 	info
 	build
@@ -196,8 +223,9 @@ for p in "$@"; do
 	case $p in
 	native) plan_native ;;
 	xsched) plan_xsched ;;
+	final) plan_final ;;
 	more) plan_more ;;
-	all) plan_native; plan_xsched; plan_more ;;
+	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac
 done

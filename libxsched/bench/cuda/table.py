@@ -70,16 +70,31 @@ def main():
 
     lo = [r for r in rows if r.get("mode") == "launch"]
     if lo:
-        nat = {(r["run"], r["setup"], r["kernel_ns"]): r for r in lo if r["xsched"] == "native"}
-        print("\n## per-launch overhead (median of 7 x launches)")
-        print("| run | setup | kernel ns | libxsched | host ns/launch | total ns/kernel | total x native | ok |")
-        print("|---|---|---|---|---|---|---|---|")
+        # processes of one configuration (alternating native/libxsched): medians
+        agg = {}
         for r in lo:
-            n = nat.get((r["run"], r["setup"], r["kernel_ns"]))
-            x = r["total_ns"] / n["total_ns"] if n else None
-            print("| %d | %s | %d | %s | %s | %s | %s | %s |" % (
-                r["run"], r["setup"], r["kernel_ns"], r["xsched"], f(r["host_ns"], 0),
-                f(r["total_ns"], 0), f(x, 3), r.get("ok")))
+            agg.setdefault((r["run"], r["setup"], r["kernel_ns"], r["xsched"]), []).append(r)
+        med = lambda xs: sorted(xs)[len(xs) // 2]
+        print("\n## per-launch overhead (median of 7 x launches per process; median over processes)")
+        print("| run | setup | kernel ns | libxsched | processes | host ns/launch | total ns/kernel | total x native | ok |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for k in sorted(agg, key=lambda k: (k[0], ["one", "low", "high"].index(k[1]), k[2], k[3] != "native")):
+            rs = agg[k]
+            n = agg.get((k[0], k[1], k[2], "native"))
+            tot = med([r["total_ns"] for r in rs])
+            x = tot / med([r["total_ns"] for r in n]) if n else None
+            print("| %d | %s | %d | %s | %d | %s | %s | %s | %s |" % (
+                k[0], k[1], k[2], k[3], len(rs), f(med([r["host_ns"] for r in rs]), 0),
+                f(tot, 0), f(x, 3), all(r.get("ok") for r in rs)))
+
+    th = [r for r in rows if r.get("mode") == "throughput"]
+    if th:
+        print("\n## ResNet-50 b16 alone, it/s (alternating processes)")
+        print("| run | libxsched | inference | training |")
+        print("|---|---|---|---|")
+        for r in th:
+            print("| %d | %s | %s | %s |" % (r["run"], r["xsched"], f(r["infer_r50b16_its"]),
+                                          f(r["train_r50b16_its"])))
 
     tr = [r for r in rows if r.get("mode") == "transparency"]
     for r in tr:

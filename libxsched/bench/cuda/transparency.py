@@ -166,11 +166,21 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--out")
+    ap.add_argument("--throughput-only", action="store_true")
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = False
     torch.backends.cudnn.deterministic = True
     torch.use_deterministic_algorithms(True)
     t = time.time()
+    if args.throughput_only:
+        r = {"mode": "throughput", "xsched": os.environ.get("XBENCH_XSCHED", "native")}
+        r.update(throughput(args.seconds))
+        line = json.dumps(r)
+        print(line, flush=True)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write(line + "\n")
+        return
     r = {"mode": "transparency", "xsched": os.environ.get("XBENCH_XSCHED", "native")}
     r["randn"] = h(torch.randn(1000, device="cuda", generator=torch.Generator(device="cuda").manual_seed(7)))
     r["train_losses"], r["train_weights"] = train(args.steps)
