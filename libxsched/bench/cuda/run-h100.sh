@@ -22,10 +22,12 @@
 #             and beside ResNet-50 b16 and the GEMM in one process (high
 #             priority), and two processes beside ResNet-50 b16, each
 #             natively and preloaded
-#   more      urgent alone, beside the GEMM and SDPA in one process (high
-#             priority), two processes and equal-priority streams beside
-#             ResNet-50 b16, each natively and preloaded; and the urgent loop
-#             waiting on the whole device beside the GEMM
+#   more      ResNet-50 b16 alone beside an idle high-priority stream; urgent
+#             alone, beside ResNet-50 b256 and SDPA in one process (high
+#             priority) and beside ResNet-50 b16 on an equal-priority stream,
+#             each natively and preloaded; libxsched at threshold 64 beside
+#             ResNet-50 b16; the urgent loop waiting on the whole device
+#             beside the GEMM
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 set -u
@@ -209,14 +211,22 @@ plan_final() {
 }
 
 plan_more() {
+	local i
 	info
 	build
+	[ -n "$XLIB" ] || return 1
+	say "ResNet-50 b16 alone beside an idle high-priority stream, alternating"
+	for i in 1 2; do
+		run_py native 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+		run_py xsched 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+	done
 	alone_pair
-	pair stream high gemm sdpa
-	pair proc equal r50b16
+	pair stream high r50b256 sdpa
 	pair stream equal r50b16
+	say "libxsched with threshold 64, batch 32 beside ResNet-50 b16"
+	XSCHED_THRESHOLD=64 XSCHED_BATCH=32 run_py xsched $((REQ / 20 + 180)) stream --batch r50b16 --prio high --requests "$REQ" --tag stream-high-r50b16-t64
 	say "the urgent loop waiting with torch.cuda.synchronize() (device-wide) beside the GEMM"
-	run_py native 200 stream --batch gemm --prio high --sync device --requests 100 --warmup 5 --tag stream-devsync-gemm
+	run_py native 200 stream --batch gemm --prio high --sync device --requests 60 --warmup 5 --tag stream-devsync-gemm
 }
 
 for p in "$@"; do

@@ -48,6 +48,8 @@ def main():
             case += " graph"
         if r.get("sync") == "device":
             case += ", device-wide sync"
+        if r.get("case", "").endswith("-t64"):
+            case += ", threshold 64"
         ref = alone.get((r["run"], "native"))
         p50x = r["p50"] / ref["p50"] if ref else None
         p99x = r["p99"] / ref["p99"] if ref else None
@@ -62,10 +64,12 @@ def main():
     bl = [r for r in rows if r.get("mode") == "batch-alone"]
     if bl:
         print("\n## batch jobs alone")
-        print("| run | batch | libxsched | it/s | ms/it |")
-        print("|---|---|---|---|---|")
+        print("| run | batch | libxsched | beside an idle high-priority stream | it/s | ms/it |")
+        print("|---|---|---|---|---|---|")
         for r in bl:
-            print("| %d | %s | %s | %s | %s |" % (r["run"], r["batch"], r["xsched"], f(r["batch_its"], 3),
+            print("| %d | %s | %s | %s | %s | %s |" % (r["run"], r["batch"], r["xsched"],
+                                                    "yes" if r.get("idle_high") else "no",
+                                                    f(r["batch_its"], 3),
                                              f(r.get("ms_per_it"))))
 
     lo = [r for r in rows if r.get("mode") == "launch"]

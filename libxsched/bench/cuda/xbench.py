@@ -338,6 +338,15 @@ def batch_worker(args):
 
 
 def batch_alone(args):
+    if args.idle_high:
+        # A high-priority stream that has run once and is idle: under
+        # libxsched the batch stream is then a lower queue (Lv1 in-flight
+        # cap, no holds), the cost the batch job pays while nothing urgent
+        # runs.
+        hi = make_stream(-1)
+        with torch.cuda.stream(hi):
+            torch.zeros(1, device="cuda").add_(1.0)
+        hi.synchronize()
     br = BatchRunner(args.batch, 0, events=False)
     th = threading.Thread(target=br.body, daemon=True)
     th.start()
@@ -351,6 +360,7 @@ def batch_alone(args):
     th.join()
     its = its_in(br.ends, (t0, t1))
     rec = {"case": args.tag, "batch": args.batch, "mode": "batch-alone",
+           "idle_high": args.idle_high,
            "xsched": os.environ.get("XBENCH_XSCHED", "native"),
            "batch_its": its, "seconds": args.seconds,
            "ms_per_it": 1e3 / its if its else None}
@@ -368,6 +378,7 @@ def main():
     ap.add_argument("--rate", type=float, default=20.0)
     ap.add_argument("--graph", action="store_true")
     ap.add_argument("--sync", default="stream", choices=["stream", "device"])
+    ap.add_argument("--idle-high", action="store_true")
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", default="results.jsonl")
