@@ -505,6 +505,23 @@ API CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream
 	return memcpy_async(h, 1);
 }
 
+/* An ABI of cuMemcpyAsync that the interposer has no hook for (a later
+ * driver's _v2): FAKE_CUDA_PROC_INTERNAL hands out an internal address for
+ * "cuMemcpyAsync", which must then not be taken for the ABI we know. */
+API CUresult cuMemcpyAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h);
+API CUresult cuMemcpyAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
+{
+	(void)d;
+	(void)s;
+	(void)n;
+	return memcpy_async(h, 0);
+}
+
+static CUresult internal_memcpy(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
+{
+	return cuMemcpyAsync_v2(d, s, n, h);
+}
+
 /* ---- cuGetProcAddress: from its own table ---- */
 
 #define F(n) { #n, (void *)n }
@@ -544,10 +561,13 @@ static CUresult get_proc(const char *sym, void **pfn, cuuint64_t flags)
 	char buf[128];
 
 	*pfn = NULL;
-	if (env && *env == '1' && !strcmp(sym, "cuLaunchKernel") &&
-	    !(flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)) {
-		*pfn = (void *)internal_launch;
-		return CUDA_SUCCESS;
+	if (env && *env == '1' && !(flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)) {
+		if (!strcmp(sym, "cuLaunchKernel"))
+			*pfn = (void *)internal_launch;
+		if (!strcmp(sym, "cuMemcpyAsync"))
+			*pfn = (void *)internal_memcpy;
+		if (*pfn)
+			return CUDA_SUCCESS;
 	}
 	for (; *s; s++) {
 		if (strlen(sym) + strlen(*s) + 1 > sizeof(buf))

@@ -10,7 +10,9 @@
  * cuGetProcAddress answers from its own table, as the real driver does.
  *
  * FAKE_CUDA_PROC_INTERNAL=1: cuGetProcAddress hands out internal addresses
- * (no exported symbol) for cuLaunchKernel, as a driver may.
+ * (no exported symbol) for cuLaunchKernel and cuMemcpyAsync, as a driver
+ * may; the fake also exports a cuMemcpyAsync_v2 (an ABI the interposer has
+ * no hook for).
  */
 #ifndef FAKE_LIBCUDA_H
 #define FAKE_LIBCUDA_H

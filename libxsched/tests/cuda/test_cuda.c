@@ -196,6 +196,19 @@ TEST(unknown_address_is_matched_by_name)
 	ASSERT_EQ(rec_of(3).variant, FAKE_LEGACY);
 }
 
+TEST(unknown_address_of_a_newer_abi_is_not_hooked)
+{
+	gpa_fn f = gpa();
+	void *p = NULL;
+
+	/* libcuda exports cuMemcpyAsync_v2, which has no hook: an unknown
+	 * address for "cuMemcpyAsync" may be that ABI, so it passes through
+	 * (with a warning) rather than reach a hook of another signature. */
+	setenv("FAKE_CUDA_PROC_INTERNAL", "1", 1);
+	ASSERT_EQ(f("cuMemcpyAsync", &p, 13000, 0, NULL), CUDA_SUCCESS);
+	ASSERT_TRUE(in_fake(p));
+}
+
 TEST(launch_arguments_reach_the_driver_unchanged)
 {
 	void *params[2] = { (void *)1, (void *)2 }, *extra[1] = { NULL };
