@@ -54,6 +54,8 @@ struct xsi_event {
 
 struct xsi_state {
 	pthread_mutex_t lock;	/* inserts, removals, the event table */
+	void *libs[8];		/* rt->libs, opened */
+	size_t nlibs;
 	_Atomic(struct xsi_stream *) slots[XSI_SLOTS];
 	unsigned int count;
 	struct xsi_stream *retired;
@@ -152,9 +154,76 @@ void *xsi_dlsym(void *handle, const char *name, void *real)
 	return real;
 }
 
+/* Does the runtime's library export @name_v<N>[_ptsz] that no entry hooks? */
+static bool newer_abi(const struct xsi_runtime *rt, const char *name, bool pt)
+{
+	char buf[128];
+	unsigned int v;
+	size_t l;
+
+	for (v = 2; v <= 9; v++) {
+		snprintf(buf, sizeof(buf), "%s_v%u%s", name, v, pt ? "_ptsz" : "");
+		for (l = 0; l < rt->state->nlibs; l++)
+			if (real_dlsym(rt->state->libs[l], buf) && !xsi_entry_find(rt, buf))
+				return true;
+	}
+	return false;
+}
+
+static const char *base_of(const struct xsi_entry *e)
+{
+	return e->base ? e->base : e->name;
+}
+
+void *xsi_proc_redirect(struct xsi_runtime *rt, const char *name, void *real,
+			int ver, bool per_thread)
+{
+	const struct xsi_entry *best = NULL;
+	bool ours = false;
+	size_t i;
+
+	if (!real || !name || !rt->state)
+		return real;
+	for (i = 0; i < rt->nentries && !ours; i++)
+		ours = !strcmp(base_of(&rt->entries[i]), name) ||
+		       !strcmp(rt->entries[i].name, name);
+	if (!ours) {
+		xsi_log(rt, "%s(%s%s): pass-through (harmless)", "GetProcAddress", name,
+			per_thread ? ", per-thread" : "");
+		return real;
+	}
+	for (i = 0; i < rt->nentries; i++) {
+		const struct xsi_entry *e = &rt->entries[i];
+
+		if ((e->real && *e->real == real) || e->hook == real) {
+			xsi_log(rt, "GetProcAddress(%s%s): hook of %s", name,
+				per_thread ? ", per-thread" : "", e->name);
+			return e->hook;
+		}
+	}
+	/* An address that is no exported symbol: choose by what was asked. */
+	for (i = 0; i < rt->nentries; i++) {
+		const struct xsi_entry *e = &rt->entries[i];
+
+		if (strcmp(base_of(e), name) || !!(e->flags & XSI_ENTRY_PER_THREAD) != per_thread ||
+		    ver < e->since || !e->real || !*e->real)
+			continue;
+		if (!best || e->since > best->since)
+			best = e;
+	}
+	if (best && !newer_abi(rt, name, per_thread)) {
+		xs_warn("%s: GetProcAddress(%s, %d, %s) returned %p, which is no exported symbol; using the hook of %s (matched by name, version and variant)",
+			rt->name, name, ver, per_thread ? "per-thread" : "legacy", real, best->name);
+		return best->hook;
+	}
+	xs_warn("%s: GetProcAddress(%s, %d, %s) returned a variant this library does not know; calls through it are NOT scheduled",
+		rt->name, name, ver, per_thread ? "per-thread" : "legacy");
+	return real;
+}
+
 static void resolve(struct xsi_runtime *rt)
 {
-	void *libs[8];
+	void **libs = rt->state->libs;
 	size_t i, nl = 0, l;
 
 	for (l = 0; rt->libs && rt->libs[l] && nl < 8; l++) {
@@ -178,6 +247,7 @@ static void resolve(struct xsi_runtime *rt)
 		if (f != e->hook)
 			*e->real = f;
 	}
+	rt->state->nlibs = nl;
 }
 
 /* ---- fork ----------------------------------------------------------------- */

@@ -102,6 +102,11 @@ struct xsi_entry {
 	uint32_t flags;		/* XSI_ENTRY_* */
 	void *hook;		/* ours, with the runtime's signature */
 	void **real;		/* where the runtime's function is stored */
+	/* For the runtime's own lookup (xsi_proc_redirect()): the name it is
+	 * asked for ("cuLaunchKernel" for cuLaunchKernel_ptsz; NULL: @name)
+	 * and the first ABI version of that name with this signature. */
+	const char *base;
+	int since;
 };
 
 /* What the core knows of a stream. */
@@ -238,6 +243,17 @@ void *xsi_redirect(struct xsi_runtime *rt, const char *name, void *real);
 /* dlsym(@handle, @name) gave @real: the hook of any registered runtime's
  * entry of that name, else @real. */
 void *xsi_dlsym(void *handle, const char *name, void *real);
+/*
+ * The runtime's lookup (cuGetProcAddress) gave @real for @name asked at ABI
+ * version @ver, per-thread variant or not: the hook of the entry whose real
+ * function is @real; else, when @real is no exported symbol (the runtime
+ * hands out internal addresses), the entry of base @name, that variant and
+ * the highest `since` <= @ver, unless the runtime's library exports a later
+ * ABI of @name (<name>_v<N>) that no entry hooks (its signature may differ:
+ * then @real, with a warning); @real for a name no entry has.
+ */
+void *xsi_proc_redirect(struct xsi_runtime *rt, const char *name, void *real,
+			int ver, bool per_thread);
 
 /* ---- log ---------------------------------------------------------------- */
 

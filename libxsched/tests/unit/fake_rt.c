@@ -111,15 +111,16 @@ static const char *(*p_name)(void);
 
 static struct xsi_entry entries[] = {
 	{ "fakeLaunch", NULL, XSI_SCHEDULED, XSI_SCOPE_STREAM, 0,
-	  (void *)fakeLaunch, (void **)&p_launch },
+	  (void *)fakeLaunch, (void **)&p_launch, NULL, 0 },
 	{ "fakeLaunch_ptsz", NULL, XSI_SCHEDULED, XSI_SCOPE_STREAM,
-	  XSI_ENTRY_PER_THREAD, (void *)fakeLaunch_ptsz, (void **)&p_launch_ptsz },
+	  XSI_ENTRY_PER_THREAD, (void *)fakeLaunch_ptsz, (void **)&p_launch_ptsz,
+	  "fakeLaunch", 0 },
 	{ "fakeStreamSynchronize", NULL, XSI_ORDERED, XSI_SCOPE_STREAM, 0,
-	  (void *)fakeStreamSynchronize, (void **)&p_sync },
+	  (void *)fakeStreamSynchronize, (void **)&p_sync, NULL, 0 },
 	{ "fakeDeviceSynchronize", NULL, XSI_ORDERED, XSI_SCOPE_DEVICE, 0,
-	  (void *)fakeDeviceSynchronize, (void **)&p_devsync },
+	  (void *)fakeDeviceSynchronize, (void **)&p_devsync, NULL, 0 },
 	{ "fakeGetName", NULL, XSI_HARMLESS, XSI_SCOPE_STREAM, 0,
-	  (void *)fakeGetName, (void **)&p_name },
+	  (void *)fakeGetName, (void **)&p_name, NULL, 0 },
 };
 
 static enum xsi_default f_default_kind(uintptr_t h)

@@ -206,6 +206,33 @@ TEST(interpose_dlsym_and_proc_address_return_the_hook)
 		    (void *)real_marker);
 }
 
+static int internal_marker(void)
+{
+	return 43;
+}
+
+/* The runtime's own lookup: by the real address, else by base name,
+ * variant and version (an internal address the runtime hands out). */
+TEST(interpose_proc_address_matches_address_then_name_and_variant)
+{
+	void *real_launch;
+
+	fake_auto = true;
+	fake_init();
+	real_launch = *xsi_entry_find(&fake_rt, "fakeLaunch")->real;
+	ASSERT_TRUE(real_launch != NULL);
+	ASSERT_TRUE(xsi_proc_redirect(&fake_rt, "fakeLaunch", real_launch, 100, true) ==
+		    (void *)fakeLaunch);
+	ASSERT_TRUE(xsi_proc_redirect(&fake_rt, "fakeLaunch", (void *)internal_marker,
+				      100, true) == (void *)fakeLaunch_ptsz);
+	ASSERT_TRUE(xsi_proc_redirect(&fake_rt, "fakeLaunch", (void *)internal_marker,
+				      100, false) == (void *)fakeLaunch);
+	ASSERT_TRUE(xsi_proc_redirect(&fake_rt, "fakeGetNamez", (void *)internal_marker,
+				      100, false) == (void *)internal_marker);
+	ASSERT_TRUE(xsi_proc_redirect(&fake_rt, "fakeLaunch", NULL, 100, false) == NULL);
+	xsi_runtime_fini(&fake_rt);
+}
+
 TEST(interpose_fork_child_starts_clean_and_cannot_touch_parent_queues)
 {
 	struct fake_stream *a = fake_stream_new(0, 0);
