@@ -4,8 +4,10 @@
  *
  * Every hooked function is exported under the name libcuda exports it by,
  * so a program linked against libcuda reaches the hook, and the same hook
- * is what dlsym() and cuGetProcAddress() hand out for it (cuda_lv1.c:
- * xc_redirect(), by the address the real lookup returned).
+ * is what dlsym() and cuGetProcAddress() hand out for it: the table below is
+ * a struct xsi_runtime of the interposition core (interpose.h), whose
+ * xsi_dlsym() and xsi_proc_redirect() do the redirection (by the address the
+ * real lookup returned, else by base name, variant and ABI version).
  *
  * Scheduled (xc_gate_enter/exit around the real call): kernel launches
  * (plain, Ex, cooperative), host functions and stream callbacks, graph
@@ -120,34 +122,36 @@
 	X(cuMemsetD2D32Async, "cuMemsetD2D32Async", 0, 3020, S2D32_P, S2D_A, h) \
 	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h)
 
-/* Ordered pass-through entry points (hand-written hooks below). */
+/* Ordered and harmless pass-through entry points (hand-written hooks
+ * below): X(symbol, base name, per-thread, since, class, drain scope). */
 #define ORDERED(X) \
-	X(cuStreamSynchronize, "cuStreamSynchronize", 0, 2000) \
-	X(cuStreamSynchronize_ptsz, "cuStreamSynchronize", 1, 7000) \
-	X(cuStreamQuery, "cuStreamQuery", 0, 2000) \
-	X(cuStreamQuery_ptsz, "cuStreamQuery", 1, 7000) \
-	X(cuCtxSynchronize, "cuCtxSynchronize", 0, 2000) \
-	X(cuCtxSynchronize_v2, "cuCtxSynchronize", 0, 12090) \
-	X(cuStreamDestroy, "cuStreamDestroy", 0, 2000) \
-	X(cuStreamDestroy_v2, "cuStreamDestroy", 0, 4000) \
-	X(cuStreamBeginCapture, "cuStreamBeginCapture", 0, 10000) \
-	X(cuStreamBeginCapture_ptsz, "cuStreamBeginCapture", 1, 10000) \
-	X(cuStreamBeginCapture_v2, "cuStreamBeginCapture", 0, 10010) \
-	X(cuStreamBeginCapture_v2_ptsz, "cuStreamBeginCapture", 1, 10010) \
-	X(cuStreamBeginCaptureToGraph, "cuStreamBeginCaptureToGraph", 0, 12030) \
-	X(cuStreamBeginCaptureToGraph_ptsz, "cuStreamBeginCaptureToGraph", 1, 12030) \
-	X(cuStreamEndCapture, "cuStreamEndCapture", 0, 10000) \
-	X(cuStreamEndCapture_ptsz, "cuStreamEndCapture", 1, 10000) \
-	X(cuCtxDestroy, "cuCtxDestroy", 0, 2000) \
-	X(cuCtxDestroy_v2, "cuCtxDestroy", 0, 4000) \
-	X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 0, 7000) \
-	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 0, 11000) \
-	X(cuGetProcAddress, "cuGetProcAddress", 0, 11030) \
-	X(cuGetProcAddress_v2, "cuGetProcAddress", 0, 12000)
+	X(cuStreamSynchronize, "cuStreamSynchronize", 0, 2000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamSynchronize_ptsz, "cuStreamSynchronize", 1, 7000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamQuery, "cuStreamQuery", 0, 2000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamQuery_ptsz, "cuStreamQuery", 1, 7000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuCtxSynchronize, "cuCtxSynchronize", 0, 2000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
+	X(cuCtxSynchronize_v2, "cuCtxSynchronize", 0, 12090, XSI_ORDERED, XSI_SCOPE_DEVICE) \
+	X(cuStreamDestroy, "cuStreamDestroy", 0, 2000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamDestroy_v2, "cuStreamDestroy", 0, 4000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamBeginCapture, "cuStreamBeginCapture", 0, 10000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamBeginCapture_ptsz, "cuStreamBeginCapture", 1, 10000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamBeginCapture_v2, "cuStreamBeginCapture", 0, 10010, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamBeginCapture_v2_ptsz, "cuStreamBeginCapture", 1, 10010, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamBeginCaptureToGraph, "cuStreamBeginCaptureToGraph", 0, 12030, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamBeginCaptureToGraph_ptsz, "cuStreamBeginCaptureToGraph", 1, 12030, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamEndCapture, "cuStreamEndCapture", 0, 10000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuStreamEndCapture_ptsz, "cuStreamEndCapture", 1, 10000, XSI_ORDERED, XSI_SCOPE_STREAM) \
+	X(cuCtxDestroy, "cuCtxDestroy", 0, 2000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
+	X(cuCtxDestroy_v2, "cuCtxDestroy", 0, 4000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
+	X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 0, 7000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
+	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 0, 11000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
+	X(cuGetProcAddress, "cuGetProcAddress", 0, 11030, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuGetProcAddress_v2, "cuGetProcAddress", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM)
 
 #define ENUM_S(sym, base, pt, since, P, A, S) E_##sym,
-#define ENUM_O(sym, base, pt, since) E_##sym,
+#define ENUM_O(sym, base, pt, since, cls, scope) E_##sym,
 enum { SCHEDULED(ENUM_S) ORDERED(ENUM_O) E_COUNT };
+static struct xsi_entry entries[E_COUNT];
 
 /* ---- scheduled hooks ---------------------------------------------------- */
 
@@ -160,7 +164,7 @@ enum { SCHEDULED(ENUM_S) ORDERED(ENUM_O) E_COUNT };
 									\
 		if (!xc_init() || !real_##sym)				\
 			return CUDA_ERROR_NOT_INITIALIZED;		\
-		xc_gate_enter(&gate_, &xc_entries[E_##sym], (S));		\
+		xc_gate_enter(&gate_, &entries[E_##sym], (S));		\
 		r = real_##sym A;					\
 		xc_gate_exit(&gate_, r == CUDA_SUCCESS);			\
 		return r;						\
@@ -217,7 +221,7 @@ static CUresult (*real_cuGetProcAddress_v2)(const char *, void **, int, cuuint64
 		CUresult r;						\
 									\
 		READY(sym);						\
-		n = xc_stream_launched(&xc_entries[E_##sym], h, &q);	\
+		n = xc_stream_launched(&entries[E_##sym], h, &q);	\
 		r = real_##sym(h);					\
 		if (r == (ok))						\
 			xc_stream_done(q, n);				\
@@ -237,7 +241,7 @@ static CUresult hook_cuCtxSynchronize(void)
 	CUresult r;
 
 	READY(cuCtxSynchronize);
-	xc_note_pass(&xc_entries[E_cuCtxSynchronize], NULL);
+	xc_note_pass(&entries[E_cuCtxSynchronize], NULL);
 	if (xc_real.ctx_get_current(&ctx) == CUDA_SUCCESS && ctx)
 		n = xc_ctx_snapshot(ctx, snap, 512);
 	r = real_cuCtxSynchronize();
@@ -256,7 +260,7 @@ static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 	CUresult r;
 
 	READY(cuCtxSynchronize_v2);
-	xc_note_pass(&xc_entries[E_cuCtxSynchronize_v2], NULL);
+	xc_note_pass(&entries[E_cuCtxSynchronize_v2], NULL);
 	if (!ctx && xc_real.ctx_get_current(&ctx) != CUDA_SUCCESS)
 		ctx = NULL;
 	if (ctx)
@@ -272,7 +276,7 @@ EXPORT_AS(cuCtxSynchronize_v2)
 	static CUresult hook_##sym(CUstream h)				\
 	{								\
 		READY(sym);						\
-		xc_note_pass(&xc_entries[E_##sym], h);			\
+		xc_note_pass(&entries[E_##sym], h);			\
 		xc_stream_destroyed(h);					\
 		return real_##sym(h);					\
 	}								\
@@ -288,7 +292,7 @@ DESTROY_HOOK(cuStreamDestroy_v2)
 		READY(sym);						\
 		r = real_##sym A;					\
 		if (r == CUDA_SUCCESS)					\
-			xc_capture(&xc_entries[E_##sym], h, true);	\
+			xc_capture(&entries[E_##sym], h, true);	\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -311,7 +315,7 @@ BEGIN_HOOK(cuStreamBeginCaptureToGraph_ptsz,
 									\
 		READY(sym);						\
 		r = real_##sym(h, g);					\
-		xc_capture(&xc_entries[E_##sym], h, false);		\
+		xc_capture(&entries[E_##sym], h, false);		\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -322,7 +326,7 @@ END_HOOK(cuStreamEndCapture_ptsz)
 	static CUresult hook_##sym(CUcontext c)				\
 	{								\
 		READY(sym);						\
-		xc_note_pass(&xc_entries[E_##sym], NULL);		\
+		xc_note_pass(&entries[E_##sym], NULL);		\
 		xc_ctx_destroyed(c, -1);				\
 		return real_##sym(c);					\
 	}								\
@@ -334,7 +338,7 @@ CTX_HOOK(cuCtxDestroy_v2)
 	static CUresult hook_##sym(CUdevice d)				\
 	{								\
 		READY(sym);						\
-		xc_note_pass(&xc_entries[E_##sym], NULL);		\
+		xc_note_pass(&entries[E_##sym], NULL);		\
 		xc_ctx_destroyed(NULL, (int)d);				\
 		return real_##sym(d);					\
 	}								\
@@ -352,7 +356,8 @@ static CUresult hook_cuGetProcAddress_v2(const char *sym, void **pfn, int ver,
 	READY(cuGetProcAddress_v2);
 	r = real_cuGetProcAddress_v2(sym, pfn, ver, flags, status);
 	if (r == CUDA_SUCCESS && pfn && *pfn)
-		*pfn = xc_redirect("cuGetProcAddress", sym, *pfn, ver, flags);
+		*pfn = xsi_proc_redirect(&xc_rt, sym, *pfn, ver,
+					 flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
 	return r;
 }
 EXPORT_AS(cuGetProcAddress_v2)
@@ -365,18 +370,34 @@ static CUresult hook_cuGetProcAddress(const char *sym, void **pfn, int ver,
 	READY(cuGetProcAddress);
 	r = real_cuGetProcAddress(sym, pfn, ver, flags);
 	if (r == CUDA_SUCCESS && pfn && *pfn)
-		*pfn = xc_redirect("cuGetProcAddress", sym, *pfn, ver, flags);
+		*pfn = xsi_proc_redirect(&xc_rt, sym, *pfn, ver,
+					 flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
 	return r;
 }
 EXPORT_AS(cuGetProcAddress)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define ENT_S(sym, b, pt, s, P, A, S) \
-	[E_##sym] = { .name = #sym, .base = b, .cls = XC_SCHEDULED, .per_thread = pt, \
-		      .since = s, .hook = (void *)hook_##sym, .real = (void **)&real_##sym },
-#define ENT_O(sym, b, pt, s) \
-	[E_##sym] = { .name = #sym, .base = b, .cls = XC_ORDERED, .per_thread = pt, \
-		      .since = s, .hook = (void *)hook_##sym, .real = (void **)&real_##sym },
-struct xc_entry xc_entries[] = { SCHEDULED(ENT_S) ORDERED(ENT_O) };
-const unsigned int xc_nentries = E_COUNT;
+#define ENT(sym, c, sc, b, pt, s) \
+	[E_##sym] = { .name = #sym, .cls = c, .scope = sc, \
+		      .flags = (pt) ? XSI_ENTRY_PER_THREAD : 0, .hook = (void *)hook_##sym, \
+		      .real = (void **)&real_##sym, .base = b, .since = s },
+#define ENT_S(sym, b, pt, s, P, A, S) ENT(sym, XSI_SCHEDULED, XSI_SCOPE_STREAM, b, pt, s)
+#define ENT_O(sym, b, pt, s, c, sc) ENT(sym, c, sc, b, pt, s)
+static struct xsi_entry entries[E_COUNT] = { SCHEDULED(ENT_S) ORDERED(ENT_O) };
+
+static const char *const libs[] = { "libcuda.so.1", NULL };
+
+struct xsi_runtime xc_rt = {
+	.name = "cuda",
+	.libs = libs,
+	.entries = entries,
+	.nentries = E_COUNT,
+	.default_kind = xc_default_kind,
+	.current_device = xc_current_device,
+	.describe = xc_describe,
+	.enter = xc_enter,
+	.mark_record = xc_mark_record,
+	.mark_wait = xc_mark_wait,
+	.mark_free = xc_mark_free,
+};

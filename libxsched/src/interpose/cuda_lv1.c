@@ -100,7 +100,6 @@ static struct {
 #define XC_TOMB ((struct xc_queue *)1)
 
 static struct xc_dom doms[XC_MAX_DEV];
-static atomic_uint_fast64_t stat_unmatched;
 static unsigned int cfg_threshold, cfg_step;
 static uint64_t cfg_hold_max_ns, cfg_hyst_ns;
 
@@ -122,11 +121,6 @@ static void make_dead(struct xc_queue *q);
 static void pt_exit(void *arg);
 
 /* ---- helpers -------------------------------------------------------------- */
-
-static bool dbg(void)
-{
-	return xs_log_enabled(XS_LOG_DEBUG);
-}
 
 static pid_t gettid_(void)
 {
@@ -265,6 +259,104 @@ static CUresult record_on(struct xc_queue *q, CUevent ev)
 	return r;
 }
 
+/* ---- the core's runtime ops ------------------------------------------------ */
+
+enum xsi_default xc_default_kind(uintptr_t h)
+{
+	if (!h)
+		return XSI_DEFAULT_NULL;
+	if (h == (uintptr_t)CU_STREAM_LEGACY)
+		return XSI_DEFAULT_LEGACY;
+	if (h == (uintptr_t)CU_STREAM_PER_THREAD)
+		return XSI_DEFAULT_PER_THREAD;
+	return XSI_NOT_DEFAULT;
+}
+
+int xc_current_device(void)
+{
+	CUdevice dev = 0;
+
+	return xc_real.ctx_get_device && xc_real.ctx_get_device(&dev) == CUDA_SUCCESS ?
+	       (int)dev : 0;
+}
+
+/* The context a stream handle belongs to: its own, or the current one for
+ * the default streams. */
+static CUcontext ctx_of(uintptr_t h)
+{
+	CUcontext ctx = NULL;
+
+	if (xc_default_kind(h) == XSI_NOT_DEFAULT) {
+		if (xc_real.stream_get_ctx((CUstream)h, &ctx) != CUDA_SUCCESS)
+			return NULL;
+	} else if (xc_real.ctx_get_current(&ctx) != CUDA_SUCCESS) {
+		return NULL;
+	}
+	return ctx;
+}
+
+/* CUDA priorities: lower is more urgent; xsched's: higher is. */
+int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
+{
+	CUcontext ctx = ctx_of(h), old;
+	CUdevice dev = 0;
+	int prio = 0;
+
+	if (!ctx || xc_real.ctx_push(ctx) != CUDA_SUCCESS)
+		return -ENOENT;
+	if (xc_real.ctx_get_device(&dev) != CUDA_SUCCESS)
+		dev = 0;
+	xc_real.ctx_pop(&old);
+	if (xc_default_kind(h) == XSI_NOT_DEFAULT &&
+	    xc_real.stream_get_priority((CUstream)h, &prio) != CUDA_SUCCESS)
+		prio = 0;
+	d->priority = -prio;
+	d->device = (int32_t)dev;
+	d->context = (uintptr_t)ctx;
+	return 0;
+}
+
+int xc_enter(const struct xsi_stream_desc *d)
+{
+	return xc_real.ctx_push((CUcontext)d->context) == CUDA_SUCCESS ? 0 : -EIO;
+}
+
+int xc_mark_record(uintptr_t h, void **mark)
+{
+	CUcontext ctx = ctx_of(h), old;
+	CUevent ev = NULL;
+	CUstreamCaptureMode m;
+	bool sw;
+	CUresult r;
+
+	if (!ctx || xc_real.ctx_push(ctx) != CUDA_SUCCESS)
+		return -EIO;
+	r = xc_real.event_create(&ev, CU_EVENT_DISABLE_TIMING);
+	if (r == CUDA_SUCCESS) {
+		m = relax(&sw);
+		r = xc_real.event_record(ev, (CUstream)h);
+		unrelax(sw, m);
+		if (r != CUDA_SUCCESS)
+			xc_real.event_destroy(ev);
+	}
+	xc_real.ctx_pop(&old);
+	if (r != CUDA_SUCCESS)
+		return -EIO;
+	*mark = ev;
+	return 0;
+}
+
+int xc_mark_wait(void *mark, int64_t timeout_ns)
+{
+	return wait_event(mark, timeout_ns < 0 ? UINT64_MAX :
+			  xs_now_ns() + (uint64_t)timeout_ns);
+}
+
+void xc_mark_free(void *mark)
+{
+	xc_real.event_destroy(mark);
+}
+
 /* ---- set-up --------------------------------------------------------------- */
 
 static void *(*real_dlsym_fn)(void *, const char *);
@@ -338,7 +430,6 @@ static void print_stats(void)
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_bool init_ok;
-static void *cuda_handle;	/* the libcuda the real functions came from */
 
 #define REAL(field, sym) (xc_real.field = (__typeof__(xc_real.field))real_dlsym(h, sym))
 
@@ -359,14 +450,18 @@ static void do_init(void)
 		tls_in_init = false;
 		return;
 	}
-	cuda_handle = h;
-	for (i = 0; i < xc_nentries; i++) {
-		*xc_entries[i].real = real_dlsym(h, xc_entries[i].name);
-		if (!*xc_entries[i].real) {
+	/* The entries' real functions, and the runtime registered for the
+	 * core's symbol redirection. */
+	if (xsi_runtime_init(&xc_rt)) {
+		xs_warn("cuda: the interposition core refused the CUDA table; nothing is scheduled");
+		tls_in_init = false;
+		return;
+	}
+	for (i = 0; i < xc_rt.nentries; i++) {
+		if (!*xc_rt.entries[i].real) {
 			miss++;
-			if (dbg())
-				xs_debug("cuda: %s is not in this libcuda; its hook is never handed out",
-					 xc_entries[i].name);
+			xsi_log(&xc_rt, "%s is not in this libcuda; its hook is never handed out",
+				xc_rt.entries[i].name);
 		}
 	}
 	REAL(ctx_get_current, "cuCtxGetCurrent");
@@ -432,7 +527,7 @@ static void do_init(void)
 	atexit(print_stats);
 	xs_info("cuda: interposer ready: Lv1, threshold %u, progress every %u calls, hysteresis %llu us, hold limit %llu ms; %u of %u hooked symbols absent from this libcuda",
 		cfg_threshold, cfg_step, (unsigned long long)(cfg_hyst_ns / 1000),
-		(unsigned long long)(cfg_hold_max_ns / 1000000), miss, xc_nentries);
+		(unsigned long long)(cfg_hold_max_ns / 1000000), miss, (unsigned int)xc_rt.nentries);
 	atomic_store(&init_ok, true);
 	tls_in_init = false;
 }
@@ -576,8 +671,8 @@ static struct xc_queue *queue_new(enum xc_kind kind, CUstream h, CUcontext ctx)
 	pthread_mutex_init(&q->lock, NULL);
 	q->all_next = tab.all;
 	tab.all = q;
-	if (dbg())
-		xs_debug("cuda: %s %p (ctx %p) -> q%u created (at its first hooked call), CUDA priority %d -> prio %d, device %d",
+	if (xsi_log_on())
+		xsi_log(&xc_rt, "%s %p (ctx %p) -> q%u created (at its first hooked call), CUDA priority %d -> prio %d, device %d",
 			 kind_name(kind), (void *)h, (void *)ctx, q->id, prio, q->prio, dev);
 	return q;
 }
@@ -622,7 +717,7 @@ static struct xc_queue *lookup_per_thread(CUcontext ctx, uint64_t gen)
 }
 
 /* Which queue a call through @e on @h belongs to; NULL: not scheduled. */
-static struct xc_queue *lookup(const struct xc_entry *e, CUstream h)
+static struct xc_queue *lookup(const struct xsi_entry *e, CUstream h)
 {
 	enum xc_kind kind;
 	uintptr_t key;
@@ -632,7 +727,7 @@ static struct xc_queue *lookup(const struct xc_entry *e, CUstream h)
 	unsigned int i;
 
 	if (!h)
-		kind = e->per_thread ? XC_PER_THREAD : XC_LEGACY;
+		kind = (e->flags & XSI_ENTRY_PER_THREAD) ? XC_PER_THREAD : XC_LEGACY;
 	else if (h == CU_STREAM_LEGACY)
 		kind = XC_LEGACY;
 	else if (h == CU_STREAM_PER_THREAD)
@@ -705,8 +800,8 @@ static void dom_recompute(struct xc_dom *d)
 		if (q->prio < mn)
 			mn = q->prio;
 	}
-	if (mx != atomic_load(&d->max_prio) && mn < mx && dbg())
-		xs_debug("cuda: device %ld: priorities %d..%d live: lower streams are held while a higher one has work (Lv1, threshold %u)",
+	if (mx != atomic_load(&d->max_prio) && mn < mx && xsi_log_on())
+		xsi_log(&xc_rt, "device %ld: priorities %d..%d live: lower streams are held while a higher one has work (Lv1, threshold %u)",
 			 (long)(d - doms), mn, mx, cfg_threshold);
 	atomic_store(&d->max_prio, mx);
 	atomic_store(&d->min_prio, mn);
@@ -868,8 +963,8 @@ static void hold_wait(struct xc_queue *q)
 			if (!t0) {
 				t0 = xs_now_ns();
 				first = h;
-				if (dbg())
-					xs_debug("cuda: hold q%u (prio %d, dev %d): q%u (prio %d) has %llu calls in flight",
+				if (xsi_log_on())
+					xsi_log(&xc_rt, "hold q%u (prio %d, dev %d): q%u (prio %d) has %llu calls in flight",
 						 q->id, q->prio, q->dev, h->id, h->prio,
 						 (unsigned long long)(atomic_load(&h->launched) -
 								      atomic_load(&h->done)));
@@ -903,8 +998,8 @@ static void hold_wait(struct xc_queue *q)
 
 		atomic_fetch_add(&q->holds, 1);
 		atomic_fetch_add(&q->hold_ns, dur);
-		if (dbg())
-			xs_debug("cuda: release q%u (prio %d): q%u and higher idle for %llu us, held %llu.%03llu us",
+		if (xsi_log_on())
+			xsi_log(&xc_rt, "release q%u (prio %d): q%u and higher idle for %llu us, held %llu.%03llu us",
 				 q->id, q->prio, first->id,
 				 (unsigned long long)(cfg_hyst_ns / 1000),
 				 (unsigned long long)(dur / 1000),
@@ -1004,21 +1099,28 @@ static void cap_wait(struct xc_queue *q)
 
 /* ---- what the hooks call ---------------------------------------------------- */
 
-static void log_first(struct xc_entry *e, CUstream h, const struct xc_queue *q)
+/* Entries whose first call was logged. */
+#define XC_MAX_ENTRIES 128
+static atomic_bool used[XC_MAX_ENTRIES];
+
+static void log_first(const struct xsi_entry *e, CUstream h, const struct xc_queue *q)
 {
-	if (atomic_load_explicit(&e->used, memory_order_relaxed) ||
-	    atomic_exchange(&e->used, true) || !dbg())
+	size_t i = (size_t)(e - xc_rt.entries);
+
+	if (!xsi_log_on() || i >= XC_MAX_ENTRIES ||
+	    atomic_load_explicit(&used[i], memory_order_relaxed) ||
+	    atomic_exchange(&used[i], true))
 		return;
 	if (q)
-		xs_debug("cuda: first call of %s (stream %p -> q%u, %s): %s", e->name,
+		xsi_log(&xc_rt, "first call of %s (stream %p -> q%u, %s): %s", e->name,
 			 (void *)h, q->id, kind_name(q->kind),
-			 e->cls == XC_SCHEDULED ? "scheduled" : "ordered pass-through");
+			 e->cls == XSI_SCHEDULED ? "scheduled" : "ordered pass-through");
 	else
-		xs_debug("cuda: first call of %s (stream %p): NOT scheduled (no current context, or the stream cannot be described); passed through in order",
+		xsi_log(&xc_rt, "first call of %s (stream %p): NOT scheduled (no current context, or the stream cannot be described); passed through in order",
 			 e->name, (void *)h);
 }
 
-void xc_gate_enter(struct xc_gate *g, struct xc_entry *e, CUstream h)
+void xc_gate_enter(struct xc_gate *g, const struct xsi_entry *e, CUstream h)
 {
 	struct xc_queue *q = lookup(e, h);
 	int maxp;
@@ -1078,7 +1180,7 @@ void xc_gate_exit(struct xc_gate *g, bool ok)
 	}
 }
 
-uint64_t xc_stream_launched(struct xc_entry *e, CUstream h, struct xc_queue **qp)
+uint64_t xc_stream_launched(const struct xsi_entry *e, CUstream h, struct xc_queue **qp)
 {
 	struct xc_queue *q = xc_init() ? lookup(e, h) : NULL;
 
@@ -1133,8 +1235,8 @@ void xc_stream_destroyed(CUstream h)
 	pthread_rwlock_unlock(&tab.lock);
 	if (!q)
 		return;
-	if (dbg())
-		xs_debug("cuda: stream %p destroyed -> q%u gone (%llu scheduled calls)",
+	if (xsi_log_on())
+		xsi_log(&xc_rt, "stream %p destroyed -> q%u gone (%llu scheduled calls)",
 			 (void *)h, q->id, (unsigned long long)atomic_load(&q->launched));
 	make_dead(q);
 }
@@ -1161,12 +1263,12 @@ void xc_ctx_destroyed(CUcontext ctx, int device)
 	for (q = list; q; q = q->all_next)	/* off its device, events freed */
 		if (device >= 0 ? q->dev == device : q->ctx == ctx)
 			make_dead(q);
-	if (dbg())
-		xs_debug("cuda: context %p / device %d torn down: its streams' queues are gone",
+	if (xsi_log_on())
+		xsi_log(&xc_rt, "context %p / device %d torn down: its streams' queues are gone",
 			 (void *)ctx, device);
 }
 
-void xc_capture(struct xc_entry *e, CUstream h, bool begin)
+void xc_capture(const struct xsi_entry *e, CUstream h, bool begin)
 {
 	struct xc_queue *q = xc_init() ? lookup(e, h) : NULL;
 
@@ -1176,96 +1278,18 @@ void xc_capture(struct xc_entry *e, CUstream h, bool begin)
 	pthread_mutex_lock(&q->lock);
 	atomic_store(&q->capturing, begin);
 	pthread_mutex_unlock(&q->lock);
-	if (dbg())
-		xs_debug("cuda: q%u capture %s: its calls are %s", q->id,
+	if (xsi_log_on())
+		xsi_log(&xc_rt, "q%u capture %s: its calls are %s", q->id,
 			 begin ? "begins" : "ends",
 			 begin ? "recorded into a graph, not scheduled" : "scheduled again");
 }
 
-void xc_note_pass(struct xc_entry *e, CUstream h)
+void xc_note_pass(const struct xsi_entry *e, CUstream h)
 {
 	log_first(e, h, NULL);
 }
 
 /* ---- symbol redirection ----------------------------------------------------- */
-
-/* Does libcuda export an ABI of @name (name_vN, N >= 2) that has no hook
- * here?  Then an unknown address may be that ABI: no hook fits it. */
-static bool newer_abi(const char *name, bool pt)
-{
-	char buf[128];
-	unsigned int v, i;
-
-	for (v = 2; v <= 9; v++) {
-		snprintf(buf, sizeof(buf), "%s_v%u%s", name, v, pt ? "_ptsz" : "");
-		if (!cuda_handle || !real_dlsym(cuda_handle, buf))
-			continue;
-		for (i = 0; i < xc_nentries; i++)
-			if (!strcmp(xc_entries[i].name, buf))
-				break;
-		if (i == xc_nentries)
-			return true;
-	}
-	return false;
-}
-
-void *xc_redirect(const char *how, const char *name, void *real, int ver,
-		  uint64_t flags)
-{
-	bool pt = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
-	struct xc_entry *best = NULL;
-	bool hooked_name = false;
-	unsigned int i;
-
-	if (!real || !name || name[0] != 'c' || name[1] != 'u')
-		return real;
-	for (i = 0; i < xc_nentries && !hooked_name; i++)
-		hooked_name = !strcmp(xc_entries[i].base, name) ||
-			      !strcmp(xc_entries[i].name, name);
-	if (!hooked_name) {
-		/* Not stream work (allocation, properties, modules, the
-		 * runtime's own cuda* names through dlsym): untouched. */
-		if (dbg() && (ver || strncmp(name, "cuda", 4)))
-			xs_debug("cuda: %s(%s%s) -> pass-through (harmless: not stream work)", how,
-				 name, ver ? (pt ? ", per-thread" : ", legacy") : "");
-		return real;
-	}
-	if (!xc_init())
-		return real;
-	for (i = 0; i < xc_nentries; i++) {
-		struct xc_entry *e = &xc_entries[i];
-
-		if (*e->real == real || e->hook == real) {
-			if (dbg())
-				xs_debug("cuda: %s(%s%s) -> hook of %s (%s)", how, name,
-					 ver ? (pt ? ", per-thread" : ", legacy") : "", e->name,
-					 e->cls == XC_SCHEDULED ? "scheduled" : "ordered pass-through");
-			return e->hook;
-		}
-	}
-	if (ver) {
-		/* cuGetProcAddress gave an address that is no exported symbol:
-		 * pick our hook by what was asked (variant, ABI version). */
-		for (i = 0; i < xc_nentries; i++) {
-			struct xc_entry *e = &xc_entries[i];
-
-			if (strcmp(e->base, name) || e->per_thread != pt || ver < e->since ||
-			    !*e->real)
-				continue;
-			if (!best || e->since > best->since)
-				best = e;
-		}
-		if (best && !newer_abi(name, pt)) {
-			xs_warn("cuda: %s(%s, %d, %s) returned %p, which is no exported symbol; using the hook of %s (matched by name, version and flags)",
-				how, name, ver, pt ? "per-thread" : "legacy", real, best->name);
-			return best->hook;
-		}
-	}
-	atomic_fetch_add(&stat_unmatched, 1);
-	xs_warn("cuda: %s(%s, %d, 0x%llx) returned a variant this library does not know; calls through it are NOT scheduled",
-		how, name, ver, (unsigned long long)flags);
-	return real;
-}
 
 /* Every dlsym() of the process: driver functions get their hooks. */
 XC_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
@@ -1274,7 +1298,7 @@ XC_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const 
 
 	/* RTLD_NEXT is relative to the caller, which the real dlsym now takes
 	 * to be us: what it found is the next definition after this library. */
-	if (handle == RTLD_NEXT || !r || name[0] != 'c' || name[1] != 'u')
+	if (handle == RTLD_NEXT || !r || name[0] != 'c' || name[1] != 'u' || !xc_init())
 		return r;
-	return xc_redirect("dlsym", name, r, 0, 0);
+	return xsi_dlsym(handle, name, r);
 }

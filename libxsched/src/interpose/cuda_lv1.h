@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CUDA interposer's scheduler: stream table, per-device domains, Lv1
- * with the caller as the buffer, and symbol redirection.  cuda.c (the table
- * of entry points and their hooks) calls it; it calls the driver only
+ * The CUDA interposer's scheduler: stream table, per-device domains and Lv1
+ * with the caller as the buffer, and the CUDA ops of the interposition
+ * core's runtime (struct xsi_runtime xc_rt in cuda.c, which also resolves
+ * the real functions and redirects symbols).  It calls the driver only
  * through the real functions in struct xc_real.
  *
  * Lv1 here never copies a call.  A scheduled call (a launch, an async copy
@@ -33,6 +34,8 @@
 
 #include <cuda.h>
 
+#include "interpose.h"
+
 /* Driver functions the scheduler itself calls (never our hooks). */
 struct xc_real {
 	CUresult (*ctx_get_current)(CUcontext *);
@@ -53,27 +56,8 @@ struct xc_real {
 };
 extern struct xc_real xc_real;
 
-/* Classes of entry points (as in the interposition core). */
-enum xc_class {
-	XC_SCHEDULED = 1,	/* gated by Lv1, counted as work on its stream */
-	XC_ORDERED = 2,		/* straight to the driver, with bookkeeping */
-};
-
-/* One hooked exported symbol of libcuda. */
-struct xc_entry {
-	const char *name;	/* exported symbol, e.g. "cuMemcpyAsync_ptsz" */
-	const char *base;	/* what the runtime asks cuGetProcAddress for */
-	enum xc_class cls;
-	bool per_thread;	/* _ptsz/_ptds: a null stream is per-thread */
-	int since;		/* cudaVersion from which `base` has this ABI */
-	void *hook;
-	void **real;
-	atomic_bool used;	/* first call logged */
-};
-
-/* cuda.c: the table, and the libcuda handle the real functions came from */
-extern struct xc_entry xc_entries[];
-extern const unsigned int xc_nentries;
+/* cuda.c: the table of entry points, on the interposition core. */
+extern struct xsi_runtime xc_rt;
 
 /* How a stream handle is to be read. */
 enum xc_kind {
@@ -96,31 +80,27 @@ struct xc_gate {
 bool xc_init(void);
 
 /* Scheduled calls: before and after the real call. */
-void xc_gate_enter(struct xc_gate *g, struct xc_entry *e, CUstream h);
+void xc_gate_enter(struct xc_gate *g, const struct xsi_entry *e, CUstream h);
 void xc_gate_exit(struct xc_gate *g, bool ok);
 
 /* Ordered pass-through bookkeeping. */
-uint64_t xc_stream_launched(struct xc_entry *e, CUstream h, struct xc_queue **qp);
+uint64_t xc_stream_launched(const struct xsi_entry *e, CUstream h, struct xc_queue **qp);
 void xc_stream_done(struct xc_queue *q, uint64_t upto);	/* all <= upto completed */
 void xc_ctx_synchronized(CUcontext ctx, const uint64_t *snap, unsigned int n);
 unsigned int xc_ctx_snapshot(CUcontext ctx, uint64_t *snap, unsigned int max);
 void xc_stream_destroyed(CUstream h);
 void xc_ctx_destroyed(CUcontext ctx, int device);	/* device < 0: by context */
-void xc_capture(struct xc_entry *e, CUstream h, bool begin);
-void xc_note_pass(struct xc_entry *e, CUstream h);
+void xc_capture(const struct xsi_entry *e, CUstream h, bool begin);
+void xc_note_pass(const struct xsi_entry *e, CUstream h);
 
-/* Symbol redirection: what a lookup of @name returned -> our hook or @real.
- * @how: "dlsym" or "cuGetProcAddress"; @ver and @flags: cuGetProcAddress's. */
-void *xc_redirect(const char *how, const char *name, void *real, int ver,
-		  uint64_t flags);
+/* The core's runtime ops, for cuda.c's struct xsi_runtime. */
+enum xsi_default xc_default_kind(uintptr_t h);
+int xc_current_device(void);
+int xc_describe(uintptr_t h, struct xsi_stream_desc *d);
+int xc_enter(const struct xsi_stream_desc *d);
+int xc_mark_record(uintptr_t h, void **mark);
+int xc_mark_wait(void *mark, int64_t timeout_ns);
+void xc_mark_free(void *mark);
 
-/* Tests: counters of the scheduler. */
-struct xc_stats {
-	uint64_t queues;	/* queues created */
-	uint64_t holds;		/* waits for a higher-priority stream */
-	uint64_t hold_ns;
-	uint64_t cap_waits;	/* waits for in-flight room */
-	uint64_t unmatched;	/* lookups of a hooked name that matched no hook */
-};
 
 #endif /* XSCHED_CUDA_LV1_H */
