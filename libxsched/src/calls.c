@@ -35,12 +35,15 @@ struct calls_q {
 	pthread_mutex_t marks_lock;
 	struct calls_mark marks[CALLS_MARKS];	/* oldest first */
 	unsigned int nmarks;
+	unsigned int mode;		/* XS_CALLS_* */
 };
 
 static struct calls_q *cq_of(struct xsched_platform *p)
 {
 	return p->priv;
 }
+
+static int mark_cover(struct calls_q *q, uint64_t seq);
 
 static uint32_t c_ring_size(struct xsched_platform *p, void *pq)
 {
@@ -82,6 +85,15 @@ static int c_launch(struct xsched_platform *p, void *pq, const void *cmds,
 			c[i].release(c[i].arg);
 	}
 	*hw_seq = atomic_fetch_add(&q->launched, n) + n;
+	if (q->mode & XS_CALLS_OWNER_MARKS) {
+		/* Nobody else can name the stream: mark it now.  A full list
+		 * gives up its newest mark (the new one covers more). */
+		pthread_mutex_lock(&q->marks_lock);
+		if (q->nmarks == CALLS_MARKS)
+			q->cops->mark_free(q->ctx, q->marks[--q->nmarks].m);
+		(void)mark_cover(q, *hw_seq);
+		pthread_mutex_unlock(&q->marks_lock);
+	}
 	return 0;
 }
 
@@ -178,9 +190,11 @@ static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 	if (atomic_load(&q->done) >= hw_seq)
 		return 0;
 	pthread_mutex_lock(&q->marks_lock);
-	ret = mark_cover(q, hw_seq);
+	/* Owner marks: every launch has one; a later one than the newest
+	 * cannot be made here. */
+	ret = q->mode & XS_CALLS_OWNER_MARKS ? 0 : mark_cover(q, hw_seq);
 	for (i = 0; !ret && i < q->nmarks; i++) {
-		if (q->marks[i].seq < hw_seq)
+		if (q->marks[i].seq < hw_seq && i + 1 < q->nmarks)
 			continue;
 		ret = q->cops->mark_wait(q->ctx, q->marks[i].m, timeout_ns);
 		if (!ret)
@@ -201,7 +215,8 @@ static int c_completed(struct xsched_platform *p, void *pq, uint64_t *done)
 	(void)pq;
 	if (atomic_load(&q->done) < atomic_load(&q->launched) &&
 	    !pthread_mutex_trylock(&q->marks_lock)) {
-		ret = mark_cover(q, atomic_load(&q->launched));
+		if (!(q->mode & (XS_CALLS_PASSIVE | XS_CALLS_OWNER_MARKS)))
+			ret = mark_cover(q, atomic_load(&q->launched));
 		/* The newest completed mark says the most. */
 		for (i = (int)q->nmarks - 1; !ret && i >= 0; i--) {
 			int r = q->cops->mark_wait(q->ctx, q->marks[i].m, 0);
@@ -249,6 +264,12 @@ struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *cops,
 	q->plat.ops = &q->ops;
 	q->plat.priv = q;
 	return &q->plat;
+}
+
+void xs_calls_set_mode(struct xsched_xqueue *xq, unsigned int mode)
+{
+	if (xq->own_plat)
+		cq_of(xq->own_plat)->mode = mode;
 }
 
 void xs_calls_platform_free(struct xsched_platform *p)

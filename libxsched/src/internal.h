@@ -274,6 +274,15 @@ void xs_policy_decide(const struct xs_pol_q *q, unsigned int n,
 struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *ops,
 					  void *ctx);
 void xs_calls_platform_free(struct xsched_platform *p);
+/* How a call queue's marks are recorded (xs_calls_set_mode()):
+ * XS_CALLS_PASSIVE: the monitor never records one (completion is learned
+ * from waiters and from the runtime's synchronizations only);
+ * XS_CALLS_OWNER_MARKS: only the launching thread can name the stream (a
+ * per-thread default stream), so a mark is recorded after every launch and
+ * nobody else records one. */
+#define XS_CALLS_PASSIVE	(1U << 0)
+#define XS_CALLS_OWNER_MARKS	(1U << 1)
+void xs_calls_set_mode(struct xsched_xqueue *xq, unsigned int mode);
 
 /* sched.c */
 void xs_sched_add(struct xsched_xqueue *xq);
@@ -316,5 +325,25 @@ void xs_xq_lv1_stop_worker(struct xsched_xqueue *xq);
 bool xs_xq_busy_locked(const struct xsched_xqueue *xq);
 void xs_xq_update_completed(struct xsched_xqueue *xq);
 void xs_xq_free(struct xsched_xqueue *xq);
+/*
+ * Caller-held dispatch, for a runtime whose calls cannot be copied: the
+ * caller itself makes the call, between xs_xq_now_begin() (0: the XQueue's
+ * lock is held, and the call may go now) and xs_xq_now_end() (the call is
+ * counted as launched if @ran; the lock is dropped).  -EAGAIN: not now (the
+ * policy holds it, or with XS_NOW_CAP `threshold` calls are in flight);
+ * XS_NOW_FORCE: now whatever the hold.  Nothing is ever buffered.
+ */
+#define XS_NOW_CAP	(1U << 0)
+#define XS_NOW_FORCE	(1U << 1)
+int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags);
+void xs_xq_now_end(struct xsched_xqueue *xq, bool ran);
+/* Wait up to @timeout_ns while the policy (or the user) holds @xq. */
+void xs_xq_wait_unheld(struct xsched_xqueue *xq, int64_t timeout_ns);
+/* The runtime said everything launched up to @seq completed (a synchronize). */
+void xs_xq_completed_upto(struct xsched_xqueue *xq, uint64_t seq);
+uint64_t xs_xq_launched(struct xsched_xqueue *xq);
+/* The XQueue whose work makes the policy hold @xq (a reference:
+ * xs_xqueue_put() it), or NULL. */
+struct xsched_xqueue *xs_sched_blocker(struct xsched_xqueue *xq);
 
 #endif /* XSCHED_INTERNAL_H */

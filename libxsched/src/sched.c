@@ -137,6 +137,19 @@ static struct xsched_xqueue *find_id(uint32_t id)
 	return NULL;
 }
 
+struct xsched_xqueue *xs_sched_blocker(struct xsched_xqueue *xq)
+{
+	struct xsched_xqueue *b = NULL;
+
+	pthread_mutex_lock(&sched.lock);
+	if (xq->s_hold & XSCHED_HOLD_POLICY)
+		b = find_id(xq->s_blocker);
+	if (b)
+		atomic_fetch_add(&b->refs, 1);
+	pthread_mutex_unlock(&sched.lock);
+	return b;
+}
+
 /* Locked: append one decision record and print it at debug level. */
 static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 		   uint32_t other, int err, uint64_t now, uint64_t duration)

@@ -717,6 +717,87 @@ static int submit(struct xsched_xqueue *xq, const void *cmds, unsigned int count
 	return ret;
 }
 
+int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags)
+{
+	int ret;
+
+	if (xs_foreign(xq))
+		return -ECHILD;
+	pthread_mutex_lock(&xq->lock);
+	while (xq->submitting)
+		pthread_cond_wait(&xq->cond, &xq->lock);
+	ret = xq->error;
+	if (!ret && !(flags & XS_NOW_FORCE) &&
+	    (xq->stopped || ((flags & XS_NOW_CAP) &&
+			     xq->launched - xq->completed >= xq->threshold)))
+		ret = -EAGAIN;
+	if (ret)
+		pthread_mutex_unlock(&xq->lock);
+	return ret;
+}
+
+/* The call was made by the caller: count it through the submitter. */
+static int now_made(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+void xs_xq_now_end(struct xsched_xqueue *xq, bool ran)
+{
+	const struct xsched_call c = { .fn = now_made };
+	bool was_idle = !xs_xq_busy_locked(xq);
+	int ret = 0;
+
+	if (ran)
+		ret = launch_direct(xq, (const unsigned char *)&c, 1);
+	if (ret && xs_err_fatal(ret))
+		set_error(xq, ret);
+	pthread_mutex_unlock(&xq->lock);
+	if (ran && (was_idle || ret))
+		xs_sched_refresh(xq);
+}
+
+void xs_xq_wait_unheld(struct xsched_xqueue *xq, int64_t timeout_ns)
+{
+	struct timespec ts;
+
+	abs_deadline(&ts, timeout_ns);
+	pthread_mutex_lock(&xq->lock);
+	if (xq->stopped && !xq->error)
+		pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
+	pthread_mutex_unlock(&xq->lock);
+}
+
+void xs_xq_completed_upto(struct xsched_xqueue *xq, uint64_t seq)
+{
+	bool idle;
+
+	if (xs_foreign(xq))
+		return;
+	pthread_mutex_lock(&xq->lock);
+	if (seq > xq->launched)
+		seq = xq->launched;
+	if (seq > xq->completed) {
+		xq->completed = seq;
+		pthread_cond_broadcast(&xq->cond);
+	}
+	idle = !xs_xq_busy_locked(xq);
+	pthread_mutex_unlock(&xq->lock);
+	if (idle)
+		xs_sched_refresh(xq);
+}
+
+uint64_t xs_xq_launched(struct xsched_xqueue *xq)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&xq->lock);
+	n = xq->launched;
+	pthread_mutex_unlock(&xq->lock);
+	return n;
+}
+
 XS_EXPORT int xsched_submit(struct xsched_xqueue *xq, const void *cmds,
 			    unsigned int count, uint64_t *seq)
 {

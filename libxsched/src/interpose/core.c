@@ -10,19 +10,24 @@
  * stream is one per device, the per-thread default stream one per (thread,
  * device).
  *
- * Per-thread default streams pass through unscheduled for now: their calls
- * cannot run on another thread (the Lv1 worker), and a completion mark for
- * them cannot be recorded from another thread either.  xsi_stream_get()
- * returns NULL for them (logged once per thread).
+ * Per-thread default streams pass through unscheduled unless the runtime is
+ * caller-held: their calls cannot run on another thread (the Lv1 worker),
+ * and a completion mark for them cannot be recorded from another thread
+ * either.  A caller-held runtime's calls run on the caller's thread, and
+ * its per-thread streams are marked by their owner after every call
+ * (XS_CALLS_OWNER_MARKS); they are forgotten when their thread exits.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <threads.h>
+#include <unistd.h>
 
 #include "../internal.h"
 #include "interpose.h"
@@ -30,8 +35,16 @@
 #define XSI_SLOTS 4096		/* power of two */
 #define XSI_EVENTS 4096		/* power of two */
 #define XSI_RUNTIMES 4
+#define XSI_DEVS 64		/* devices the caller-held gate tracks */
+#define XSI_PT_MINE 8		/* per-thread streams one thread forgets at exit */
+#define XSI_HOLD_MAX_NS (10ULL * 1000000000ULL)
 
 enum { KIND_APP, KIND_LEGACY, KIND_PER_THREAD };
+
+static bool caller_held(const struct xsi_runtime *rt)
+{
+	return rt->flags & XSI_RT_CALLER_HELD;
+}
 
 struct xsi_stream {
 	struct xsi_runtime *rt;
@@ -42,6 +55,8 @@ struct xsi_stream {
 	uint64_t thread;	/* per-thread */
 	struct xsched_xqueue *xq;
 	struct xsi_stream_desc desc;
+	atomic_bool live;	/* caller-held: has made a call */
+	atomic_bool capturing;	/* caller-held: its calls go into a graph */
 	struct xsi_stream *retired_next;
 };
 
@@ -60,6 +75,8 @@ struct xsi_state {
 	unsigned int count;
 	struct xsi_stream *retired;
 	struct xsi_event events[XSI_EVENTS];
+	/* Caller-held: the highest priority of a live stream per device. */
+	_Atomic int32_t maxp[XSI_DEVS];
 };
 
 static struct xsi_stream tombstone;
@@ -68,6 +85,16 @@ static struct xsi_stream tombstone;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xsi_runtime *registered[XSI_RUNTIMES];
 static thread_local bool pt_logged;
+
+/* This thread's per-thread streams of caller-held runtimes, forgotten at
+ * its exit (pt_key's destructor). */
+static thread_local struct {
+	struct xsi_runtime *rt;
+	int32_t device;
+	unsigned int fork_gen;
+} pt_mine[XSI_PT_MINE];
+static pthread_key_t pt_key;
+static _Atomic unsigned int core_fork_gen;
 
 /* ---- log ----------------------------------------------------------------- */
 
@@ -287,10 +314,15 @@ static void fork_child(void)
 			atomic_store(&st->slots[k], NULL);
 		st->count = 0;
 		memset(st->events, 0, sizeof(st->events));
+		for (k = 0; k < XSI_DEVS; k++)
+			atomic_store(&st->maxp[k], INT32_MIN);
 		pthread_mutex_unlock(&st->lock);
 	}
+	atomic_fetch_add(&core_fork_gen, 1);
 	pthread_mutex_unlock(&reg_lock);
 }
+
+static void pt_exit(void *arg);
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
@@ -301,6 +333,8 @@ static void fork_register(void)
 	xs_fork_init();
 	if (pthread_atfork(fork_prepare, fork_parent, fork_child))
 		xs_err("pthread_atfork failed: fork() with interposed streams is unsafe");
+	if (pthread_key_create(&pt_key, pt_exit))
+		xs_warn("no thread-exit hook: per-thread streams outlive their threads");
 }
 
 /* ---- set-up --------------------------------------------------------------- */
@@ -331,6 +365,8 @@ int xsi_runtime_init(struct xsi_runtime *rt)
 		goto out;
 	}
 	pthread_mutex_init(&rt->state->lock, NULL);
+	for (i = 0; i < XSI_DEVS; i++)
+		atomic_store(&rt->state->maxp[i], INT32_MIN);
 	resolve(rt);
 	__atomic_store_n(&registered[slot], rt, __ATOMIC_RELEASE);
 	xsi_log(rt, "interposed: %zu entry points", rt->nentries);
@@ -432,6 +468,19 @@ static void unlink_stream(struct xsi_state *st, struct xsi_stream *s)
 	}
 	s->retired_next = st->retired;
 	st->retired = s;
+	if (s->desc.device >= 0 && s->desc.device < XSI_DEVS &&
+	    atomic_load(&s->live)) {
+		int32_t mx = INT32_MIN;
+
+		for (i = 0; i < XSI_SLOTS; i++) {
+			struct xsi_stream *o = atomic_load(&st->slots[i]);
+
+			if (o && o != TOMB && atomic_load(&o->live) &&
+			    o->desc.device == s->desc.device && o->desc.priority > mx)
+				mx = o->desc.priority;
+		}
+		atomic_store(&st->maxp[s->desc.device], mx);
+	}
 }
 
 /* Call-command ops of a stream: the runtime's, with the stream. */
@@ -446,7 +495,7 @@ static int s_mark_record(void *ctx, void **mark)
 {
 	struct xsi_stream *s = ctx;
 
-	return s->rt->mark_record(s->rt_handle, mark);
+	return s->rt->mark_record(s->rt_handle, &s->desc, mark);
 }
 
 static int s_mark_wait(void *ctx, void *mark, int64_t timeout_ns)
@@ -508,12 +557,108 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 		free(s);
 		return NULL;
 	}
+	if (caller_held(rt)) {
+		/* Nothing is ever buffered: no worker; completion is learned
+		 * by those who wait, never by polling with new marks. */
+		xs_xq_lv1_stop_worker(s->xq);
+		xs_calls_set_mode(s->xq, kind == KIND_PER_THREAD ?
+				  XS_CALLS_OWNER_MARKS : XS_CALLS_PASSIVE);
+		if (kind == KIND_PER_THREAD)
+			s->rt_handle = rt->per_thread_handle;
+	}
 	atomic_store_explicit(&st->slots[slot], s, memory_order_release);
 	st->count++;
 	xsi_log(rt, "stream %#lx -> q%u: created (%s), prio %d, dev %d",
 		(unsigned long)handle, xsched_xqueue_id(s->xq), how, a.priority,
 		d->device);
 	return s;
+}
+
+static uint64_t thread_id(void)
+{
+	return (uint64_t)syscall(SYS_gettid);
+}
+
+/* The calling thread's per-thread stream on its current device. */
+static struct xsi_stream *per_thread_get(struct xsi_runtime *rt, uintptr_t handle)
+{
+	struct xsi_state *st = rt->state;
+	int32_t device = rt->current_device ? rt->current_device() : 0;
+	uint64_t tid = thread_id();
+	struct xsi_stream_desc d;
+	struct xsi_stream *s;
+	unsigned int slot, i;
+
+	s = lookup(st, KIND_PER_THREAD, 0, device, tid, NULL);
+	if (s)
+		return s;
+	pthread_mutex_lock(&st->lock);
+	s = lookup(st, KIND_PER_THREAD, 0, device, tid, &slot);
+	if (!s) {
+		memset(&d, 0, sizeof(d));
+		d.device = device;
+		if (!rt->describe(handle, &d))
+			s = insert(rt, KIND_PER_THREAD, rt->per_thread_handle, device, tid,
+				   slot, &d, "lazy, per-thread");
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (!s)
+		return NULL;
+	for (i = 0; i < XSI_PT_MINE; i++) {
+		if (pt_mine[i].rt &&
+		    pt_mine[i].fork_gen == atomic_load(&core_fork_gen))
+			continue;
+		pt_mine[i].rt = rt;
+		pt_mine[i].device = device;
+		pt_mine[i].fork_gen = atomic_load(&core_fork_gen);
+		(void)pthread_setspecific(pt_key, (void *)1);
+		break;
+	}
+	return s;
+}
+
+/* state->lock taken here: take @s out and destroy its XQueue. */
+static void forget(struct xsi_runtime *rt, struct xsi_stream *s)
+{
+	struct xsi_state *st = rt->state;
+	struct xsched_xqueue *xq;
+	unsigned int i;
+
+	unlink_stream(st, s);
+	for (i = 0; i < XSI_EVENTS; i++)
+		if (st->events[i].s == s)
+			memset(&st->events[i], 0, sizeof(st->events[i]));
+	xq = s->xq;
+	s->xq = NULL;
+	pthread_mutex_unlock(&st->lock);
+	xsi_log(rt, "stream %#lx -> q%u: destroyed", (unsigned long)s->rt_handle,
+		xsched_xqueue_id(xq));
+	/* Drains what is buffered and waits for it, outside the table lock. */
+	(void)xsched_xqueue_destroy(xq);
+	pthread_mutex_lock(&st->lock);
+}
+
+/* Thread exit: its per-thread streams go. */
+static void pt_exit(void *arg)
+{
+	uint64_t tid = thread_id();
+	unsigned int i;
+
+	(void)arg;
+	for (i = 0; i < XSI_PT_MINE; i++) {
+		struct xsi_runtime *rt = pt_mine[i].rt;
+		struct xsi_stream *s;
+
+		pt_mine[i].rt = NULL;
+		if (!rt || pt_mine[i].fork_gen != atomic_load(&core_fork_gen) ||
+		    !rt->state)
+			continue;
+		pthread_mutex_lock(&rt->state->lock);
+		s = lookup(rt->state, KIND_PER_THREAD, 0, pt_mine[i].device, tid, NULL);
+		if (s)
+			forget(rt, s);
+		pthread_mutex_unlock(&rt->state->lock);
+	}
 }
 
 struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
@@ -529,6 +674,10 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 
 	if (!st)
 		return NULL;
+	if ((k == XSI_DEFAULT_PER_THREAD ||
+	     (k == XSI_DEFAULT_NULL && (flags & XSI_ENTRY_PER_THREAD))) &&
+	    caller_held(rt))
+		return per_thread_get(rt, handle);
 	if (k == XSI_DEFAULT_PER_THREAD ||
 	    (k == XSI_DEFAULT_NULL && (flags & XSI_ENTRY_PER_THREAD))) {
 		if (!pt_logged) {
@@ -591,30 +740,16 @@ struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
 int xsi_stream_destroyed(struct xsi_runtime *rt, uintptr_t handle)
 {
 	struct xsi_state *st = rt->state;
-	struct xsched_xqueue *xq;
 	struct xsi_stream *s;
-	unsigned int i;
 
 	if (!st)
 		return -ENOENT;
 	pthread_mutex_lock(&st->lock);
 	s = lookup(st, KIND_APP, handle, -1, 0, NULL);
-	if (!s) {
-		pthread_mutex_unlock(&st->lock);
-		return -ENOENT;
-	}
-	unlink_stream(st, s);
-	for (i = 0; i < XSI_EVENTS; i++)
-		if (st->events[i].s == s)
-			memset(&st->events[i], 0, sizeof(st->events[i]));
-	xq = s->xq;
-	s->xq = NULL;
+	if (s)
+		forget(rt, s);
 	pthread_mutex_unlock(&st->lock);
-	xsi_log(rt, "stream %#lx -> q%u: destroyed", (unsigned long)handle,
-		xsched_xqueue_id(xq));
-	/* Drains what is buffered and waits for it, outside the table lock. */
-	(void)xsched_xqueue_destroy(xq);
-	return 0;
+	return s ? 0 : -ENOENT;
 }
 
 struct xsched_xqueue *xsi_stream_xqueue(const struct xsi_stream *s)
@@ -719,8 +854,8 @@ int xsi_drain(struct xsi_runtime *rt, struct xsi_stream *s, enum xsi_scope scope
 {
 	int ret;
 
-	if (!rt->state)
-		return 0;
+	if (!rt->state || caller_held(rt))
+		return 0;	/* caller-held: nothing is ever buffered */
 	switch (scope) {
 	case XSI_SCOPE_STREAM:
 		if (!s || !s->xq)
@@ -756,6 +891,208 @@ int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle
 	xsi_log(rt, "%s stream %#lx: pass-through (ordered)", e->name,
 		(unsigned long)handle);
 	return xsi_drain(rt, s, e->scope);
+}
+
+/* ---- caller-held dispatch ------------------------------------------------------ */
+
+static bool gated(struct xsi_runtime *rt, struct xsi_stream *s)
+{
+	int32_t dev = s->desc.device;
+
+	if (dev < 0 || dev >= XSI_DEVS)
+		return false;
+	if (!atomic_load_explicit(&s->live, memory_order_relaxed)) {
+		int32_t cur = atomic_load(&rt->state->maxp[dev]);
+
+		atomic_store(&s->live, true);
+		while (cur < s->desc.priority &&
+		       !atomic_compare_exchange_weak(&rt->state->maxp[dev], &cur,
+						     s->desc.priority))
+			;
+	}
+	return s->desc.priority < atomic_load_explicit(&rt->state->maxp[dev],
+						       memory_order_relaxed);
+}
+
+#define XSI_WAIT_SLICE_NS 50000000LL	/* one wait on a mark, at most */
+#define XSI_HELD_SLICE_NS 1000000LL	/* one wait for the policy's release */
+
+/*
+ * -EAGAIN from xs_xq_now_begin(): wait a little for what stops @s: its
+ * blocker's completion (a mark on the blocker), the policy's release, or
+ * room on its own stream.  false: that cannot be known (a mark could not be
+ * made or failed): stop holding.
+ */
+static bool held_wait(struct xsi_stream *s, uint64_t left)
+{
+	struct xsched_xqueue *b = xs_sched_blocker(s->xq);
+	struct xsched_xq_info info;
+	int64_t slice = left < XSI_WAIT_SLICE_NS ? (int64_t)left : XSI_WAIT_SLICE_NS;
+	int r = 0;
+
+	if (b) {
+		uint64_t upto = xs_xq_launched(b);
+
+		r = upto ? xsched_wait(b, upto, slice) : 0;
+		xs_xqueue_put(b);
+		if (!r)	/* now the policy's turn (hysteresis) */
+			xs_xq_wait_unheld(s->xq, slice < XSI_HELD_SLICE_NS ? slice :
+					  XSI_HELD_SLICE_NS);
+	} else if (!xsched_query(s->xq, &info) && info.hold) {
+		xs_xq_wait_unheld(s->xq, slice < XSI_HELD_SLICE_NS ? slice :
+				  XSI_HELD_SLICE_NS);
+	} else if (!xsched_query(s->xq, &info) &&
+		   info.launched - info.completed >= info.threshold) {
+		r = xsched_wait(s->xq, info.launched - info.threshold + 1, slice);
+	}
+	return !r || r == -ETIMEDOUT;
+}
+
+void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
+		    uintptr_t handle, struct xsi_hold *h)
+{
+	uint64_t t0 = 0, max = rt->hold_max_ns ? rt->hold_max_ns : XSI_HOLD_MAX_NS;
+	unsigned int flags;
+	int ret;
+
+	h->locked = false;
+	h->s = xsi_stream_get(rt, handle, e->flags);
+	if (!h->s || !h->s->xq)
+		return;
+	if (atomic_load_explicit(&h->s->capturing, memory_order_relaxed)) {
+		h->s = NULL;	/* recorded into a graph: runs later, elsewhere */
+		return;
+	}
+	flags = gated(rt, h->s) ? XS_NOW_CAP : 0;
+	while ((ret = xs_xq_now_begin(h->s->xq, flags)) == -EAGAIN) {
+		uint64_t now = xs_now_ns();
+
+		if (!t0) {
+			t0 = now;
+			xsi_log(rt, "%s stream %#lx -> q%u: held", e->name,
+				(unsigned long)h->s->rt_handle, xsched_xqueue_id(h->s->xq));
+		}
+		if (now - t0 >= max) {
+			xs_warn("%s: q%u held for %llu ms; letting its call through (hold limit)",
+				rt->name, xsched_xqueue_id(h->s->xq),
+				(unsigned long long)((now - t0) / 1000000));
+			flags |= XS_NOW_FORCE;
+			continue;
+		}
+		if (!held_wait(h->s, t0 + max - now))
+			flags |= XS_NOW_FORCE;
+	}
+	if (ret) {
+		h->s = NULL;	/* -ECHILD, a failed XQueue: not scheduled */
+		return;
+	}
+	h->locked = true;
+	if (t0)
+		xsi_log(rt, "%s stream %#lx -> q%u: released after %llu us", e->name,
+			(unsigned long)h->s->rt_handle, xsched_xqueue_id(h->s->xq),
+			(unsigned long long)((xs_now_ns() - t0) / 1000));
+}
+
+void xsi_hold_end(struct xsi_hold *h, bool ok)
+{
+	if (h->s && h->locked)
+		xs_xq_now_end(h->s->xq, ok);
+	h->locked = false;
+}
+
+void xsi_stream_capture(struct xsi_stream *s, bool on)
+{
+	if (!s)
+		return;
+	atomic_store(&s->capturing, on);
+	xsi_log(s->rt, "stream %#lx: capture %s", (unsigned long)s->rt_handle,
+		on ? "begins: its calls are not scheduled" : "ends");
+}
+
+struct xsi_sync {
+	unsigned int n;
+	struct { struct xsched_xqueue *xq; uint64_t launched; } q[];
+};
+
+struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
+				enum xsi_scope scope)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_sync *y;
+	int32_t dev;
+	unsigned int i;
+
+	if (!st)
+		return NULL;
+	if (scope == XSI_SCOPE_STREAM) {
+		if (!s || !s->xq)
+			return NULL;
+		y = malloc(sizeof(*y) + sizeof(y->q[0]));
+		if (!y)
+			return NULL;
+		pthread_mutex_lock(&st->lock);
+		y->n = 1;
+		y->q[0].xq = s->xq;
+		atomic_fetch_add(&s->xq->refs, 1);
+		pthread_mutex_unlock(&st->lock);
+		y->q[0].launched = xs_xq_launched(y->q[0].xq);
+		return y;
+	}
+	dev = scope == XSI_SCOPE_PROCESS ? -1 : s ? s->desc.device :
+	      rt->current_device ? rt->current_device() : 0;
+	pthread_mutex_lock(&st->lock);
+	y = malloc(sizeof(*y) + (st->count + 1) * sizeof(y->q[0]));
+	if (y) {
+		y->n = 0;
+		for (i = 0; i < XSI_SLOTS && y->n <= st->count; i++) {
+			struct xsi_stream *o = atomic_load(&st->slots[i]);
+
+			if (!o || o == TOMB || !o->xq || (dev >= 0 && o->desc.device != dev))
+				continue;
+			atomic_fetch_add(&o->xq->refs, 1);
+			y->q[y->n++].xq = o->xq;
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	for (i = 0; y && i < y->n; i++)
+		y->q[i].launched = xs_xq_launched(y->q[i].xq);
+	return y;
+}
+
+void xsi_sync_end(struct xsi_sync *y, bool ok)
+{
+	unsigned int i;
+
+	if (!y)
+		return;
+	for (i = 0; i < y->n; i++) {
+		if (ok)
+			xs_xq_completed_upto(y->q[i].xq, y->q[i].launched);
+		xs_xqueue_put(y->q[i].xq);
+	}
+	free(y);
+}
+
+void xsi_context_gone(struct xsi_runtime *rt, uintptr_t context, int32_t device)
+{
+	struct xsi_state *st = rt->state;
+	unsigned int i;
+
+	if (!st)
+		return;
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < XSI_SLOTS; i++) {
+		struct xsi_stream *o = atomic_load(&st->slots[i]);
+
+		if (!o || o == TOMB)
+			continue;
+		if (context ? o->desc.context != context : o->desc.device != device)
+			continue;
+		forget(rt, o);	/* drops and retakes the lock */
+	}
+	pthread_mutex_unlock(&st->lock);
+	xsi_log(rt, "context %#lx / device %d torn down: its streams are forgotten",
+		(unsigned long)context, device);
 }
 
 /* ---- events ---------------------------------------------------------------- */

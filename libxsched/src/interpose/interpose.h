@@ -145,12 +145,23 @@ struct xsi_runtime {
 	/* Completion marks: record a mark after everything handed to the
 	 * runtime on @handle so far; wait for it (timeout_ns < 0: no limit;
 	 * 0: poll) giving 0, -ETIMEDOUT or -EIO; free it. */
-	int (*mark_record)(uintptr_t handle, void **mark);
+	int (*mark_record)(uintptr_t handle, const struct xsi_stream_desc *d,
+			   void **mark);
 	int (*mark_wait)(void *mark, int64_t timeout_ns);
 	void (*mark_free)(void *mark);
 
+	/* XSI_RT_CALLER_HELD: the runtime's calls cannot be copied (or must
+	 * run on the caller's thread): the caller waits for its stream's
+	 * release and makes the call itself (xsi_hold_begin()); nothing is
+	 * buffered, per-thread default streams are streams of their own. */
+	uint32_t flags;
+	uintptr_t per_thread_handle;	/* names the caller's per-thread stream */
+	uint64_t hold_max_ns;		/* caller-held: longest wait (0: 10 s) */
+
 	struct xsi_state *state;	/* the core's; NULL until xsi_runtime_init() */
 };
+
+#define XSI_RT_CALLER_HELD	(1U << 0)
 
 /* ---- set-up ------------------------------------------------------------- */
 
@@ -214,6 +225,42 @@ int xsi_drain(struct xsi_runtime *rt, struct xsi_stream *s, enum xsi_scope scope
  * the drain's error (the hook calls the real function either way).
  */
 int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle);
+
+/* ---- caller-held dispatch (XSI_RT_CALLER_HELD) -------------------------- */
+
+/*
+ * Around the caller's own real call through @e on @handle.  Begin waits
+ * while the policy holds the stream (learning when its blocker completes by
+ * a mark on the blocker) and, while a live stream of higher priority is on
+ * its device, while `threshold` of its calls are in flight; at most
+ * rt->hold_max_ns (then the call goes, with a warning).  From begin to end
+ * the stream's XQueue is locked: the call is counted as launched at end
+ * when @ok.  A stream being captured into a graph is neither held nor
+ * counted (captured calls do not run).  h->s is NULL when the call is not
+ * scheduled.  Logs "held"/"released".
+ */
+struct xsi_hold {
+	struct xsi_stream *s;
+	bool locked;
+};
+void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
+		    uintptr_t handle, struct xsi_hold *h);
+void xsi_hold_end(struct xsi_hold *h, bool ok);
+/* Capture into a graph began (@on) or ended on @s. */
+void xsi_stream_capture(struct xsi_stream *s, bool on);
+/*
+ * A synchronization (stream: @s; XSI_SCOPE_DEVICE: every stream of @s's or
+ * the current device) is about to be made: what was launched so far.
+ * xsi_sync_end(): it succeeded (@ok), so all of that completed; frees it.
+ * Learning completion this way costs no mark.
+ */
+struct xsi_sync;
+struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
+				enum xsi_scope scope);
+void xsi_sync_end(struct xsi_sync *y, bool ok);
+/* A context (@context != 0) or every context of @device (>= 0) is torn down:
+ * its streams are forgotten (their XQueues destroyed). */
+void xsi_context_gone(struct xsi_runtime *rt, uintptr_t context, int32_t device);
 
 /* ---- events and dependencies -------------------------------------------- */
 

@@ -161,10 +161,11 @@ struct fake_mark {
 	uint64_t target;
 };
 
-static int f_mark_record(uintptr_t h, void **mark)
+static int f_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 {
 	struct fake_mark *m = malloc(sizeof(*m));
 
+	(void)d;
 	if (!m)
 		return -ENOMEM;
 	m->s = stream_of(h);
