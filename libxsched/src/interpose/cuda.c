@@ -1,30 +1,329 @@
 // SPDX-License-Identifier: MIT
 /*
- * The CUDA driver API table of the interposer (libxsched-cuda.so).
+ * The CUDA driver API table of the interposer (libxsched-cuda.so), on the
+ * interposition core (interpose.h): the entry points, how each is
+ * classified, and the CUDA ops the core needs.  The core does the rest:
+ * the stream table, caller-held Lv1 dispatch, per-thread default streams,
+ * symbol redirection, fork, the debug log.
  *
  * Every hooked function is exported under the name libcuda exports it by,
  * so a program linked against libcuda reaches the hook, and the same hook
- * is what dlsym() and cuGetProcAddress() hand out for it: the table below is
- * a struct xsi_runtime of the interposition core (interpose.h), whose
- * xsi_dlsym() and xsi_proc_redirect() do the redirection (by the address the
- * real lookup returned, else by base name, variant and ABI version).
+ * is what dlsym() and cuGetProcAddress() hand out for it (xsi_dlsym(),
+ * xsi_proc_redirect(): by the address the real lookup returned, else by
+ * base name, variant and ABI version).
  *
- * Scheduled (xc_gate_enter/exit around the real call): kernel launches
- * (plain, Ex, cooperative), host functions and stream callbacks, graph
- * launches, async copies and memsets, each in its legacy and its per-thread
- * (_ptsz) variant.
+ * Caller-held (XSI_RT_CALLER_HELD): a CUDA call is never copied.  A
+ * scheduled call (a launch, an async copy or memset, a graph launch, a host
+ * function) waits in the caller's thread while the policy holds its stream
+ * (a stream of higher priority on its device has work) and, while such a
+ * stream is live, while `threshold` of its own calls are in flight; then the
+ * caller makes it, with its own arguments.  Nothing is buffered, so every
+ * call reaches the driver in program order (the drain-first rule holds
+ * trivially) and per-thread default streams stay the caller's own.  A wait
+ * depends only on GPU work already handed to the driver, but work that
+ * waits for the host (a stream wait-value this thread would satisfy later)
+ * could make it wait for ever: XSCHED_CUDA_HOLD_MAX_MS bounds every wait.
+ *
  * Ordered pass-through with bookkeeping: stream and context synchronize and
- * stream query (they tell what completed), stream destroy and context
- * teardown (the handle table), begin/end of stream capture (captured calls
- * do not run), cuGetProcAddress itself.
- * Everything else passes through untouched; since no call is ever buffered
- * (cuda_lv1.h), each reaches the driver in program order.  Each lookup of a
- * driver function is named in the debug log with its class.
+ * stream query (a success tells the core what completed, without a mark),
+ * stream destroy and context teardown (the stream table), begin/end of
+ * stream capture (captured calls are neither held nor counted).
+ * cuGetProcAddress is a harmless pass-through whose answer is redirected.
  */
 #include <cuda.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "../internal.h"
-#include "cuda_lv1.h"
+#include "interpose.h"
+
+/* Driver functions the table's ops call (never our hooks). */
+static struct {
+	CUresult (*ctx_get_current)(CUcontext *);
+	CUresult (*ctx_push)(CUcontext);
+	CUresult (*ctx_pop)(CUcontext *);
+	CUresult (*ctx_get_device)(CUdevice *);
+	CUresult (*stream_get_ctx)(CUstream, CUcontext *);
+	CUresult (*stream_get_priority)(CUstream, int *);
+	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
+	CUresult (*event_create)(CUevent *, unsigned int);
+	CUresult (*event_destroy)(CUevent);
+	CUresult (*event_record)(CUevent, CUstream);
+	CUresult (*event_query)(CUevent);
+	CUresult (*exchange_capture_mode)(CUstreamCaptureMode *);
+} xc_real;
+
+extern struct xsi_runtime xc_rt;
+static bool xc_init(void);
+
+/* Our own waits and records must not break another thread's stream capture
+ * in global mode: run them in relaxed mode. */
+static CUstreamCaptureMode relax(bool *swapped)
+{
+	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
+
+	*swapped = xc_real.exchange_capture_mode &&
+		   xc_real.exchange_capture_mode(&m) == CUDA_SUCCESS;
+	return m;
+}
+
+static void unrelax(bool swapped, CUstreamCaptureMode m)
+{
+	if (swapped)
+		xc_real.exchange_capture_mode(&m);
+}
+
+/*
+ * Wait until @ev completed or @deadline (CLOCK_MONOTONIC ns) passed: 0,
+ * -ETIMEDOUT or -EIO.  It polls (a yield, then sleeps of 10 us growing to
+ * 100 us) rather than blocking in cuEventSynchronize, so that the deadline
+ * (XSCHED_CUDA_HOLD_MAX_MS) holds even when the awaited work waits for the
+ * host.
+ */
+static int wait_event(CUevent ev, uint64_t deadline)
+{
+	uint64_t ns = 0;
+	bool sw;
+	CUstreamCaptureMode m = relax(&sw);
+	int ret;
+
+	for (;;) {
+		CUresult r = xc_real.event_query(ev);
+
+		if (r == CUDA_SUCCESS) {
+			ret = 0;
+			break;
+		}
+		if (r != CUDA_ERROR_NOT_READY) {
+			ret = -EIO;
+			break;
+		}
+		if (xs_now_ns() >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (!ns) {
+			sched_yield();
+			ns = 10000;
+		} else {
+			struct timespec ts = { 0, (long)ns };
+
+			nanosleep(&ts, NULL);
+			if (ns < 100000)
+				ns *= 2;
+		}
+	}
+	unrelax(sw, m);
+	return ret;
+}
+
+/* ---- the core's runtime ops ---------------------------------------------- */
+
+static enum xsi_default xc_default_kind(uintptr_t h)
+{
+	if (!h)
+		return XSI_DEFAULT_NULL;
+	if (h == (uintptr_t)CU_STREAM_LEGACY)
+		return XSI_DEFAULT_LEGACY;
+	if (h == (uintptr_t)CU_STREAM_PER_THREAD)
+		return XSI_DEFAULT_PER_THREAD;
+	return XSI_NOT_DEFAULT;
+}
+
+static int xc_current_device(void)
+{
+	CUdevice dev = 0;
+
+	return xc_real.ctx_get_device(&dev) == CUDA_SUCCESS ? (int)dev : 0;
+}
+
+/* A stream's context, priority and device (the caller's current context
+ * for the default streams).  CUDA priorities: lower is more urgent;
+ * xsched's: higher is. */
+static int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
+{
+	CUcontext ctx = NULL, old;
+	CUdevice dev = 0;
+	int prio = 0;
+
+	if (xc_default_kind(h) == XSI_NOT_DEFAULT) {
+		if (xc_real.stream_get_ctx((CUstream)h, &ctx) != CUDA_SUCCESS)
+			return -ENOENT;
+		if (xc_real.stream_get_priority((CUstream)h, &prio) != CUDA_SUCCESS)
+			prio = 0;
+	} else if (xc_real.ctx_get_current(&ctx) != CUDA_SUCCESS) {
+		return -ENOENT;
+	}
+	if (!ctx || xc_real.ctx_push(ctx) != CUDA_SUCCESS)
+		return -ENOENT;
+	if (xc_real.ctx_get_device(&dev) != CUDA_SUCCESS)
+		dev = 0;
+	xc_real.ctx_pop(&old);
+	d->priority = -prio;
+	d->device = (int32_t)dev;
+	d->context = (uintptr_t)ctx;
+	return 0;
+}
+
+static int xc_enter(const struct xsi_stream_desc *d)
+{
+	return xc_real.ctx_push((CUcontext)d->context) == CUDA_SUCCESS ? 0 : -EIO;
+}
+
+/* An event after what was handed to the driver on @h, recorded from any
+ * thread (a per-thread stream: by its owner only, the core sees to that).
+ * Not on a stream being captured: the record would become a graph node. */
+static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
+{
+	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUcontext old;
+	CUevent ev = NULL;
+	CUstreamCaptureMode m;
+	bool sw;
+	CUresult r;
+
+	if (!d->context || xc_real.ctx_push((CUcontext)d->context) != CUDA_SUCCESS)
+		return -EIO;
+	if (xc_real.stream_is_capturing &&
+	    xc_real.stream_is_capturing((CUstream)h, &cs) == CUDA_SUCCESS &&
+	    cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+		xc_real.ctx_pop(&old);
+		return -EBUSY;
+	}
+	r = xc_real.event_create(&ev, CU_EVENT_DISABLE_TIMING);
+	if (r == CUDA_SUCCESS) {
+		m = relax(&sw);
+		r = xc_real.event_record(ev, (CUstream)h);
+		unrelax(sw, m);
+		if (r != CUDA_SUCCESS)
+			xc_real.event_destroy(ev);
+	}
+	xc_real.ctx_pop(&old);
+	if (r != CUDA_SUCCESS)
+		return -EIO;
+	*mark = ev;
+	return 0;
+}
+
+static int xc_mark_wait(void *mark, int64_t timeout_ns)
+{
+	return wait_event(mark, timeout_ns < 0 ? UINT64_MAX :
+			  xs_now_ns() + (uint64_t)timeout_ns);
+}
+
+static void xc_mark_free(void *mark)
+{
+	xc_real.event_destroy(mark);
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+static void *(*real_dlsym_fn)(void *, const char *);
+
+/* dlsym() runs before anything else is set up (a sanitizer runtime calls it
+ * while it initialises itself): this path must not be instrumented. */
+#define XC_EARLY __attribute__((no_sanitize("address", "undefined")))
+
+XC_EARLY static void *real_dlsym(void *h, const char *name)
+{
+	void *(*f)(void *, const char *) = __atomic_load_n(&real_dlsym_fn, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+		if (!f)
+			f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		if (!f)
+			return NULL;
+		__atomic_store_n(&real_dlsym_fn, f, __ATOMIC_RELEASE);
+	}
+	return f(h, name);
+}
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static atomic_bool init_ok;
+static __thread bool tls_in_init;
+
+#define REAL(field, sym) (xc_real.field = (__typeof__(xc_real.field))real_dlsym(h, sym))
+
+static void do_init(void)
+{
+	const struct xs_config *cfg = xs_config();
+	unsigned int miss = 0;
+	const char *s;
+	size_t i;
+	void *h;
+
+	tls_in_init = true;
+	h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		h = dlopen("libcuda.so.1", RTLD_NOW);
+	if (!h) {
+		xs_warn("cuda: libcuda.so.1 cannot be loaded (%s); nothing is scheduled",
+			dlerror());
+		goto out;
+	}
+	REAL(ctx_get_current, "cuCtxGetCurrent");
+	REAL(ctx_push, "cuCtxPushCurrent_v2");
+	REAL(ctx_pop, "cuCtxPopCurrent_v2");
+	REAL(ctx_get_device, "cuCtxGetDevice");
+	REAL(stream_get_ctx, "cuStreamGetCtx");
+	REAL(stream_get_priority, "cuStreamGetPriority");
+	REAL(stream_is_capturing, "cuStreamIsCapturing");
+	REAL(event_create, "cuEventCreate");
+	REAL(event_destroy, "cuEventDestroy_v2");
+	REAL(event_record, "cuEventRecord");
+	REAL(event_query, "cuEventQuery");
+	REAL(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
+	if (!xc_real.ctx_get_current || !xc_real.ctx_push || !xc_real.ctx_pop ||
+	    !xc_real.ctx_get_device || !xc_real.stream_get_ctx ||
+	    !xc_real.stream_get_priority || !xc_real.event_create ||
+	    !xc_real.event_destroy || !xc_real.event_record ||
+	    !xc_real.event_query) {
+		xs_warn("cuda: libcuda.so.1 lacks functions the scheduler needs; nothing is scheduled");
+		goto out;
+	}
+	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
+	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
+	if (s && *s) {
+		char *end;
+		unsigned long long v = strtoull(s, &end, 10);
+
+		if (*end || !v)
+			xs_warn("cuda: XSCHED_CUDA_HOLD_MAX_MS=%s is not a positive number of ms; using 10000", s);
+		else
+			xc_rt.hold_max_ns = v * 1000000ULL;
+	}
+	/* The entries' real functions, and the table registered with the core. */
+	if (xsi_runtime_init(&xc_rt)) {
+		xs_warn("cuda: the interposition core refused the CUDA table; nothing is scheduled");
+		goto out;
+	}
+	for (i = 0; i < xc_rt.nentries; i++) {
+		if (!*xc_rt.entries[i].real) {
+			miss++;
+			xsi_log(&xc_rt, "%s is not in this libcuda; its hook is never handed out",
+				xc_rt.entries[i].name);
+		}
+	}
+	xs_info("cuda: interposer ready: Lv1 caller-held, threshold %u, hysteresis %llu us, hold limit %llu ms; %u of %zu hooked symbols absent from this libcuda",
+		cfg->threshold, (unsigned long long)(cfg->hyst_ns / 1000),
+		(unsigned long long)(xc_rt.hold_max_ns / 1000000), miss, xc_rt.nentries);
+	atomic_store(&init_ok, true);
+out:
+	tls_in_init = false;
+}
+
+static bool xc_init(void)
+{
+	if (atomic_load_explicit(&init_ok, memory_order_acquire))
+		return true;
+	if (tls_in_init)	/* libcuda's own loading called back into us */
+		return false;
+	pthread_once(&init_once, do_init);
+	return atomic_load(&init_ok);
+}
 
 /* Exported names whose cuda.h macro points at a later ABI: ours are the
  * exported symbols themselves. */
@@ -159,14 +458,14 @@ static struct xsi_entry entries[E_COUNT];
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\
 	{								\
-		struct xc_gate gate_;				\
+		struct xsi_hold hold_;					\
 		CUresult r;						\
 									\
 		if (!xc_init() || !real_##sym)				\
 			return CUDA_ERROR_NOT_INITIALIZED;		\
-		xc_gate_enter(&gate_, &entries[E_##sym], (S));		\
+		xsi_hold_begin(&xc_rt, &entries[E_##sym], (uintptr_t)(S), &hold_); \
 		r = real_##sym A;					\
-		xc_gate_exit(&gate_, r == CUDA_SUCCESS);			\
+		xsi_hold_end(&hold_, r == CUDA_SUCCESS);		\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -211,63 +510,59 @@ static CUresult (*real_cuGetProcAddress_v2)(const char *, void **, int, cuuint64
 		return CUDA_ERROR_NOT_INITIALIZED;		\
 } while (0)
 
+/* The stream a call through @e names (NULL: not scheduled). */
+static struct xsi_stream *stream_of(int e, CUstream h)
+{
+	return xsi_stream_get(&xc_rt, (uintptr_t)h, entries[e].flags);
+}
+
 /* A successful synchronize or query: everything handed over before it ran
  * has completed. */
-#define SYNC_HOOK(sym, ok)						\
+#define SYNC_HOOK(sym)							\
 	static CUresult hook_##sym(CUstream h)				\
 	{								\
-		struct xc_queue *q;					\
-		uint64_t n;						\
+		struct xsi_sync *y;					\
 		CUresult r;						\
 									\
 		READY(sym);						\
-		n = xc_stream_launched(&entries[E_##sym], h, &q);	\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
+		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
 		r = real_##sym(h);					\
-		if (r == (ok))						\
-			xc_stream_done(q, n);				\
+		xsi_sync_end(y, r == CUDA_SUCCESS);			\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
-SYNC_HOOK(cuStreamSynchronize, CUDA_SUCCESS)
-SYNC_HOOK(cuStreamSynchronize_ptsz, CUDA_SUCCESS)
-SYNC_HOOK(cuStreamQuery, CUDA_SUCCESS)
-SYNC_HOOK(cuStreamQuery_ptsz, CUDA_SUCCESS)
+SYNC_HOOK(cuStreamSynchronize)
+SYNC_HOOK(cuStreamSynchronize_ptsz)
+SYNC_HOOK(cuStreamQuery)
+SYNC_HOOK(cuStreamQuery_ptsz)
 
 static CUresult hook_cuCtxSynchronize(void)
 {
-	uint64_t snap[512];
-	unsigned int n = 0;
-	CUcontext ctx = NULL;
+	struct xsi_sync *y;
 	CUresult r;
 
 	READY(cuCtxSynchronize);
-	xc_note_pass(&entries[E_cuCtxSynchronize], NULL);
-	if (xc_real.ctx_get_current(&ctx) == CUDA_SUCCESS && ctx)
-		n = xc_ctx_snapshot(ctx, snap, 512);
+	(void)xsi_pass(&xc_rt, &entries[E_cuCtxSynchronize], 0);
+	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize();
-	if (r == CUDA_SUCCESS)
-		xc_ctx_synchronized(ctx, snap, n);
+	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
 EXPORT_AS(cuCtxSynchronize)
 
-/* CUDA 12.9+: synchronize a given context (NULL: the current one). */
+/* CUDA 12.9+: synchronize a given context (NULL: the current one); the
+ * bookkeeping is that of the current device. */
 static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 {
-	uint64_t snap[512];
-	unsigned int n = 0;
-	CUcontext ctx = c;
+	struct xsi_sync *y;
 	CUresult r;
 
 	READY(cuCtxSynchronize_v2);
-	xc_note_pass(&entries[E_cuCtxSynchronize_v2], NULL);
-	if (!ctx && xc_real.ctx_get_current(&ctx) != CUDA_SUCCESS)
-		ctx = NULL;
-	if (ctx)
-		n = xc_ctx_snapshot(ctx, snap, 512);
+	(void)xsi_pass(&xc_rt, &entries[E_cuCtxSynchronize_v2], 0);
+	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize_v2(c);
-	if (r == CUDA_SUCCESS)
-		xc_ctx_synchronized(ctx, snap, n);
+	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
 EXPORT_AS(cuCtxSynchronize_v2)
@@ -276,8 +571,9 @@ EXPORT_AS(cuCtxSynchronize_v2)
 	static CUresult hook_##sym(CUstream h)				\
 	{								\
 		READY(sym);						\
-		xc_note_pass(&entries[E_##sym], h);			\
-		xc_stream_destroyed(h);					\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
+		if (xc_default_kind((uintptr_t)h) == XSI_NOT_DEFAULT)	\
+			(void)xsi_stream_destroyed(&xc_rt, (uintptr_t)h); \
 		return real_##sym(h);					\
 	}								\
 	EXPORT_AS(sym)
@@ -292,7 +588,7 @@ DESTROY_HOOK(cuStreamDestroy_v2)
 		READY(sym);						\
 		r = real_##sym A;					\
 		if (r == CUDA_SUCCESS)					\
-			xc_capture(&entries[E_##sym], h, true);	\
+			xsi_stream_capture(stream_of(E_##sym, h), true); \
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -315,7 +611,7 @@ BEGIN_HOOK(cuStreamBeginCaptureToGraph_ptsz,
 									\
 		READY(sym);						\
 		r = real_##sym(h, g);					\
-		xc_capture(&entries[E_##sym], h, false);		\
+		xsi_stream_capture(stream_of(E_##sym, h), false);	\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -326,8 +622,8 @@ END_HOOK(cuStreamEndCapture_ptsz)
 	static CUresult hook_##sym(CUcontext c)				\
 	{								\
 		READY(sym);						\
-		xc_note_pass(&entries[E_##sym], NULL);		\
-		xc_ctx_destroyed(c, -1);				\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
+		xsi_context_gone(&xc_rt, (uintptr_t)c, -1);		\
 		return real_##sym(c);					\
 	}								\
 	EXPORT_AS(sym)
@@ -338,8 +634,8 @@ CTX_HOOK(cuCtxDestroy_v2)
 	static CUresult hook_##sym(CUdevice d)				\
 	{								\
 		READY(sym);						\
-		xc_note_pass(&entries[E_##sym], NULL);		\
-		xc_ctx_destroyed(NULL, (int)d);				\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
+		xsi_context_gone(&xc_rt, 0, (int32_t)d);		\
 		return real_##sym(d);					\
 	}								\
 	EXPORT_AS(sym)
@@ -392,6 +688,8 @@ struct xsi_runtime xc_rt = {
 	.name = "cuda",
 	.libs = libs,
 	.entries = entries,
+	.flags = XSI_RT_CALLER_HELD,
+	.per_thread_handle = (uintptr_t)CU_STREAM_PER_THREAD,
 	.nentries = E_COUNT,
 	.default_kind = xc_default_kind,
 	.current_device = xc_current_device,
@@ -401,3 +699,15 @@ struct xsi_runtime xc_rt = {
 	.mark_wait = xc_mark_wait,
 	.mark_free = xc_mark_free,
 };
+
+/* Every dlsym() of the process: driver functions get their hooks. */
+XC_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+{
+	void *r = real_dlsym(handle, name);
+
+	/* RTLD_NEXT is relative to the caller, which the real dlsym now takes
+	 * to be us: what it found is the next definition after this library. */
+	if (handle == RTLD_NEXT || !r || name[0] != 'c' || name[1] != 'u' || !xc_init())
+		return r;
+	return xsi_dlsym(handle, name, r);
+}
