@@ -540,7 +540,7 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 		return NULL;
 	s->rt = rt;
 	s->kind = kind;
-	s->handle = kind == KIND_LEGACY ? 0 : handle;
+	s->handle = kind == KIND_APP ? handle : 0;
 	s->rt_handle = handle;
 	s->device = device;
 	s->thread = thread;
@@ -598,8 +598,8 @@ static struct xsi_stream *per_thread_get(struct xsi_runtime *rt, uintptr_t handl
 		memset(&d, 0, sizeof(d));
 		d.device = device;
 		if (!rt->describe(handle, &d))
-			s = insert(rt, KIND_PER_THREAD, rt->per_thread_handle, device, tid,
-				   slot, &d, "lazy, per-thread");
+			s = insert(rt, KIND_PER_THREAD, 0, device, tid, slot, &d,
+				   "lazy, per-thread");
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (!s)

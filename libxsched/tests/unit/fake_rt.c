@@ -161,6 +161,8 @@ struct fake_mark {
 	uint64_t target;
 };
 
+unsigned int fake_marks;
+
 static int f_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 {
 	struct fake_mark *m = malloc(sizeof(*m));
@@ -170,6 +172,7 @@ static int f_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **ma
 		return -ENOMEM;
 	m->s = stream_of(h);
 	pthread_mutex_lock(&fake_lock);
+	fake_marks++;
 	m->target = m->s->launched;
 	pthread_mutex_unlock(&fake_lock);
 	*mark = m;
@@ -240,6 +243,13 @@ void fake_init(void)
 	ASSERT_EQ(xsi_runtime_init(&fake_rt), 0);
 }
 
+void fake_caller_held(uint64_t hold_max_ns)
+{
+	fake_rt.flags = XSI_RT_CALLER_HELD;
+	fake_rt.per_thread_handle = 2;
+	fake_rt.hold_max_ns = hold_max_ns;
+}
+
 /* ---- the hooks: what a runtime's table file writes ---- */
 
 struct launch_arg {
@@ -263,6 +273,15 @@ static int launch(uintptr_t stream, uint32_t tag, uint32_t flags)
 
 	if (!s)
 		return (flags ? p_launch_ptsz : p_launch)(stream, tag);
+	if (fake_rt.flags & XSI_RT_CALLER_HELD) {
+		/* The caller makes the call itself, once released. */
+		struct xsi_hold h;
+
+		xsi_hold_begin(&fake_rt, &entries[flags ? 1 : 0], stream, &h);
+		st = (flags ? p_launch_ptsz : p_launch)(stream, tag);
+		xsi_hold_end(&h, st == 0);
+		return st;
+	}
 	a = malloc(sizeof(*a));
 	if (!a)
 		return p_launch(stream, tag);

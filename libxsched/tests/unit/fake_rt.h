@@ -8,6 +8,8 @@
  * variant of fakeLaunch.  Every launch that reaches the "runtime" is logged
  * with its stream, tag and the device of the thread that made it.
  * Completion: manual (fake_complete()) or, with fake_auto, at launch.
+ * fake_caller_held() makes the runtime caller-held (XSI_RT_CALLER_HELD):
+ * its hooks then use xsi_hold_begin/end instead of call commands.
  */
 #ifndef XSCHED_FAKE_RT_H
 #define XSCHED_FAKE_RT_H
@@ -36,6 +38,7 @@ extern unsigned int fake_nlog;
 extern pthread_mutex_t fake_lock;
 extern bool fake_auto;
 extern struct xsi_runtime fake_rt;
+extern unsigned int fake_marks;	/* marks recorded (under fake_lock) */
 extern _Thread_local int fake_device;	/* the calling thread's device */
 
 struct fake_stream *fake_stream_new(int32_t priority, int32_t device);
@@ -50,5 +53,6 @@ void fake_complete(struct fake_stream *s, uint64_t n);
 struct fake_stream *fake_default(int32_t device);
 uint64_t fake_launched(struct fake_stream *s);
 void fake_init(void);	/* xsi_runtime_init(&fake_rt) */
+void fake_caller_held(uint64_t hold_max_ns);	/* before fake_init() */
 
 #endif

@@ -324,3 +324,155 @@ TEST(interpose_stream_waiting_on_a_held_streams_event_releases_it)
 	fake_complete(hi, 10);
 	xsi_runtime_fini(&fake_rt);
 }
+
+/* ---- caller-held dispatch ---- */
+
+struct ch_thread {
+	uintptr_t stream;
+	uint32_t tag;
+	uint32_t flags;
+	int device;	/* this thread's fake device: marks its launches */
+	struct xsched_xqueue *xq;
+	uint32_t id;	/* xq's id, taken while the thread lives */
+};
+
+static void *ch_launch(void *p)
+{
+	struct ch_thread *t = p;
+
+	fake_device = t->device;
+	if (t->flags)
+		ASSERT_EQ(fakeLaunch_ptsz(t->stream, t->tag), 0);
+	else
+		ASSERT_EQ(fakeLaunch(t->stream, t->tag), 0);
+	t->xq = xq_of(t->stream, t->flags);
+	t->id = t->xq ? xsched_xqueue_id(t->xq) : 0;
+	return NULL;
+}
+
+static int logged(uint32_t tag, int *device)
+{
+	unsigned int i;
+	int hit = 0;
+
+	pthread_mutex_lock(&fake_lock);
+	for (i = 0; i < fake_nlog; i++)
+		if (fake_log[i].tag == tag) {
+			hit = 1;
+			if (device)
+				*device = fake_log[i].device;
+		}
+	pthread_mutex_unlock(&fake_lock);
+	return hit;
+}
+
+TEST(interpose_caller_held_call_waits_for_higher_work_then_runs_on_its_thread)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(1, 0);
+	struct ch_thread t = { (uintptr_t)lo, 3, 0, 2, NULL, 0 };
+	struct timespec ms20 = { 0, 20000000 };
+	pthread_t th;
+	int dev = -1;
+
+	fake_caller_held(0);
+	fake_init();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 2), 0);	/* in flight until completed */
+	ASSERT_EQ(pthread_create(&th, NULL, ch_launch, &t), 0);
+	nanosleep(&ms20, NULL);
+	ASSERT_EQ(logged(3, NULL), 0);	/* held: not buffered, not made */
+	fake_complete(hi, 1);
+	pthread_join(th, NULL);
+	ASSERT_EQ(logged(3, &dev), 1);
+	ASSERT_EQ(dev, 2);	/* made by the caller's own thread */
+	ASSERT_EQ(xq_info(t.xq).launched, 2);
+	fake_complete(lo, 2);
+	xsi_runtime_fini(&fake_rt);
+}
+
+TEST(interpose_caller_held_wait_is_bounded_by_hold_max)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(1, 0);
+	uint64_t t0;
+
+	fake_caller_held(30000000);
+	fake_init();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 2), 0);	/* never completes here */
+	t0 = xs_now_ns();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 3), 0);
+	ASSERT_GE(xs_now_ns() - t0, 30000000);
+	ASSERT_EQ(logged(3, NULL), 1);
+	fake_complete(hi, 1);
+	fake_complete(lo, 2);
+	xsi_runtime_fini(&fake_rt);
+}
+
+TEST(interpose_caller_held_per_thread_streams_are_one_per_thread)
+{
+	struct ch_thread a = { 0, 1, XSI_ENTRY_PER_THREAD, 0, NULL, 0 };
+	struct ch_thread b = { 0, 2, XSI_ENTRY_PER_THREAD, 0, NULL, 0 };
+	pthread_t ta, tb;
+
+	fake_auto = true;
+	fake_caller_held(0);
+	fake_init();
+	ASSERT_EQ(pthread_create(&ta, NULL, ch_launch, &a), 0);
+	pthread_join(ta, NULL);
+	ASSERT_EQ(pthread_create(&tb, NULL, ch_launch, &b), 0);
+	pthread_join(tb, NULL);
+	ASSERT_TRUE(a.id && b.id && a.id != b.id);
+	/* Both threads exited: their streams are gone with them. */
+	ASSERT_EQ(xsi_stream_count(&fake_rt), 0);
+	/* The null handle through a per-thread entry is this thread's. */
+	ASSERT_TRUE(xq_of(0, XSI_ENTRY_PER_THREAD) == xq_of(2, 0));
+	ASSERT_TRUE(xq_of(0, XSI_ENTRY_PER_THREAD) != xq_of(0, 0));
+	xsi_runtime_fini(&fake_rt);
+}
+
+TEST(interpose_synchronize_tells_completion_without_a_mark)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(1, 0);
+	struct xsi_sync *y;
+	unsigned int marks;
+
+	fake_caller_held(0);
+	fake_init();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	fake_complete(lo, 1);
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 2), 0);
+	pthread_mutex_lock(&fake_lock);
+	marks = fake_marks;
+	pthread_mutex_unlock(&fake_lock);
+	y = xsi_sync_begin(&fake_rt, xsi_stream_get(&fake_rt, (uintptr_t)hi, 0),
+			   XSI_SCOPE_STREAM);
+	ASSERT_TRUE(y != NULL);
+	fake_complete(hi, 1);	/* the runtime's synchronize returned */
+	xsi_sync_end(y, true);
+	ASSERT_EQ(xq_info(xq_of((uintptr_t)hi, 0)).completed, 1);
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 3), 0);	/* not held */
+	pthread_mutex_lock(&fake_lock);
+	ASSERT_EQ(fake_marks, marks);
+	pthread_mutex_unlock(&fake_lock);
+	fake_complete(lo, 1);
+	xsi_runtime_fini(&fake_rt);
+}
+
+TEST(interpose_caller_held_captured_calls_are_neither_held_nor_counted)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(1, 0);
+	struct xsi_stream *s;
+
+	fake_caller_held(0);
+	fake_init();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 2), 0);	/* in flight */
+	s = xsi_stream_get(&fake_rt, (uintptr_t)lo, 0);
+	xsi_stream_capture(s, true);
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 3), 0);	/* would hang if held */
+	ASSERT_EQ(xq_info(xsi_stream_xqueue(s)).launched, 1);
+	xsi_stream_capture(s, false);
+	fake_complete(hi, 1);
+	fake_complete(lo, 2);
+	xsi_runtime_fini(&fake_rt);
+}
