@@ -303,9 +303,15 @@ static void *st_forker(void *arg)
 			break;
 		}
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			snprintf(msg[f], sizeof(msg[f]),
-				 "forked child failed: status %#x (exit codes: see st_child)",
-				 status);
+			static const char *const why[] = {
+				[10] = "saw the parent's XQueues",
+				[11] = "a round failed", [12] = "lost or reordered a command",
+				[13] = "left an XQueue", [14] = "leaked an fd",
+			};
+			int c = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+
+			snprintf(msg[f], sizeof(msg[f]), "forked child failed: status %#x (%s)",
+				 status, c >= 10 && c <= 14 ? why[c] : "crashed");
 			st_fail(msg[f]);
 			break;
 		}
