@@ -170,6 +170,9 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case XSCHED_IOC_VERSION:
 		xsched_version(&u.v);
 		return copy_to_user(uarg, &u.v, sizeof(u.v)) ? -EFAULT : 0;
+	case XSCHED_IOC_ADMIN:
+		/* Sized by its own size field, not by the ioctl number. */
+		return xsched_admin_ioctl(uarg);
 	case XSCHED_IOC_SIM_MEM_ALLOC:
 	case XSCHED_IOC_SIM_QUEUE_CREATE:
 	case XSCHED_IOC_SIM_SUBMIT:

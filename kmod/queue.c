@@ -12,6 +12,7 @@
  */
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -26,8 +27,6 @@
 
 #include "xsched.h"
 #include "trace.h"
-
-#define XSCHED_GRACE_MAX_NS	(60ULL * NSEC_PER_SEC)
 
 static DEFINE_IDA(xsched_uid_ida);
 /* All registered queues, for debugfs and fault injection by uid. */
@@ -167,6 +166,7 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	/* Registration runs in the ioctl of the registering process. */
 	q->pid = task_tgid_nr(current);
 	get_task_comm(q->comm, current);
+	q->owner = current_euid();
 	mutex_init(&q->lock);
 	spin_lock_init(&q->state_lock);
 	init_waitqueue_head(&q->wq);
@@ -318,7 +318,7 @@ static void xsched_waiters_done(struct xsched_queue *q, u32 seq, int result,
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes)
 {
-	bool by_arbiter;
+	bool by_arbiter, by_admin;
 	pid_t pid;
 	u32 mode, busy_uid;
 	s32 busy_prio;
@@ -350,12 +350,13 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 	}
 	mode = q->mode;
 	by_arbiter = q->by_arbiter;
+	by_admin = q->by_admin;
 	pid = q->suspender;
 	busy_uid = q->busy_uid;
 	busy_prio = q->busy_prio;
 	spin_unlock(&q->state_lock);
 	trace_xsched_queue_suspend(q->uid, mode, ns, saved_bytes, err,
-				   by_arbiter, pid, busy_uid, busy_prio);
+				   by_arbiter, by_admin, pid, busy_uid, busy_prio);
 	wake_up_all(&q->wq);
 }
 
@@ -393,12 +394,14 @@ static u32 xsched_queue_state(struct xsched_queue *q)
  * Start a suspend; on success *seq identifies it.  @w (or NULL) is queued
  * to learn its outcome, before the backend can report it; the caller takes
  * it off q->waiters.  @busy: the arbiter suspends @q because @busy (of
- * priority @busy_prio) has work; NULL: the calling process asked.
+ * priority @busy_prio) has work; NULL: the calling process asked, as an
+ * administrator (XSCHED_IOC_ADMIN) if @admin.
  */
 static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 				      u64 grace_ns, u32 *seq,
 				      struct xsched_waiter *w,
-				      struct xsched_queue *busy, s32 busy_prio)
+				      struct xsched_queue *busy, s32 busy_prio,
+				      bool admin)
 {
 	pid_t pid = busy ? 0 : task_tgid_nr(current);
 
@@ -421,6 +424,7 @@ static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 		q->seq++;
 		q->suspend_start = ktime_get();
 		q->by_arbiter = busy;
+		q->by_admin = admin;
 		q->suspender = pid;
 		q->busy_uid = busy ? busy->uid : 0;
 		q->busy_prio = busy_prio;
@@ -449,13 +453,14 @@ static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 			}
 		}
 		spin_unlock(&q->state_lock);
-		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret, busy, pid,
-					   busy ? busy->uid : 0, busy_prio);
+		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret, busy, admin,
+					   pid, busy ? busy->uid : 0, busy_prio);
 	}
 	return ret;
 }
 
-static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s)
+int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
+			 bool admin)
 {
 	bool block = !(s->flags & XSCHED_SUSPEND_NONBLOCK);
 	struct xsched_waiter w = {};
@@ -470,15 +475,20 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 		return -EINVAL;
 	if (s->grace_ns > XSCHED_GRACE_MAX_NS)
 		return -EINVAL;
-	if (!(q->ops->modes & BIT(s->mode)))
-		return -EOPNOTSUPP;
-	xsched_inject_warn();
-	if (q->arbitrated)
-		return -EBUSY;
 
+	/* Under the lock: an administrator's queue may be closed meanwhile. */
 	mutex_lock(&q->lock);
-	ret = xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq,
-					 block ? &w : NULL, NULL, 0);
+	if (q->released) {
+		ret = -ENOENT;
+	} else if (!(q->ops->modes & BIT(s->mode))) {
+		ret = -EOPNOTSUPP;
+	} else {
+		xsched_inject_warn();
+		ret = q->arbitrated ? -EBUSY :
+			xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq,
+						   block ? &w : NULL, NULL, 0,
+						   admin);
+	}
 	/* Resume (which cancels) and query must go on while we wait. */
 	mutex_unlock(&q->lock);
 	if (ret || !block)
@@ -555,7 +565,20 @@ static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 	return 0;
 }
 
-static int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r)
+/* An administrator's suspend is in force: its owner may not undo it. */
+static bool xsched_queue_admin_held(struct xsched_queue *q)
+{
+	bool held;
+
+	spin_lock(&q->state_lock);
+	held = q->by_admin && (q->state == XSCHED_STATE_SUSPENDING ||
+			       q->state == XSCHED_STATE_SUSPENDED);
+	spin_unlock(&q->state_lock);
+	return held;
+}
+
+int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r,
+			bool admin)
 {
 	int ret;
 
@@ -565,7 +588,12 @@ static int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r)
 	if (q->arbitrated)
 		return -EBUSY;
 	mutex_lock(&q->lock);
-	ret = xsched_queue_do_resume(q, &r->suspended_ns);
+	if (q->released)
+		ret = -ENOENT;
+	else if (!admin && xsched_queue_admin_held(q))
+		ret = -EBUSY;
+	else
+		ret = xsched_queue_do_resume(q, &r->suspended_ns);
 	mutex_unlock(&q->lock);
 	return ret;
 }
@@ -611,15 +639,16 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	return 0;
 }
 
-static int xsched_queue_set_priority(struct xsched_queue *q,
-				     struct xsched_set_priority *sp)
+int xsched_queue_set_priority(struct xsched_queue *q,
+			      struct xsched_set_priority *sp)
 {
 	int ret;
 
 	if (sp->flags || sp->reserved[0] || sp->reserved[1])
 		return -EINVAL;
 	mutex_lock(&q->lock);
-	ret = xsched_priority_check(sp->priority, q->priority);
+	ret = q->released ? -ENOENT :
+		xsched_priority_check(sp->priority, q->priority);
 	if (!ret) {
 		spin_lock(&q->state_lock);
 		q->priority = sp->priority;
@@ -657,7 +686,7 @@ static void xsched_arbiter_stop(struct xsched_queue *q, bool in_batch,
 	if (xsched_arbiter_lock(q, in_batch)) {
 		ret = q->released ? -ENODEV :
 			xsched_queue_start_suspend(q, mode, 0, &seq, NULL, top,
-						   top_prio);
+						   top_prio, false);
 		mutex_unlock(&q->lock);
 	}
 	/* EALREADY: stopped already (by an earlier pass): resume it later. */
@@ -887,10 +916,10 @@ static long xsched_queue_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case XSCHED_IOC_SUSPEND:
-		ret = xsched_queue_suspend(q, &u.s);
+		ret = xsched_queue_suspend(q, &u.s, false);
 		break;
 	case XSCHED_IOC_RESUME:
-		ret = xsched_queue_resume(q, &u.r);
+		ret = xsched_queue_resume(q, &u.r, false);
 		break;
 	case XSCHED_IOC_QUERY:
 		ret = xsched_queue_query(q, &u.i);

@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xsched_kfd.h>
 
@@ -32,6 +33,8 @@ struct xsched_queue;
 struct xsched_client;
 
 #define XSCHED_BACKEND_NR	(XSCHED_BACKEND_KFD + 1)
+/* The longest grace period of a suspend. */
+#define XSCHED_GRACE_MAX_NS	(60ULL * NSEC_PER_SEC)
 
 /* What a backend reports about a queue's progress for XSCHED_IOC_QUERY / poll. */
 struct xsched_progress {
@@ -85,6 +88,7 @@ struct xsched_queue {
 	struct list_head node;		/* xsched_queues, under xsched_queues_lock */
 	pid_t pid;			/* process that registered it (init namespace) */
 	char comm[TASK_COMM_LEN];	/* its command */
+	kuid_t owner;			/* its effective uid: XSCHED_IOC_ADMIN's rule */
 
 	struct mutex lock;		/* serialises suspend/resume/set_priority/release */
 	bool released;			/* under lock: the backend let go, call nothing */
@@ -104,6 +108,8 @@ struct xsched_queue {
 	u64 stopped_ns;			/* time suspending or suspended, ended intervals */
 	/* Who asked for the current/last suspend (tracepoint xsched_queue_suspend). */
 	bool by_arbiter;
+	/* XSCHED_IOC_ADMIN asked: the owner's RESUME gives EBUSY while it lasts. */
+	bool by_admin;
 	pid_t suspender;		/* caller's pid, or 0 for the arbiter */
 	u32 busy_uid;			/* the arbiter's reason: this queue was busy, */
 	s32 busy_prio;			/* at this priority */
@@ -153,9 +159,19 @@ void xsched_queue_failed(struct xsched_queue *q, int err);
 void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr);
 int xsched_priority_check(s32 priority, s32 old);
 void xsched_queue_set_arbitrated(struct xsched_queue *q);
+/* The queue fd's ioctls, also for XSCHED_IOC_ADMIN (@admin: on its behalf). */
+int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
+			 bool admin);
+int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r,
+			bool admin);
+int xsched_queue_set_priority(struct xsched_queue *q,
+			      struct xsched_set_priority *sp);
 void xsched_queues_init(void);
 void xsched_queues_debugfs(struct dentry *root);
 void xsched_queues_exit(void);
+
+/* admin.c: XSCHED_IOC_ADMIN */
+long xsched_admin_ioctl(struct xsched_admin __user *ua);
 
 /* sim.c: the software GPU */
 struct xsim_vm;
