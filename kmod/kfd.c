@@ -993,7 +993,8 @@ struct xsched_queue *xkfd_register(struct xkfd_attach *a, u64 ring,
 	if (ret)
 		goto err_put;
 
-	xq = xsched_queue_create(XSCHED_BACKEND_KFD, &xkfd_ops, kq, priority);
+	xq = xsched_queue_create(XSCHED_BACKEND_KFD, &xkfd_ops, kq,
+				 kq->pdd->dev, priority);
 	if (IS_ERR(xq)) {
 		ret = PTR_ERR(xq);
 		goto err_unclaim;
