@@ -2,12 +2,16 @@
 #
 # make module     build kmod/xsched_kfd.ko (KDIR= headers, default: Debian 6.12 from the cache)
 # make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
-# make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level
+# make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level,
+#                 a latency CDF plot and a timeline of one urgent request (build/demo/)
 # make bench      libxsched benchmark in a VM
 # make check-debug  the sim suites on a KASAN/lockdep/kmemleak kernel built from the
 #                 Debian source (cached; the first build takes about 30 min on 2 cores)
 # make lint       checkpatch and sparse on the module
+# make mutate     each deliberate fault of tools/mutate/faults, alone, must fail its suites
+#                 (FAULTS="name ..." for a subset; Documentation/testing.rst)
 # make install    install the module into the running kernel's tree (KDIR= its headers)
+# make install-tools  xschedctl and xschedctl(8) under PREFIX (libxsched: make -C libxsched install)
 #
 # Everything runs as root on Debian 12; missing packages are installed with apt.
 
@@ -33,7 +37,7 @@ QEMU_RUN = $(TOP)/tools/qemu-run.sh --cache $(CACHE) --krel $(KREL)
 MODULE = kmod/xsched_kfd.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module tools check check-debug demo bench lint install clean
+.PHONY: all deps kernel module tools check check-debug demo bench lint mutate install install-tools clean
 
 all: module
 
@@ -48,10 +52,23 @@ kernel: deps
 module: $(KERNEL_DEP)
 	$(MAKE) -C $(KDIR_USED) M=$(TOP) $(if $(KFD_SRC),KFD_SRC=$(KFD_SRC)) modules
 
-TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xschedctl
+# The tools, and the helpers of their VM tests (tests/tools/: a load, a JSON
+# checker, a pseudo-terminal that reads the screen).
+TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xschedctl \
+	$(BUILD)/tools/xsched-load $(BUILD)/tools/jsonflat $(BUILD)/tools/ptyscreen
+
+XSCHEDCTL_SRC = $(wildcard tools/xschedctl/*.c)
 
 # Static: they run in the VM's busybox userland too.
+$(BUILD)/tools/xschedctl: $(XSCHEDCTL_SRC) tools/xschedctl/xschedctl.h include/uapi/linux/xsched_kfd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -static -pthread $(XSCHEDCTL_SRC) -o $@
+
 $(BUILD)/tools/%: tools/*/%.c include/uapi/linux/xsched_kfd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
+
+$(BUILD)/tools/%: tests/tools/%.c include/uapi/linux/xsched_kfd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
 
@@ -71,15 +88,25 @@ check-debug: kernel tools
 		MODULE=$$ko QEMU_KERNEL=$(DEBUG_KDIR)/arch/x86/boot/bzImage TOOLS=$(BUILD)/tools \
 		CHECK_SUITES="vm gate" VM_TIMEOUT=5400 $(TOP)/tools/check.sh
 
-# idle=poll: an idle TCG vCPU wakes slowly, which would penalise the quietest case.
-demo: module $(BUILD)/tools/xsched-demo
-	$(QEMU_RUN) --append idle=poll --module $(MODULE) --copy $(BUILD)/tools/xsched-demo --rmmod \
-		-- './xsched-demo $(DEMO_ARGS)'
+# Figures are taken VM_SETTLE seconds after boot: for about its first 40 s the
+# TCG guest runs slow (measured: SAVE suspends of 5-8 ms and an urgent kernel
+# several times slower than in the same VM a minute later).
+VM_SETTLE ?= 45
+
+# The tables, then a latency CDF plot and a timeline of one urgent request
+# under $(BUILD)/demo (tools/demo/run-demo.sh names them at the end).
+demo: module $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xschedctl
+	@CACHE=$(CACHE) KREL=$(KREL) $(TOP)/tools/demo/run-demo.sh $(BUILD)/demo $(BUILD)/tools \
+		$(MODULE) '$(DEMO_ARGS)' $(VM_SETTLE)
 
 bench: module
 	$(MAKE) -C libxsched bench TOP=$(TOP)
 	$(QEMU_RUN) --append idle=poll --module $(MODULE) --copy $(BUILD)/libxsched/bench --rmmod \
-		-- 'cd bench && ./run-bench.sh'
+		-- 'sleep $(VM_SETTLE); cd bench && ./run-bench.sh'
+
+# Every fault's copy runs `make check` against the same kernel cache.
+mutate: $(KERNEL_DEP)
+	@CACHE=$(CACHE) BUILD=$(BUILD) FAULTS="$(FAULTS)" $(TOP)/tools/mutate/mutate.sh
 
 lint: $(KERNEL_DEP)
 	@KREL=$(KREL) KSRC=$(KSRC) KDIR=$(KDIR_USED) KFD_SRC=$(KFD_SRC) $(TOP)/tools/lint.sh
@@ -87,6 +114,13 @@ lint: $(KERNEL_DEP)
 install: module
 	$(MAKE) -C $(KDIR_USED) M=$(TOP) modules_install
 	depmod -a
+
+# xschedctl and its man page (libxsched: make -C libxsched install).
+PREFIX ?= /usr/local
+install-tools: $(BUILD)/tools/xschedctl
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 $(BUILD)/tools/xschedctl $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0644 Documentation/man/xschedctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 clean:
 	-$(MAKE) -C $(KDIR_USED) M=$(TOP) clean 2>/dev/null

@@ -227,7 +227,7 @@ static int xsched_arb_stop(struct xsched_queue *q, bool in_batch,
 	 */
 	if (in_batch ? mutex_trylock(&q->lock) : (mutex_lock(&q->lock), true)) {
 		ret = q->released ? -ENODEV :
-			xsched_queue_start_suspend(q, mode, 0, &seq, NULL);
+			xsched_queue_start_suspend(q, mode, 0, &seq, NULL, busy, top);
 		mutex_unlock(&q->lock);
 	}
 	if (!ret) {

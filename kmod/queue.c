@@ -41,6 +41,16 @@ static const char *const xsched_state_names[] = {
 	[XSCHED_STATE_FAILED] = "failed",
 };
 
+/* Modes by number, and the sets a backend offers by BIT(mode) (drain 2, save 4). */
+static const char *const xsched_mode_names[] = {
+	[XSCHED_MODE_DRAIN] = "drain",
+	[XSCHED_MODE_SAVE] = "save",
+};
+
+static const char *const xsched_modes_names[] = {
+	"-", "-", "drain", "drain", "save", "save", "drain,save", "drain,save",
+};
+
 static const char *const xsched_backend_names[] = {
 	[XSCHED_BACKEND_SIM] = "sim",
 	[XSCHED_BACKEND_KFD] = "kfd",
@@ -106,6 +116,9 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	q->device = device;
 	q->priority = priority;
 	q->state = XSCHED_STATE_ACTIVE;
+	/* Registration runs in the ioctl of the registering process. */
+	q->pid = task_tgid_nr(current);
+	get_task_comm(q->comm, current);
 	mutex_init(&q->lock);
 	spin_lock_init(&q->state_lock);
 	init_waitqueue_head(&q->wq);
@@ -214,9 +227,10 @@ struct xsched_queue *xsched_queue_get_by_uid(u32 uid)
 	return found;
 }
 
-/* The backend saw work submitted or completed. */
-void xsched_queue_wake(struct xsched_queue *q)
+/* The backend saw work submitted or completed; its pointers are now these. */
+void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
 {
+	trace_xsched_queue_progress(q->uid, rptr, wptr);
 	wake_up_all(&q->wq);
 	xsched_arbiter_event(q);
 }
@@ -251,6 +265,10 @@ static void xsched_waiters_done(struct xsched_queue *q, u32 seq, int result,
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes)
 {
+	bool by_arbiter;
+	pid_t pid;
+	u32 mode, busy_uid;
+	s32 busy_prio;
 	u64 ns;
 
 	spin_lock(&q->state_lock);
@@ -266,6 +284,7 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 		q->state = XSCHED_STATE_ACTIVE;
 		q->last_error = err;
 		q->faults++;
+		q->stopped_ns += ns;
 	} else {
 		q->state = XSCHED_STATE_SUSPENDED;
 		q->suspended_at = ktime_get();
@@ -276,8 +295,14 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 		q->last_saved_bytes = saved_bytes;
 		q->saved_bytes += saved_bytes;
 	}
+	mode = q->mode;
+	by_arbiter = q->by_arbiter;
+	pid = q->suspender;
+	busy_uid = q->busy_uid;
+	busy_prio = q->busy_prio;
 	spin_unlock(&q->state_lock);
-	trace_xsched_queue_suspend(q->uid, q->mode, ns, saved_bytes, err);
+	trace_xsched_queue_suspend(q->uid, mode, ns, saved_bytes, err,
+				   by_arbiter, pid, busy_uid, busy_prio);
 	wake_up_all(&q->wq);
 }
 
@@ -291,6 +316,8 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 	}
 	if (q->state == XSCHED_STATE_SUSPENDING)
 		xsched_waiters_done(q, q->seq, err == -ETIMEDOUT ? err : -EIO, 0, 0);
+	if (q->state == XSCHED_STATE_SUSPENDING || q->state == XSCHED_STATE_SUSPENDED)
+		q->stopped_ns += ktime_to_ns(ktime_sub(ktime_get(), q->suspend_start));
 	q->state = XSCHED_STATE_FAILED;
 	q->last_error = err;
 	q->faults++;
@@ -314,11 +341,15 @@ u32 xsched_queue_state(struct xsched_queue *q)
 /*
  * Start a suspend; on success *seq identifies it.  @w (or NULL) is queued
  * to learn its outcome, before the backend can report it; the caller takes
- * it off q->waiters.
+ * it off q->waiters.  @busy: the arbiter suspends @q because @busy (of
+ * priority @busy_prio) has work; NULL: the calling process asked.
  */
 int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
-			       u32 *seq, struct xsched_waiter *w)
+			       u32 *seq, struct xsched_waiter *w,
+			       struct xsched_queue *busy, s32 busy_prio)
 {
+	pid_t pid = busy ? 0 : task_tgid_nr(current);
+
 	int ret;
 
 	lockdep_assert_held(&q->lock);
@@ -337,6 +368,10 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 		q->mode = mode;
 		q->seq++;
 		q->suspend_start = ktime_get();
+		q->by_arbiter = busy;
+		q->suspender = pid;
+		q->busy_uid = busy ? busy->uid : 0;
+		q->busy_prio = busy_prio;
 		if (w) {
 			w->seq = q->seq;
 			list_add_tail(&w->node, &q->waiters);
@@ -362,7 +397,8 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 			}
 		}
 		spin_unlock(&q->state_lock);
-		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret);
+		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret, busy, pid,
+					   busy ? busy->uid : 0, busy_prio);
 	}
 	return ret;
 }
@@ -390,7 +426,7 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 
 	mutex_lock(&q->lock);
 	ret = xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq,
-					 block ? &w : NULL);
+					 block ? &w : NULL, NULL, 0);
 	/* Resume (which cancels) and query must go on while we wait. */
 	mutex_unlock(&q->lock);
 	if (ret || !block)
@@ -457,8 +493,10 @@ int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 		*suspended_ns = ktime_to_ns(ktime_sub(ktime_get(), q->suspended_at));
 		q->resumes++;
 	}
-	if (q->state != XSCHED_STATE_FAILED)
+	if (q->state != XSCHED_STATE_FAILED) {
+		q->stopped_ns += ktime_to_ns(ktime_sub(ktime_get(), q->suspend_start));
 		q->state = XSCHED_STATE_ACTIVE;
+	}
 	spin_unlock(&q->state_lock);
 	trace_xsched_queue_resume(q->uid, *suspended_ns, 0);
 	wake_up_all(&q->wq);
@@ -637,6 +675,7 @@ static void xsched_queue_unregister(struct xsched_queue *q)
 	mutex_lock(&xsched_queues_lock);
 	list_del(&q->node);
 	mutex_unlock(&xsched_queues_lock);
+	trace_xsched_queue_unregister(q->uid);
 	if (q->arbitrated)
 		xsched_arbiter_remove(q);
 
@@ -706,6 +745,8 @@ int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 		fput(file);
 		return -EFAULT;
 	}
+	trace_xsched_queue_register(q->uid, q->backend, q->priority,
+				    q->arbitrated, q->pid, q->comm);
 	fd_install(fd, file);
 	return fd;
 }
@@ -714,9 +755,10 @@ static int xsched_queues_show(struct seq_file *m, void *unused)
 {
 	struct xsched_queue **v, *q;
 	struct xsched_progress p;
+	u64 stopped;
 	int i, n;
 
-	seq_puts(m, "uid backend state prio arbiter rptr wptr steps suspends resumes faults last_ns max_ns total_ns saved_bytes saved_waves last_error\n");
+	seq_puts(m, "uid backend state prio arbiter rptr wptr steps suspends resumes faults last_ns max_ns total_ns saved_bytes saved_waves last_error pid stopped_ns arbiter_suspends modes mode comm\n");
 	n = xsched_queues_snapshot(&v);
 	if (n < 0)
 		return n;
@@ -725,7 +767,12 @@ static int xsched_queues_show(struct seq_file *m, void *unused)
 		if (!xsched_queue_progress_ref(q, &p))
 			continue;	/* closed meanwhile */
 		spin_lock(&q->state_lock);
-		seq_printf(m, "%u %s %s %d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %d\n",
+		stopped = q->stopped_ns;
+		/* The interval still going on counts up to now. */
+		if (q->state == XSCHED_STATE_SUSPENDING ||
+		    q->state == XSCHED_STATE_SUSPENDED)
+			stopped += ktime_to_ns(ktime_sub(ktime_get(), q->suspend_start));
+		seq_printf(m, "%u %s %s %d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %u %d %d %llu %llu %s %s ",
 			   q->uid, xsched_backend_names[q->backend],
 			   xsched_state_names[q->state], q->priority,
 			   !q->arbitrated ? "-" :
@@ -733,8 +780,14 @@ static int xsched_queues_show(struct seq_file *m, void *unused)
 			   p.rptr, p.wptr, p.steps_done, q->suspends,
 			   q->resumes, q->faults, q->last_suspend_ns,
 			   q->max_suspend_ns, q->total_suspend_ns,
-			   q->saved_bytes, p.saved_waves, q->last_error);
+			   q->saved_bytes, p.saved_waves, q->last_error,
+			   q->pid, stopped, q->arbiter_suspends,
+			   xsched_modes_names[q->ops->modes & 7],
+			   q->mode ? xsched_mode_names[q->mode] : "-");
 		spin_unlock(&q->state_lock);
+		/* A command may hold spaces: escaped as \040, like /proc/mounts. */
+		seq_escape(m, q->comm, " \t\n\\");
+		seq_putc(m, '\n');
 	}
 	xsched_queues_snapshot_put(v, n);
 	return 0;

@@ -344,7 +344,7 @@ static void xsim_wave_finish(struct xsim_wave *w)
 		q->wg_done = 0;
 		wake_up_all(&q->wq);
 		if (q->xq)
-			xsched_queue_wake(q->xq);
+			xsched_queue_wake(q->xq, q->rptr, q->wptr);
 	}
 	xsim_queue_check_stopped(q);
 }
@@ -964,7 +964,7 @@ int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s)
 		/* The doorbell. */
 		xsim_kick_all();
 		if (q->xq)
-			xsched_queue_wake(q->xq);
+			xsched_queue_wake(q->xq, q->rptr, q->wptr);
 		ret = 0;
 	}
 	spin_unlock(&xsim.lock);

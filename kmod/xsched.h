@@ -22,6 +22,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
@@ -106,6 +107,8 @@ struct xsched_queue {
 	/* The device it runs on: queues of one device are arbitrated together. */
 	const void *device;
 	struct list_head node;		/* xsched_queues, under xsched_queues_lock */
+	pid_t pid;			/* process that registered it (init namespace) */
+	char comm[TASK_COMM_LEN];	/* its command */
 
 	struct mutex lock;		/* serialises suspend/resume/set_priority/release */
 	bool released;			/* under lock: the backend let go, call nothing */
@@ -122,6 +125,12 @@ struct xsched_queue {
 	u64 suspends, resumes, faults;
 	u64 last_suspend_ns, total_suspend_ns, max_suspend_ns;
 	u64 saved_bytes;
+	u64 stopped_ns;			/* time suspending or suspended, ended intervals */
+	/* Who asked for the current/last suspend (tracepoint xsched_queue_suspend). */
+	bool by_arbiter;
+	pid_t suspender;		/* caller's pid, or 0 for the arbiter */
+	u32 busy_uid;			/* the arbiter's reason: this queue was busy, */
+	s32 busy_prio;			/* at this priority */
 	struct list_head waiters;	/* blocked suspenders (struct xsched_waiter) */
 	wait_queue_head_t wq;		/* state changes and progress (poll) */
 	struct hrtimer poll_timer;	/* ops->polled: wakes pollers */
@@ -163,7 +172,7 @@ int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes);
 void xsched_queue_failed(struct xsched_queue *q, int err);
-void xsched_queue_wake(struct xsched_queue *q);
+void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr);
 int xsched_priority_check(s32 priority, s32 old);
 void xsched_queues_debugfs(struct dentry *root);
 void xsched_queues_exit(void);
@@ -171,7 +180,8 @@ void xsched_queues_exit(void);
 u32 xsched_queue_state(struct xsched_queue *q);
 bool xsched_queue_progress_ref(struct xsched_queue *q, struct xsched_progress *p);
 int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
-			       u32 *seq, struct xsched_waiter *w);
+			       u32 *seq, struct xsched_waiter *w,
+			       struct xsched_queue *busy, s32 busy_prio);
 int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
 
 /* arbiter.c */

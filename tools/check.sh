@@ -7,6 +7,7 @@
 #
 # Suites (each prints "<suite>: N passed, N failed[, N skipped]"):
 #   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host)
+#   libxsched-cuda     the CUDA interposer against a fake libcuda, same (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
@@ -18,6 +19,11 @@
 #   xsched-kfd-kselftest  the kfd backend, in a VM beside the real amdgpu.ko
 #   libxsched-kfd-vm   libxsched's kfd platform (module and debugger API), same VM
 #   vm-kfd-module      that VM: boot, amdgpu and module load, unload, no splat
+#   dkms               (pkg) Debian's dkms builds and installs the module, a VM
+#                      modprobes it and runs the uapi kselftest (tools/check-dkms.sh)
+#   ksft-tree          (pkg) the kselftests built in a kernel tree with lib.mk, one
+#                      run by the kernel's run_kselftest.sh in a VM
+#   install            (pkg) libxsched/xschedctl installed, pkg-config, man pages
 # Every VM run ends with the module unloaded and the kernel log scanned
 # (tools/qemu-run.sh); inside, each test program is checked for kernel splats
 # and each suite for module objects left alive (tools/vm-gate).
@@ -26,7 +32,7 @@
 # its own line and is not in the total; a lint failure still fails the check.
 #
 # Selection, for `make mutate` and quick runs (default: everything):
-#   CHECK_SUITES="unit vm gate nokfd kfd lint"   groups of suites to run
+#   CHECK_SUITES="unit vm gate nokfd kfd pkg lint"   groups of suites to run
 #   CHECK_KSELFTESTS="exactly_once partway"      kselftest programs in the sim VM
 # A suite that crashed, timed out or printed no result is one failure, named.
 #
@@ -39,7 +45,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}" "${KDIR:?}"
-groups=${CHECK_SUITES:-unit vm gate nokfd kfd lint}
+groups=${CHECK_SUITES:-unit vm gate nokfd kfd pkg lint}
 module=${MODULE:-$top/kmod/xsched_kfd.ko}
 tools=${TOOLS:-$BUILD/tools}
 ksft_only=${CHECK_KSELFTESTS:-}
@@ -108,6 +114,12 @@ if want unit; then
 	rc=$?
 	cat "$logs/libxsched-unit.log"
 	result libxsched-unit "$logs/libxsched-unit.log"
+	# The CUDA interposer's host tests need CUDA's headers, not a GPU.
+	if grep -q '^libxsched: no CUDA headers' "$logs/libxsched-unit.log"; then
+		echo "libxsched-cuda: 0 passed, 0 failed, 1 skipped	(no CUDA headers)" >> "$logs/summary"
+	else
+		result libxsched-cuda "$logs/libxsched-unit.log"
+	fi
 	[ "$rc" = 0 ] || broken libxsched-unit "make -C libxsched check exited $rc"
 fi
 
@@ -135,7 +147,8 @@ if want vm; then
 	fi
 	cp "$top/tools/check-vm.sh" "$vm/"
 	mkdir -p "$vm/tools"
-	cp "$tools/xschedctl" "$tools/xsched-demo" "$top/tests/tools/run.sh" "$vm/tools/"
+	cp "$tools/xschedctl" "$tools/xsched-demo" "$tools/xsched-load" "$tools/jsonflat" \
+		"$tools/ptyscreen" "$top/tests/tools/run.sh" "$vm/tools/"
 	note "booting ${QEMU_KERNEL:-$KREL} in QEMU with $module"
 	qemu --module "$module" --copy "$vm" --rmmod --timeout "${VM_TIMEOUT:-2400}" -- \
 		"cd vm && KSFT='$ksft_only' ./check-vm.sh" 2>&1 | tee "$logs/vm.log"
@@ -243,6 +256,22 @@ if want kfd && [ -n "${KFD_SRC:-}" ]; then
 	fi
 elif want kfd; then
 	note "KFD_SRC not set: kfd backend not built, its suites not run"
+fi
+
+# Packaging, tested as users meet it: the DKMS package built, installed and
+# loaded in a VM; the kselftests built in a kernel tree with lib.mk and run by
+# the kernel's run_kselftest.sh in a VM; libxsched and xschedctl installed,
+# a program built from pkg-config, the man pages rendered.
+if want pkg; then
+	for s in dkms ksft-tree install; do
+		note "packaging: $s"
+		"$top/tools/check-$s.sh" > "$logs/$s.log" 2>&1
+		rc=$?
+		tail -n 25 "$logs/$s.log"
+		result "$s" "$logs/$s.log"
+		[ "$rc" = 0 ] || grep -qE "^$s: [0-9]+ passed, [1-9]" "$logs/$s.log" ||
+			broken "$s" "tools/check-$s.sh exited $rc"
+	done
 fi
 
 echo

@@ -17,6 +17,9 @@ pkgs=(
 	perl python3
 	python3-docutils
 	pkg-config
+	gnuplot-nox
+	dkms
+	rsync
 	libhsa-runtime-dev
 )
 missing=()

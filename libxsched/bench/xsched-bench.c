@@ -13,7 +13,14 @@
  *      lv3   libxsched, batch XQueue at Lv3 (module SAVE)
  *    The urgent XQueue has priority 10, the batch XQueue 0.
  * 2. Per-launch cost: ns per xsched_submit() of one packet at each level
- *    against one direct SIM_SUBMIT ioctl.
+ *    against one direct SIM_SUBMIT ioctl, with fewer launches per round than
+ *    the ring holds, so no call waits for ring space.
+ *
+ * Each case has one measured window: warm-up samples (and a warm-up launch
+ * round) run first and are left out; batch steps and suspends are counters
+ * read at the window's start and end.  A percentile is printed only where at
+ * least TAIL_MIN samples lie above it, else "-" (P90) or the maximum,
+ * headed "max" (P99).
  *
  * Absolute figures from a TCG VM are slow and noisy; compare within a run.
  */
@@ -33,6 +40,13 @@
 #include <xsched.h>
 
 enum mode { M_NONE, M_LV1, M_LV2, M_LV3, M_COUNT };
+
+/* Ring entries of every queue here; a launch round stays below it. */
+#define RING		1024
+/* A percentile means something only with this many samples above it. */
+#define TAIL_MIN	10
+/* Measured launch rounds, after one warm-up round. */
+#define ROUNDS		5
 static const char *const mode_name[M_COUNT] = { "none", "lv1", "lv2", "lv3" };
 
 static struct {
@@ -51,7 +65,7 @@ static struct {
 	.warmup = 3,
 	.threshold = 4,
 	.batch = 2,
-	.launches = 2000,
+	.launches = 500,
 	.wg_ms = { 1, 4, 16 },
 	.nwg = 3,
 	.step_ns = 250000,
@@ -91,7 +105,7 @@ static void stream_open(struct stream *s, struct xsched_sim *sim, bool raw,
 	memset(s, 0, sizeof(*s));
 	s->sim = sim;
 	s->qfd = -1;
-	ret = xsched_sim_queue_create(sim, 1024, &s->qid);
+	ret = xsched_sim_queue_create(sim, RING, &s->qid);
 	if (ret)
 		die("SIM_QUEUE_CREATE", ret);
 	ret = xsched_sim_alloc(sim, (uint64_t)words * 8, &s->dst, &cpu);
@@ -159,20 +173,33 @@ static int stream_wait(struct stream *s, uint64_t seq)
 	return ioctl(xsched_sim_fd(s->sim), XSCHED_IOC_SIM_WAIT, &w) < 0 ? -errno : 0;
 }
 
-static uint64_t stream_steps(struct stream *s)
+/* A stream's counters at one instant. */
+struct snap {
+	uint64_t t, steps, suspends, hw_suspends, hw_suspend_ns;
+};
+
+static void stream_snap(struct stream *s, struct snap *sn)
 {
 	struct xsched_queue_info qi;
 	struct xsched_xq_info info;
+	int ret;
 
+	memset(sn, 0, sizeof(*sn));
 	if (s->xq) {
-		if (xsched_query(s->xq, &info))
-			return 0;
-		return info.hw_steps_done;
+		ret = xsched_query(s->xq, &info);
+		if (ret)
+			die("xsched_query", ret);
+		sn->steps = info.hw_steps_done;
+		sn->suspends = info.suspends;
+		sn->hw_suspends = info.hw_suspends;
+		sn->hw_suspend_ns = info.hw_total_suspend_ns;
+	} else {
+		memset(&qi, 0, sizeof(qi));
+		if (ioctl(s->qfd, XSCHED_IOC_QUERY, &qi) < 0)
+			die("QUERY", errno);
+		sn->steps = qi.steps_done;
 	}
-	memset(&qi, 0, sizeof(qi));
-	if (ioctl(s->qfd, XSCHED_IOC_QUERY, &qi) < 0)
-		return 0;
-	return qi.steps_done;
+	sn->t = now_ns();
 }
 
 static struct xsched_sim_packet packet(uint64_t dst, uint32_t grid, uint32_t steps,
@@ -222,15 +249,49 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t pct(uint64_t *v, int n, double p)
+/* Whether @n samples put at least TAIL_MIN above the @p-th percentile. */
+static bool pct_ok(int n, int p)
 {
-	int i = (int)(p * (n - 1) + 0.5);
+	return (long)n * (100 - p) >= TAIL_MIN * 100L;
+}
 
-	return v[i];
+/* Nearest-rank percentile of the sorted @v; 0 where pct_ok() says no. */
+static uint64_t pct(const uint64_t *v, int n, int p)
+{
+	int i = (n * p + 99) / 100;
+
+	if (!pct_ok(n, p))
+		return 0;
+	return v[i ? i - 1 : 0];
+}
+
+static const char *tail_name(int n)
+{
+	return pct_ok(n, 99) ? "p99" : "max";
+}
+
+/* @ns in us, @width wide, or "-" where the percentile was not computed. */
+static const char *fmt_us(char *buf, size_t len, uint64_t ns, int width)
+{
+	if (ns)
+		snprintf(buf, len, "%*.1f", width, (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%*s", width, "-");
+	return buf;
+}
+
+/* "%7.2f" of @a / @b, or "-" where either percentile was not computed. */
+static const char *ratio(char *buf, size_t len, uint64_t a, uint64_t b)
+{
+	if (a && b)
+		snprintf(buf, len, "%7.2f", (double)a / (double)b);
+	else
+		snprintf(buf, len, "%7s", "-");
+	return buf;
 }
 
 struct result {
-	uint64_t p50, p99;	/* urgent latency, ns */
+	uint64_t p50, p90, tail;	/* urgent latency, ns; tail: P99 or max */
 	double steps_per_s;	/* batch */
 	uint64_t suspends;
 	double susp_us;		/* batch: mean module suspend latency */
@@ -247,7 +308,8 @@ static struct result measure(enum mode m, bool urgent, bool batch, uint32_t wg_s
 	struct xsched_sim *sim;
 	struct result r;
 	uint64_t *lat = calloc((size_t)opt.samples, sizeof(uint64_t));
-	uint64_t t_start, t_end, steps0 = 0, steps1 = 0, next;
+	struct snap s0, s1;
+	uint64_t next;
 	pthread_t ft;
 	int i, n = 0, ret;
 	bool raw = m == M_NONE;
@@ -272,9 +334,13 @@ static struct result measure(enum mode m, bool urgent, bool batch, uint32_t wg_s
 		usleep(20000);	/* let it fill the GPU */
 	}
 
-	t_start = now_ns();
-	if (batch)
-		steps0 = stream_steps(&bs);
+	/*
+	 * The window opens after the warm-up samples and closes when the last
+	 * measured one completes; a stream that does not run leaves its snap
+	 * holding only the time.
+	 */
+	memset(&s0, 0, sizeof(s0));
+	memset(&s1, 0, sizeof(s1));
 	if (urgent) {
 		/* A full-width kernel of 4 short steps: about 1 ms alone. */
 		struct xsched_sim_packet up = packet(us.dst, opt.slots, 4, opt.step_ns);
@@ -284,6 +350,11 @@ static struct result measure(enum mode m, bool urgent, bool batch, uint32_t wg_s
 			uint64_t t0;
 			struct timespec ts;
 
+			if (i == opt.warmup) {
+				if (batch)
+					stream_snap(&bs, &s0);
+				s0.t = now_ns();
+			}
 			next += (uint64_t)opt.period_us * 1000;
 			ts.tv_sec = (time_t)(next / 1000000000ULL);
 			ts.tv_nsec = (long)(next % 1000000000ULL);
@@ -300,31 +371,31 @@ static struct result measure(enum mode m, bool urgent, bool batch, uint32_t wg_s
 				next = now_ns();	/* fell behind: no catch-up burst */
 		}
 	} else {
-		usleep((useconds_t)((opt.samples + opt.warmup) * opt.period_us));
+		usleep((useconds_t)(opt.warmup * opt.period_us));
+		stream_snap(&bs, &s0);
+		usleep((useconds_t)(opt.samples * opt.period_us));
 	}
-	t_end = now_ns();
+	if (batch)
+		stream_snap(&bs, &s1);
+	s1.t = now_ns();
 	if (batch) {
-		struct xsched_xq_info info;
-
-		steps1 = stream_steps(&bs);
 		atomic_store(&f.stop, true);
 		pthread_join(ft, NULL);
 		if (f.err)
 			die("batch kernel", f.err);
 		stream_wait(&bs, bs.seq);
-		r.steps_per_s = (double)(steps1 - steps0) * 1e9 / (double)(t_end - t_start);
-		if (bs.xq && !xsched_query(bs.xq, &info)) {
-			r.suspends = info.suspends;
-			if (info.hw_suspends)
-				r.susp_us = (double)info.hw_total_suspend_ns / 1e3 /
-					    (double)info.hw_suspends;
-		}
+		r.steps_per_s = (double)(s1.steps - s0.steps) * 1e9 / (double)(s1.t - s0.t);
+		r.suspends = s1.suspends - s0.suspends;
+		if (s1.hw_suspends > s0.hw_suspends)
+			r.susp_us = (double)(s1.hw_suspend_ns - s0.hw_suspend_ns) / 1e3 /
+				    (double)(s1.hw_suspends - s0.hw_suspends);
 		stream_close(&bs);
 	}
 	if (urgent) {
 		qsort(lat, (size_t)n, sizeof(*lat), cmp_u64);
-		r.p50 = pct(lat, n, 0.50);
-		r.p99 = pct(lat, n, 0.99);
+		r.p50 = pct(lat, n, 50);
+		r.p90 = pct(lat, n, 90);
+		r.tail = pct_ok(n, 99) ? pct(lat, n, 99) : lat[n - 1];
 		stream_close(&us);
 	}
 	xsched_sim_close(sim);
@@ -332,16 +403,25 @@ static struct result measure(enum mode m, bool urgent, bool batch, uint32_t wg_s
 	return r;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * Mean ns per launch call over opt.launches calls of a one-step packet, best
- * of 5 rounds; *e2e: the same including waiting for all of them to complete.
+ * Mean ns per launch call over opt.launches calls of a one-step packet, the
+ * median of ROUNDS rounds after a warm-up round; *e2e: the same including
+ * waiting for all of them to complete.  A round starts on an empty ring and
+ * launches fewer commands than it holds, so a call never waits for room.
  */
 static double launch_cost(enum mode m, double *e2e)
 {
 	struct xsched_sim *sim;
 	struct stream s;
 	struct xsched_sim_packet p;
-	double best = 1e30;
+	double call[ROUNDS], all[ROUNDS];
 	int round, i, ret;
 
 	ret = xsched_sim_open(&sim, NULL);
@@ -349,30 +429,29 @@ static double launch_cost(enum mode m, double *e2e)
 		die("xsched_sim_open", ret);
 	stream_open(&s, sim, m == M_NONE, (unsigned int)m, 0, 1);
 	p = packet(s.dst, 1, 1, 0);
-	for (round = 0; round < 5; round++) {
+	for (round = -1; round < ROUNDS; round++) {
 		uint64_t t0 = now_ns(), t;
 
 		for (i = 0; i < opt.launches; i++) {
 			ret = stream_submit(&s, &p);
-			if (ret == -EAGAIN) {	/* raw: ring full, count the wait too */
-				stream_wait(&s, s.seq);
-				i--;
-				continue;
-			}
 			if (ret)
 				die("launch", ret);
 		}
 		t = now_ns() - t0;
-		if ((double)t / opt.launches < best)
-			best = (double)t / opt.launches;
-		stream_wait(&s, s.seq);
-		t = now_ns() - t0;
-		if (!round || (double)t / opt.launches < *e2e)
-			*e2e = (double)t / opt.launches;
+		ret = stream_wait(&s, s.seq);
+		if (ret)
+			die("launch wait", ret);
+		if (round < 0)
+			continue;	/* warm-up */
+		call[round] = (double)t / opt.launches;
+		all[round] = (double)(now_ns() - t0) / opt.launches;
 	}
 	stream_close(&s);
 	xsched_sim_close(sim);
-	return best;
+	qsort(call, ROUNDS, sizeof(call[0]), cmp_double);
+	qsort(all, ROUNDS, sizeof(all[0]), cmp_double);
+	*e2e = all[ROUNDS / 2];
+	return call[ROUNDS / 2];
 }
 
 static void parse_wg(const char *s)
@@ -397,7 +476,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xsched-bench [--samples N] [--period-us US] [--wg-ms A,B,C]\n"
-		"                    [--threshold N] [--batch N] [--launches N] [--quick]\n");
+		"                    [--threshold N] [--batch N] [--launches N (below %d)] [--quick]\n",
+		RING);
 	exit(2);
 }
 
@@ -417,6 +497,7 @@ int main(int argc, char **argv)
 	struct xsched_sim *sim;
 	struct result alone_u, alone_b, r;
 	double direct, direct_e2e = 0;
+	char tail_col[16];
 	int c, w, ret;
 	enum mode m;
 
@@ -432,7 +513,8 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (opt.samples < 2 || opt.period_us < 100 || opt.launches < 1)
+	if (opt.samples < 2 || opt.period_us < 100 || opt.launches < 1 ||
+	    opt.launches >= RING)
 		usage();
 
 	ret = xsched_sim_open(&sim, NULL);
@@ -444,17 +526,28 @@ int main(int argc, char **argv)
 	xsched_sim_close(sim);
 	opt.slots = ver.sim_cus * ver.sim_waves_per_cu;
 
-	printf("xsched-bench: sim GPU %u CUs x %u wave slots; urgent: %u workgroups x 4 steps of %llu us every %d us, %d samples\n",
+	printf("xsched-bench: sim GPU %u CUs x %u wave slots; urgent: %u workgroups x 4 steps of %llu us every %d us, %d samples after %d warm-up\n",
 	       ver.sim_cus, ver.sim_waves_per_cu, opt.slots,
-	       (unsigned long long)(opt.step_ns / 1000), opt.period_us, opt.samples);
+	       (unsigned long long)(opt.step_ns / 1000), opt.period_us, opt.samples,
+	       opt.warmup);
 	printf("batch: kernels of %u workgroups (2 per slot), 4 outstanding; Lv1 threshold %u, batch %u\n\n",
 	       2 * opt.slots, opt.threshold, opt.batch);
 
 	alone_u = measure(M_NONE, true, false, 1);
-	printf("urgent alone: P50 %.1f us, P99 %.1f us\n\n", alone_u.p50 / 1e3,
-	       alone_u.p99 / 1e3);
-	printf("%-8s %-5s %11s %11s %7s %7s %10s %9s %9s\n", "wg_ms", "mode", "urg_p50_us",
-	       "urg_p99_us", "p50_x", "p99_x", "batch_x", "suspends", "susp_us");
+	{
+		char b50[24], b90[24], btail[24];
+
+		printf("urgent alone (%d samples): P50 %s us, P90 %s us, %s %s us\n",
+		       opt.samples, fmt_us(b50, sizeof(b50), alone_u.p50, 0),
+		       fmt_us(b90, sizeof(b90), alone_u.p90, 0), tail_name(opt.samples),
+		       fmt_us(btail, sizeof(btail), alone_u.tail, 0));
+		printf("(a percentile needs %d samples above it: P90 from %d samples, P99 from %d)\n\n",
+		       TAIL_MIN, TAIL_MIN * 10, TAIL_MIN * 100);
+	}
+	snprintf(tail_col, sizeof(tail_col), "urg_%s_us", tail_name(opt.samples));
+	printf("%-8s %-5s %11s %11s %11s %7s %7s %10s %9s %9s\n", "wg_ms", "mode",
+	       "urg_p50_us", "urg_p90_us", tail_col, "p50_x", "p90_x",
+	       "batch_x", "suspends", "susp_us");
 	for (w = 0; w < opt.nwg; w++) {
 		uint32_t steps = (uint32_t)(opt.wg_ms[w] * 1e6 / (double)opt.step_ns + 0.5);
 
@@ -462,19 +555,23 @@ int main(int argc, char **argv)
 			steps = 1;
 		alone_b = measure(M_NONE, false, true, steps);
 		for (m = M_NONE; m < M_COUNT; m++) {
+			char b50[24], b90[24], btail[24], x50[24], x90[24];
+
 			r = measure(m, true, true, steps);
-			printf("%-8.2f %-5s %11.1f %11.1f %7.2f %7.2f %10.2f %9llu %9.1f\n",
-			       opt.wg_ms[w], mode_name[m], r.p50 / 1e3, r.p99 / 1e3,
-			       (double)r.p50 / (double)alone_u.p50,
-			       (double)r.p99 / (double)alone_u.p99,
+			printf("%-8.2f %-5s %s %s %s %s %s %10.2f %9llu %9.1f\n",
+			       opt.wg_ms[w], mode_name[m], fmt_us(b50, sizeof(b50), r.p50, 11),
+			       fmt_us(b90, sizeof(b90), r.p90, 11),
+			       fmt_us(btail, sizeof(btail), r.tail, 11),
+			       ratio(x50, sizeof(x50), r.p50, alone_u.p50),
+			       ratio(x90, sizeof(x90), r.p90, alone_u.p90),
 			       alone_b.steps_per_s > 0 ? r.steps_per_s / alone_b.steps_per_s : 0,
 			       (unsigned long long)r.suspends, r.susp_us);
 			fflush(stdout);
 		}
 	}
 
-	printf("\nper-launch cost, one XQueue alone (one 1-step packet per call, %d calls, best of 5):\n",
-	       opt.launches);
+	printf("\nper-launch cost, one XQueue alone (one 1-step packet per call, %d calls on a ring of %d,\n"
+	       "median of %d rounds after a warm-up round):\n", opt.launches, RING, ROUNDS);
 	printf("  call: time in the submit call; e2e: submit all, then wait for all, per command\n");
 	printf("  (Lv1 buffers: its call is cheap, the worker thread does the ioctl)\n");
 	direct = launch_cost(M_NONE, &direct_e2e);

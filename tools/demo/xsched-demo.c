@@ -4,7 +4,11 @@
  * of long kernels on the sim GPU.  For each way of preempting the batch queue
  * it prints the urgent queue's latency (submit to completion), its ratio to the
  * urgent queue running alone, the batch queue's throughput and the suspend
- * latency the module measured.
+ * latency the module measured.  Every figure comes from one measured window
+ * per case: warm-up requests run first and are left out, the batch work is
+ * the module's step counter read at the window's start and end, and a
+ * percentile is printed only where at least TAIL_MIN samples lie above it:
+ * otherwise P90 prints "-" and the last column is the maximum, headed "max".
  *
  *   alone  urgent queue only
  *   none   batch queue running, no preemption
@@ -43,6 +47,7 @@ struct opts {
 	unsigned int batch_wg_ms;
 	unsigned int urgent_steps;
 	unsigned int urgent_step_us;
+	bool samples;		/* -S: print every latency (make demo plots them) */
 };
 
 struct queue {
@@ -51,11 +56,19 @@ struct queue {
 	uint64_t seq;
 };
 
+/* Urgent requests run before each measured window, left out of every figure. */
+#define WARMUP		5
+/* A percentile means something only with this many samples above it. */
+#define TAIL_MIN	10
+/* Workgroup steps of one batch kernel (their total length is -b). */
+#define BATCH_STEPS	20
+/* Urgent requests per HWS-model case: P90 from 100 samples has 10 above it. */
+#define HWS_REQUESTS	100
+
 static int dev;
 static uint32_t gpu_slots;
 static uint64_t batch_addr, urgent_addr;
 static atomic_bool batch_stop;
-static atomic_ulong batch_done;
 
 static void die(const char *what)
 {
@@ -127,29 +140,25 @@ static int wait_seq(struct queue *q, uint64_t seq, uint64_t timeout_ns)
 
 static struct queue batch_q, urgent_q;
 static struct opts opt = {
-	.requests = 60, .period_us = 15000, .batch_wg_ms = 40,
+	.requests = 150, .period_us = 15000, .batch_wg_ms = 40,
 	.urgent_steps = 10, .urgent_step_us = 100,
 };
 
 /* Keeps two long kernels that fill every wave slot in flight. */
 static void *batch_thread(void *arg)
 {
-	const uint32_t steps = 20;
-	uint64_t step_ns = (uint64_t)opt.batch_wg_ms * 1000000ull / steps;
+	uint64_t step_ns = (uint64_t)opt.batch_wg_ms * 1000000ull / BATCH_STEPS;
 	uint64_t last = 0, s;
 
 	(void)arg;
 	while (!atomic_load(&batch_stop)) {
-		s = submit(&batch_q, gpu_slots, steps, step_ns, batch_addr);
-		if (last) {
-			if (wait_seq(&batch_q, last, 60ull * 1000000000ull))
-				die("batch wait");
-			atomic_fetch_add(&batch_done, 1);
-		}
+		s = submit(&batch_q, gpu_slots, BATCH_STEPS, step_ns, batch_addr);
+		if (last && wait_seq(&batch_q, last, 60ull * 1000000000ull))
+			die("batch wait");
 		last = s;
 	}
-	if (last && !wait_seq(&batch_q, last, 60ull * 1000000000ull))
-		atomic_fetch_add(&batch_done, 1);
+	if (last && wait_seq(&batch_q, last, 60ull * 1000000000ull))
+		die("batch wait");
 	return NULL;
 }
 
@@ -160,91 +169,164 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t pct(uint64_t *v, unsigned int n, unsigned int p)
+/*
+ * -S: a case's latencies in one line, "xsched-samples<TAB>NAME<TAB>us us ...",
+ * which `make demo` takes out of the output to draw the CDF plot.
+ */
+static void print_samples(const char *name, const uint64_t *v, unsigned int n)
+{
+	unsigned int i;
+
+	if (!opt.samples)
+		return;
+	printf("xsched-samples\t%s\t", name);
+	for (i = 0; i < n; i++)
+		printf("%s%.1f", i ? " " : "", v[i] / 1e3);
+	printf("\n");
+}
+
+/* Whether @n samples put at least TAIL_MIN above the @p-th percentile. */
+static bool pct_ok(unsigned int n, unsigned int p)
+{
+	return (uint64_t)n * (100 - p) >= TAIL_MIN * 100;
+}
+
+/* Nearest-rank percentile of the sorted @v; 0 where pct_ok() says no. */
+static uint64_t pct(const uint64_t *v, unsigned int n, unsigned int p)
 {
 	unsigned int i = (n * p + 99) / 100;
 
+	if (!pct_ok(n, p))
+		return 0;
 	return v[i ? i - 1 : 0];
+}
+
+/* The last latency column: P99 where the samples allow it, else the maximum. */
+static uint64_t tail(const uint64_t *v, unsigned int n)
+{
+	return pct_ok(n, 99) ? pct(v, n, 99) : v[n - 1];
+}
+
+static const char *tail_name(unsigned int n)
+{
+	return pct_ok(n, 99) ? "P99" : "max";
+}
+
+/* "%7.2f" of @a / @b, or "-" where either percentile was not computed. */
+static const char *ratio(char *buf, size_t len, uint64_t a, uint64_t b)
+{
+	if (a && b)
+		snprintf(buf, len, "%7.2f", (double)a / b);
+	else
+		snprintf(buf, len, "%7s", "-");
+	return buf;
+}
+
+/* "%9.2f" of @ns in ms, or "-" where the percentile was not computed. */
+static const char *ms(char *buf, size_t len, uint64_t ns)
+{
+	if (ns)
+		snprintf(buf, len, "%9.2f", ns / 1e6);
+	else
+		snprintf(buf, len, "%9s", "-");
+	return buf;
 }
 
 struct result {
 	const char *name;
-	uint64_t p50, p99;
+	uint64_t p50, p90, tail;
 	double batch_per_s;
 	uint64_t suspends, susp_mean_ns;
 };
 
-static uint64_t queue_suspends(struct queue *q, uint64_t *total_ns)
+/* The module's counters of a queue at one instant. */
+struct snap {
+	uint64_t t, steps, suspends, suspend_ns;
+};
+
+static void snap(struct queue *q, struct snap *s)
 {
 	struct xsched_queue_info i = {};
 
 	if (ioctl(q->fd, XSCHED_IOC_QUERY, &i))
 		die("XSCHED_IOC_QUERY");
-	*total_ns = i.total_suspend_ns;
-	return i.suspends;
+	s->t = now_ns();
+	s->steps = i.steps_done;
+	s->suspends = i.suspends;
+	s->suspend_ns = i.total_suspend_ns;
 }
 
+/* One urgent request: suspend the batch queue in @mode (0: no call), run, resume. */
+static uint64_t urgent_request(uint32_t mode)
+{
+	struct xsched_suspend sp = { .mode = mode };
+	struct xsched_resume rs = {};
+	uint64_t seq, t0, t;
+
+	usleep(opt.period_us + (rand() % 1000));
+	t0 = now_ns();
+	if (mode && ioctl(batch_q.fd, XSCHED_IOC_SUSPEND, &sp))
+		die("XSCHED_IOC_SUSPEND");
+	seq = submit(&urgent_q, 4, opt.urgent_steps,
+		     opt.urgent_step_us * 1000ull, urgent_addr);
+	if (wait_seq(&urgent_q, seq, 60ull * 1000000000ull))
+		die("urgent wait");
+	t = now_ns();
+	if (mode && ioctl(batch_q.fd, XSCHED_IOC_RESUME, &rs))
+		die("XSCHED_IOC_RESUME");
+	return t - t0;
+}
+
+/*
+ * The window opens after WARMUP requests and closes when the last measured
+ * one completes; the batch queue's steps and suspends are the module's
+ * counters read at those two instants, so work done while the GPU filled, in
+ * the warm-up or while the batch thread stops is not counted.
+ */
 static void run_case(const char *name, int with_batch, uint32_t mode,
 		     struct result *res)
 {
 	uint64_t *lat = calloc(opt.requests, sizeof(*lat));
-	uint64_t n0, total0;
+	struct snap s0, s1;
 	unsigned int i;
 	pthread_t th;
-	uint64_t t0, t, start;
 
 	if (!lat)
 		die("calloc");
 	memset(res, 0, sizeof(*res));
-	n0 = queue_suspends(&batch_q, &total0);
-	fprintf(stderr, "xsched-demo: running '%s' (%u urgent requests)...\n",
-		name, opt.requests);
+	fprintf(stderr, "xsched-demo: running '%s' (%u + %u warm-up urgent requests)...\n",
+		name, opt.requests, WARMUP);
 	atomic_store(&batch_stop, false);
-	atomic_store(&batch_done, 0);
 	if (with_batch) {
 		if (pthread_create(&th, NULL, batch_thread, NULL))
 			die("pthread_create");
 		/* Let the batch queue fill the GPU. */
 		usleep(opt.batch_wg_ms * 1000 / 2);
 	}
-	start = now_ns();
-	for (i = 0; i < opt.requests; i++) {
-		struct xsched_suspend sp = { .mode = mode };
-		struct xsched_resume rs = {};
-		uint64_t seq;
-
-		usleep(opt.period_us + (rand() % 1000));
-		t0 = now_ns();
-		if (mode) {
-			if (ioctl(batch_q.fd, XSCHED_IOC_SUSPEND, &sp))
-				die("XSCHED_IOC_SUSPEND");
-		}
-		seq = submit(&urgent_q, 4, opt.urgent_steps,
-			     opt.urgent_step_us * 1000ull, urgent_addr);
-		if (wait_seq(&urgent_q, seq, 60ull * 1000000000ull))
-			die("urgent wait");
-		t = now_ns();
-		if (mode && ioctl(batch_q.fd, XSCHED_IOC_RESUME, &rs))
-			die("XSCHED_IOC_RESUME");
-		lat[i] = t - t0;
-	}
-	t = now_ns();
+	for (i = 0; i < WARMUP; i++)
+		urgent_request(mode);
+	snap(&batch_q, &s0);
+	for (i = 0; i < opt.requests; i++)
+		lat[i] = urgent_request(mode);
+	snap(&batch_q, &s1);
 	if (with_batch) {
 		atomic_store(&batch_stop, true);
 		pthread_join(th, NULL);
 	}
 	qsort(lat, opt.requests, sizeof(*lat), cmp_u64);
+	print_samples(name, lat, opt.requests);
 	res->name = name;
 	res->p50 = pct(lat, opt.requests, 50);
-	res->p99 = pct(lat, opt.requests, 99);
-	res->batch_per_s = with_batch ?
-		atomic_load(&batch_done) * 1e9 / (double)(t - start) : 0;
+	res->p90 = pct(lat, opt.requests, 90);
+	res->tail = tail(lat, opt.requests);
 	if (with_batch) {
-		/* What the module measured on the batch queue during this case. */
-		uint64_t total1, n1 = queue_suspends(&batch_q, &total1);
-
-		res->suspends = n1 - n0;
-		res->susp_mean_ns = res->suspends ? (total1 - total0) / res->suspends : 0;
+		/* Batch kernels' worth of steps the module ran in the window. */
+		res->batch_per_s = (double)(s1.steps - s0.steps) /
+				   ((double)gpu_slots * BATCH_STEPS) * 1e9 /
+				   (double)(s1.t - s0.t);
+		res->suspends = s1.suspends - s0.suspends;
+		res->susp_mean_ns = res->suspends ?
+			(s1.suspend_ns - s0.suspend_ns) / res->suspends : 0;
 	}
 	free(lat);
 }
@@ -284,7 +366,7 @@ static uint64_t read_u64(const char *path)
 struct hws_result {
 	unsigned int nq;
 	bool batch;
-	uint64_t p50, p99;
+	uint64_t p50, p90, tail;
 	double updates_per_req;
 	double batch_steps_per_s;
 };
@@ -294,12 +376,27 @@ struct hws_result {
  * urgent arbitrated queue submitting a short kernel every period, on a client
  * of its own (closing it ends the batch kernels at once).
  */
+static uint64_t hws_steps(const struct queue *bq, unsigned int nq)
+{
+	uint64_t steps = 0;
+	unsigned int i;
+
+	for (i = 0; i < nq; i++) {
+		struct xsched_queue_info info = {};
+
+		if (ioctl(bq[i].fd, XSCHED_IOC_QUERY, &info))
+			die("XSCHED_IOC_QUERY");
+		steps += info.steps_done;
+	}
+	return steps;
+}
+
 static void hws_case(unsigned int nq, bool batch, struct hws_result *r)
 {
-	const unsigned int requests = 30;
+	const unsigned int requests = HWS_REQUESTS;
 	uint64_t *lat = calloc(requests, sizeof(*lat));
 	struct queue *bq = calloc(nq, sizeof(*bq)), uq;
-	uint64_t u0, u1, steps = 0, t0, t1, seq, addr;
+	uint64_t u0 = 0, u1, steps0 = 0, steps1, t0 = 0, t1, seq, addr;
 	int main_dev = dev;
 	unsigned int i;
 
@@ -315,34 +412,37 @@ static void hws_case(unsigned int nq, bool batch, struct hws_result *r)
 		nq, batch ? "on" : "off");
 	for (i = 0; i < nq; i++) {
 		queue_open(&bq[i], -1, XSCHED_REGISTER_ARBITRATE);
-		/* Together they fill the GPU, for longer than the case lasts. */
-		submit(&bq[i], gpu_slots / nq, 400, 5000000ull, addr);
+		/*
+		 * Together they fill the GPU, for far longer (5 s) than the
+		 * case lasts: closing the queue ends them.
+		 */
+		submit(&bq[i], gpu_slots / nq, 1000, 5000000ull, addr);
 	}
 	queue_open(&uq, 0, XSCHED_REGISTER_ARBITRATE);
 	usleep(20000);
-	u0 = read_u64(SIM_DEBUGFS "runlist_updates");
-	t0 = now_ns();
-	for (i = 0; i < requests; i++) {
+	/* Warm-up requests first, then the window: lat[] and every counter. */
+	for (i = 0; i < WARMUP + requests; i++) {
 		uint64_t t;
 
+		if (i == WARMUP) {
+			u0 = read_u64(SIM_DEBUGFS "runlist_updates");
+			steps0 = hws_steps(bq, nq);
+			t0 = now_ns();
+		}
 		usleep(opt.period_us / 2 + (rand() % 1000));
 		t = now_ns();
 		seq = submit(&uq, 4, opt.urgent_steps, opt.urgent_step_us * 1000ull,
 			     addr + 2048);
 		if (wait_seq(&uq, seq, 60ull * 1000000000ull))
 			die("urgent wait");
-		lat[i] = now_ns() - t;
+		if (i >= WARMUP)
+			lat[i - WARMUP] = now_ns() - t;
 	}
 	t1 = now_ns();
 	u1 = read_u64(SIM_DEBUGFS "runlist_updates");
-	for (i = 0; i < nq; i++) {
-		struct xsched_queue_info info = {};
-
-		if (ioctl(bq[i].fd, XSCHED_IOC_QUERY, &info))
-			die("XSCHED_IOC_QUERY");
-		steps += info.steps_done;
+	steps1 = hws_steps(bq, nq);
+	for (i = 0; i < nq; i++)
 		close(bq[i].fd);
-	}
 	close(uq.fd);
 	close(dev);
 	dev = main_dev;
@@ -350,9 +450,10 @@ static void hws_case(unsigned int nq, bool batch, struct hws_result *r)
 	r->nq = nq;
 	r->batch = batch;
 	r->p50 = pct(lat, requests, 50);
-	r->p99 = pct(lat, requests, 99);
+	r->p90 = pct(lat, requests, 90);
+	r->tail = tail(lat, requests);
 	r->updates_per_req = (double)(u1 - u0) / requests;
-	r->batch_steps_per_s = steps * 1e9 / (double)(t1 - t0);
+	r->batch_steps_per_s = (double)(steps1 - steps0) * 1e9 / (double)(t1 - t0);
 	free(lat);
 	free(bq);
 }
@@ -379,12 +480,18 @@ static void hws_table(void)
 	write_text(BATCH_PARAM, "Y");
 	printf("\nHWS model (gfx9: every suspend or resume preempts the whole GPU, %llu us each)\n",
 	       (unsigned long long)read_u64(SIM_DEBUGFS "hws_update_us"));
-	printf("%-13s %-8s %9s %9s %16s %15s\n", "batch queues", "batches",
-	       "P50 ms", "P99 ms", "updates/request", "batch steps/s");
-	for (i = 0; i < n; i++)
-		printf("%-13u %-8s %9.2f %9.2f %16.1f %15.1f\n", r[i].nq,
-		       r[i].batch ? "on" : "off", r[i].p50 / 1e6, r[i].p99 / 1e6,
+	printf("%u urgent requests per row after %u warm-up ones\n", HWS_REQUESTS, WARMUP);
+	printf("%-13s %-8s %9s %9s %6s ms %16s %15s\n", "batch queues", "batches",
+	       "P50 ms", "P90 ms", tail_name(HWS_REQUESTS), "updates/request",
+	       "batch steps/s");
+	for (i = 0; i < n; i++) {
+		char b50[16], b90[16], btail[16];
+
+		printf("%-13u %-8s %s %s %s %16.1f %15.1f\n", r[i].nq,
+		       r[i].batch ? "on" : "off", ms(b50, sizeof(b50), r[i].p50),
+		       ms(b90, sizeof(b90), r[i].p90), ms(btail, sizeof(btail), r[i].tail),
 		       r[i].updates_per_req, r[i].batch_steps_per_s);
+	}
 	printf("\nupdates/request: runlist updates (device-wide preemptions) per urgent\n"
 	       "kernel.  With batches the arbiter stops or resumes every batch queue of a\n"
 	       "pass with one update; without, with one per queue.\n");
@@ -394,7 +501,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: xsched-demo [-n requests] [-p period_us] [-b batch_workgroup_ms]\n"
-		"                   [-s urgent_steps] [-t urgent_step_us]\n");
+		"                   [-s urgent_steps] [-t urgent_step_us] [-S]\n"
+		"  -S  also print every urgent latency of each case (xsched-samples lines)\n");
 	exit(2);
 }
 
@@ -414,13 +522,14 @@ int main(int argc, char **argv)
 	struct result r[5];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "n:p:b:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:b:s:t:S")) != -1) {
 		switch (c) {
 		case 'n': opt.requests = arg_uint(optarg); break;
 		case 'p': opt.period_us = arg_uint(optarg); break;
 		case 'b': opt.batch_wg_ms = arg_uint(optarg); break;
 		case 's': opt.urgent_steps = arg_uint(optarg); break;
 		case 't': opt.urgent_step_us = arg_uint(optarg); break;
+		case 'S': opt.samples = true; break;
 		default: usage();
 		}
 	}
@@ -450,18 +559,27 @@ int main(int argc, char **argv)
 	queue_open(&urgent_q, 0, XSCHED_REGISTER_ARBITRATE);
 	run_case("arbiter (Lv3, module)", 1, 0, &r[4]);
 
-	printf("\n%-22s %9s %9s %7s %7s %11s %9s %16s\n", "urgent queue",
-	       "P50 ms", "P99 ms", "P50 x", "P99 x", "batch it/s",
-	       "suspends", "mean suspend us");
-	for (i = 0; i < 5; i++)
-		printf("%-22s %9.2f %9.2f %7.2f %7.2f %11.2f %9llu %16.1f\n",
-		       r[i].name, r[i].p50 / 1e6, r[i].p99 / 1e6,
-		       (double)r[i].p50 / r[0].p50, (double)r[i].p99 / r[0].p99,
+	printf("\n%u urgent requests per row after %u warm-up ones\n", opt.requests, WARMUP);
+	printf("%-22s %9s %9s %6s ms %7s %7s %11s %9s %16s\n", "urgent queue",
+	       "P50 ms", "P90 ms", tail_name(opt.requests), "P50 x", "P90 x",
+	       "batch it/s", "suspends", "mean suspend us");
+	for (i = 0; i < 5; i++) {
+		char b50[16], b90[16], btail[16], x50[16], x90[16];
+
+		printf("%-22s %s %s %s %s %s %11.2f %9llu %16.1f\n",
+		       r[i].name, ms(b50, sizeof(b50), r[i].p50),
+		       ms(b90, sizeof(b90), r[i].p90), ms(btail, sizeof(btail), r[i].tail),
+		       ratio(x50, sizeof(x50), r[i].p50, r[0].p50),
+		       ratio(x90, sizeof(x90), r[i].p90, r[0].p90),
 		       r[i].batch_per_s, (unsigned long long)r[i].suspends,
 		       r[i].susp_mean_ns / 1e3);
-	printf("\nx: ratio to the urgent queue alone.  Suspends and their mean latency are\n"
+	}
+	printf("\nx: ratio to the urgent queue alone.  P90 and P99 are printed where at\n"
+	       "least %d samples lie above them (P99: -n 1000 or more), else '-' and the\n"
+	       "last column is the maximum.  batch it/s: batch kernels' worth of steps\n"
+	       "the module ran inside the window.  Suspends and their mean latency are\n"
 	       "the module's counters for the batch queue; in the arbiter row the module\n"
-	       "made them on its own, with no suspend call from this program.\n");
+	       "made them on its own, with no suspend call from this program.\n", TAIL_MIN);
 	/* Closed first: arbitrated, they would be stopped and resumed too. */
 	close(batch_q.fd);
 	close(urgent_q.fd);

@@ -3,11 +3,18 @@
  * xschedctl: look at and poke the xsched module.
  *
  *   xschedctl version               API version, backends, sim GPU size
- *   xschedctl queues                every registered queue and its counters
+ *   xschedctl list [--json]         every registered queue: owner, level, state, counters
+ *   xschedctl top [-d S] [-n N] [-b]  live view: share of time run/suspended, suspends/s
+ *   xschedctl timeline -o FILE [-t S | -- CMD...]
+ *                                   record the tracepoints as a Chrome/Perfetto trace
+ *   xschedctl queues                the raw debugfs queue table
  *   xschedctl fault KNOB VALUE      set a sim fault injection knob
  *   xschedctl trace on|off|show     the xsched tracepoints (tracefs)
  *   xschedctl hws on|off|show       the sim's HWS cost model, runlist updates
  *   xschedctl batch on|off|show     the arbiter's batches (module parameter)
+ *
+ * Exit statuses (XC_* in xschedctl.h): 0 ok, 1 error, 2 usage, 3 module not
+ * loaded, 4 debugfs or tracefs not mounted, 5 permission denied.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/xsched_kfd.h>
+
+#include "xschedctl.h"
 
 #define DEBUGFS "/sys/kernel/debug/xsched"
 #define BATCH_PARAM "/sys/module/xsched_kfd/parameters/arbiter_batch"
@@ -33,12 +44,58 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: xschedctl version\n"
+		"       xschedctl list [--json]\n"
+		"       xschedctl top [-d SECONDS] [-n FRAMES] [-b]\n"
+		"       xschedctl timeline -o FILE [-t SECONDS | -- COMMAND [ARG...]]\n"
 		"       xschedctl queues\n"
 		"       xschedctl fault {save_delay_us|fail_save|fail_resume|save_timeout_ms|reset_queue} VALUE\n"
 		"       xschedctl trace {on|off|show}\n"
 		"       xschedctl hws {on|off|show}\n"
 		"       xschedctl batch {on|off|show}\n");
 	return 2;
+}
+
+#define DEBUGFS_MAGIC	0x64626720
+#define TRACEFS_MAGIC	0x74726163
+
+static bool fs_is(const char *dir, long magic)
+{
+	struct statfs st;
+
+	return !statfs(dir, &st) && st.f_type == magic;
+}
+
+int xc_explain(const char *path, int err, const char *what)
+{
+	if (err == EACCES || err == EPERM) {
+		fprintf(stderr, "xschedctl: %s: permission denied (%s is root's: run as root)\n",
+			path, what);
+		return XC_PERMISSION;
+	}
+	if (err == ENOENT && access(XC_MODULE_DIR, F_OK)) {
+		fprintf(stderr, "xschedctl: the xsched_kfd module is not loaded (modprobe xsched_kfd)\n");
+		return XC_NO_MODULE;
+	}
+	if (err == ENOENT && !strcmp(what, "debugfs") &&
+	    !fs_is(XC_DEBUGFS_ROOT, DEBUGFS_MAGIC)) {
+		fprintf(stderr, "xschedctl: debugfs is not mounted on " XC_DEBUGFS_ROOT
+			" (mount -t debugfs none " XC_DEBUGFS_ROOT ")\n");
+		return XC_NOT_MOUNTED;
+	}
+	if (err == ENOENT && !strcmp(what, "tracefs")) {
+		fprintf(stderr, "xschedctl: tracefs is not mounted (mount -t tracefs none /sys/kernel/tracing)\n");
+		return XC_NOT_MOUNTED;
+	}
+	fprintf(stderr, "xschedctl: %s: %s\n", path, strerror(err));
+	return XC_ERROR;
+}
+
+uint64_t xc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* open(O_RDONLY), saying why not. */
@@ -200,6 +257,15 @@ static int cmd_batch(const char *what)
 
 int main(int argc, char **argv)
 {
+	int ret;
+
+	if (argc >= 2 && (!strcmp(argv[1], "list") || !strcmp(argv[1], "top") ||
+			  !strcmp(argv[1], "timeline"))) {
+		ret = !strcmp(argv[1], "list") ? cmd_list(argc, argv) :
+		      !strcmp(argv[1], "top") ? cmd_top(argc, argv) :
+		      cmd_timeline(argc, argv);
+		return ret == XC_USAGE ? usage() : ret;
+	}
 	if (argc == 2 && !strcmp(argv[1], "version"))
 		return cmd_version();
 	if (argc == 2 && !strcmp(argv[1], "queues"))

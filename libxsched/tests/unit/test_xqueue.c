@@ -10,7 +10,7 @@ TEST(create_rejects_bad_attributes)
 	struct xsched_attr a;
 
 	a = attr_lv(XSCHED_LV3, 0);
-	a.reserved[1] = 1;
+	a.reserved[0] = 1;
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
 	ASSERT_TRUE(xq == NULL);
 	a = attr_lv(XSCHED_LV3, 0);
@@ -200,6 +200,29 @@ TEST(failed_hardware_queue_gives_eio)
 	ASSERT_EQ(xsched_submit(xq, &c, 1, NULL), -EIO);
 	ASSERT_EQ(xq_state(xq), XSCHED_XQ_FAILED);
 	ASSERT_EQ(xq_info(xq).last_error, -EIO);
+	ASSERT_EQ(xsched_xqueue_destroy(xq), 0);
+	mock_destroy(mp);
+}
+
+/* A launch the platform refuses fails the XQueue: nothing more reaches it. */
+TEST(failed_launch_fails_the_xqueue)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t h = mock_queue_create(mp, 64);
+	struct xsched_xqueue *xq;
+	struct mock_cmd c = cmd_tag(1, NULL, 0);
+	uint64_t calls;
+
+	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, NULL), 0);
+	mock_q(mp, h)->launch_err = -EIO;
+	ASSERT_EQ(xsched_submit(xq, &c, 1, NULL), -EIO);
+	ASSERT_EQ(xq_state(xq), XSCHED_XQ_FAILED);
+	ASSERT_EQ(xq_info(xq).last_error, -EIO);
+	calls = mock_q(mp, h)->launch_calls;
+	/* The mock would take it now: the XQueue must not try. */
+	ASSERT_EQ(xsched_submit(xq, &c, 1, NULL), -EIO);
+	ASSERT_EQ(mock_q(mp, h)->launch_calls, calls);
+	ASSERT_EQ(mock_wptr(mp, h), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(xq), 0);
 	mock_destroy(mp);
 }
