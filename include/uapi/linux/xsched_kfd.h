@@ -170,9 +170,11 @@ struct xsched_register {
 
 /*
  * The module's arbiter manages the queue: while an arbitrated queue of higher
- * priority (of any process) has unfinished work, this one is suspended at the
- * best mode its backend has, and resumed once none has for
- * arbiter_resume_delay_us.  SUSPEND/RESUME on such a queue give EBUSY.
+ * priority (of any process of the same user on the same device; of any user
+ * with the module parameter arbiter_cross_user) has unfinished work, this one
+ * is suspended at the best mode its backend has, and resumed once none has
+ * for arbiter_resume_delay_us.  SUSPEND/RESUME on such a queue give EBUSY.
+ * Each user may have arbiter_max_queues arbitrated queues (EDQUOT).
  */
 #define XSCHED_REGISTER_ARBITRATE	(1U << 0)
 #define XSCHED_REGISTER_FLAGS		XSCHED_REGISTER_ARBITRATE
