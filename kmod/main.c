@@ -59,7 +59,7 @@ DEFINE_SHOW_ATTRIBUTE(xsched_objects);
 
 static int xsched_open(struct inode *inode, struct file *file)
 {
-	struct xsched_client *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct xsched_client *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 
 	if (!c)
 		return -ENOMEM;
@@ -130,8 +130,6 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 	}
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	if (r->flags & XSCHED_REGISTER_ARBITRATE)
-		xsched_queue_set_arbitrated(q);
 	return xsched_queue_install_fd(q, r, ur);
 }
 
@@ -170,6 +168,9 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case XSCHED_IOC_VERSION:
 		xsched_version(&u.v);
 		return copy_to_user(uarg, &u.v, sizeof(u.v)) ? -EFAULT : 0;
+	case XSCHED_IOC_ADMIN:
+		/* Sized by its own size field, not by the ioctl number. */
+		return xsched_admin_ioctl(uarg);
 	case XSCHED_IOC_SIM_MEM_ALLOC:
 	case XSCHED_IOC_SIM_QUEUE_CREATE:
 	case XSCHED_IOC_SIM_SUBMIT:
@@ -240,7 +241,9 @@ static int __init xsched_init(void)
 {
 	int ret;
 
-	xsched_queues_init();
+	ret = xsched_arbiter_init();
+	if (ret)
+		return ret;
 	xsched_debugfs = debugfs_create_dir("xsched", NULL);
 	ret = xsim_init(xsched_debugfs);
 	if (ret)
@@ -260,6 +263,7 @@ err_sim:
 	xsim_exit();
 err_debugfs:
 	debugfs_remove_recursive(xsched_debugfs);
+	xsched_arbiter_exit();
 	return ret;
 }
 
@@ -270,8 +274,9 @@ static void __exit xsched_exit(void)
 	misc_deregister(&xsched_misc);
 	/* debugfs first: its knobs reach into the sim and the queue list. */
 	debugfs_remove_recursive(xsched_debugfs);
-	/* The arbiter first: a pass may still be inside a sim batch. */
+	/* No queue is left, and with them went the arbiter's domains. */
 	xsched_queues_exit();
+	xsched_arbiter_exit();
 	xsim_exit();
 	for (i = 0; i < XSCHED_OBJ_NR; i++)
 		if (atomic_read(&xsched_objs[i]))
