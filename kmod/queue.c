@@ -149,7 +149,7 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	struct xsched_queue *q;
 	int uid;
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
 	uid = ida_alloc_min(&xsched_uid_ida, 1, GFP_KERNEL);
@@ -158,6 +158,8 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 		return ERR_PTR(uid);
 	}
 	kref_init(&q->ref);
+	/* The caller runs in the backend's module: it is pinned already. */
+	__module_get(ops->owner);
 	q->uid = uid;
 	q->backend = backend;
 	q->ops = ops;
@@ -180,21 +182,26 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	xsched_obj_inc(XSCHED_OBJ_QUEUE);
 	return q;
 }
+EXPORT_SYMBOL_GPL(xsched_queue_create);
 
 static void xsched_queue_free(struct kref *ref)
 {
 	struct xsched_queue *q = container_of(ref, struct xsched_queue, ref);
 
+	const struct xsched_backend_ops *ops = q->ops;
+
 	ida_free(&xsched_uid_ida, q->uid);
 	mutex_destroy(&q->lock);
 	kfree(q);
 	xsched_obj_dec(XSCHED_OBJ_QUEUE);
+	module_put(ops->owner);
 }
 
 void xsched_queue_put(struct xsched_queue *q)
 {
 	kref_put(&q->ref, xsched_queue_free);
 }
+EXPORT_SYMBOL_GPL(xsched_queue_put);
 
 /*
  * References to the registered queues (only arbitrated ones if @arb), taken
@@ -278,6 +285,7 @@ struct xsched_queue *xsched_queue_get_by_uid(u32 uid)
 	mutex_unlock(&xsched_queues_lock);
 	return found;
 }
+EXPORT_SYMBOL_GPL(xsched_queue_get_by_uid);
 
 /* The backend saw work submitted or completed; its pointers are now these. */
 void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
@@ -287,6 +295,7 @@ void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
 	if (q->arbitrated)
 		xsched_arbiter_kick();
 }
+EXPORT_SYMBOL_GPL(xsched_queue_wake);
 
 /* A blocked XSCHED_IOC_SUSPEND: told the outcome of its own suspend. */
 struct xsched_waiter {
@@ -358,6 +367,7 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 				   by_arbiter, pid, busy_uid, busy_prio);
 	wake_up_all(&q->wq);
 }
+EXPORT_SYMBOL_GPL(xsched_queue_suspend_done);
 
 /* Called by the backend when the queue was reset or faulted. */
 void xsched_queue_failed(struct xsched_queue *q, int err)
@@ -378,6 +388,7 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 	trace_xsched_queue_fault(q->uid, err);
 	wake_up_all(&q->wq);
 }
+EXPORT_SYMBOL_GPL(xsched_queue_failed);
 
 static u32 xsched_queue_state(struct xsched_queue *q)
 {
