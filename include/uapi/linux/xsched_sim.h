@@ -130,7 +130,8 @@ struct xsched_sim_wait {
 /* On a /dev/xsched_sim fd */
 #define XSCHED_IOC_SIM_INFO	 _IOR(XSCHED_SIM_IOC_MAGIC, 0x00, struct xsched_sim_info)
 #define XSCHED_IOC_SIM_MEM_ALLOC _IOWR(XSCHED_SIM_IOC_MAGIC, 0x01, struct xsched_sim_mem)
-#define XSCHED_IOC_SIM_QUEUE_CREATE _IOWR(XSCHED_SIM_IOC_MAGIC, 0x02, struct xsched_sim_queue_create)
+#define XSCHED_IOC_SIM_QUEUE_CREATE \
+	_IOWR(XSCHED_SIM_IOC_MAGIC, 0x02, struct xsched_sim_queue_create)
 #define XSCHED_IOC_SIM_SUBMIT	 _IOWR(XSCHED_SIM_IOC_MAGIC, 0x03, struct xsched_sim_submit)
 #define XSCHED_IOC_SIM_WAIT	 _IOWR(XSCHED_SIM_IOC_MAGIC, 0x04, struct xsched_sim_wait)
 
