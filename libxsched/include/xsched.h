@@ -41,7 +41,11 @@ extern "C" {
 #endif
 
 #define XSCHED_LIB_VERSION_MAJOR 0
-#define XSCHED_LIB_VERSION_MINOR 1
+#define XSCHED_LIB_VERSION_MINOR 2
+
+/* The version of the library running (not the header compiled against):
+ * major << 16 | minor. */
+uint32_t xsched_version(void);
 
 /* Preemption levels. */
 enum xsched_level {
@@ -66,6 +70,7 @@ enum xsched_level {
 #define XSCHED_ATTR_THRESHOLD	(1U << 2)
 #define XSCHED_ATTR_BATCH	(1U << 3)
 #define XSCHED_ATTR_ARBITER	(1U << 4)
+#define XSCHED_ATTR_GROUP	(1U << 5)
 
 struct xsched_attr {
 	uint32_t flags;		/* XSCHED_ATTR_* */
@@ -76,7 +81,10 @@ struct xsched_attr {
 	/* 1: Lv2/Lv3 XQueues are scheduled by the module's cross-process
 	 * arbiter (0 or 1; -EOPNOTSUPP if the platform has no arbiter) */
 	uint32_t arbiter;
-	uint32_t reserved[2];	/* must be 0 */
+	/* The policy's scope: XQueues hold each other only within one group
+	 * (an interposer uses the device ordinal + 1; 0: the default group). */
+	uint32_t group;
+	uint32_t reserved[1];	/* must be 0 */
 };
 
 /* XQueue states. */
@@ -224,6 +232,65 @@ struct xsched_platform *xsched_kfd_platform(struct xsched_kfd *k);
 int xsched_xqueue_create_kfd(struct xsched_xqueue **xqp, struct xsched_kfd *k,
 			     uint64_t ring_base, const struct xsched_attr *attr);
 
+/* ---- call commands: XQueues over a runtime stream ----------------------- */
+
+/*
+ * A call command: @fn(@arg) hands one runtime call (a kernel launch with its
+ * argument copies, an async copy, an event record, a host callback) to the
+ * runtime and returns the runtime's status (0: success).  @release(@arg)
+ * (may be NULL) frees what @arg owns once @fn ran, or when the command is
+ * dropped without running (its XQueue was destroyed after failing).
+ */
+typedef int (*xsched_call_fn)(void *arg);
+typedef void (*xsched_release_fn)(void *arg);
+
+struct xsched_call {
+	xsched_call_fn fn;
+	void *arg;
+	xsched_release_fn release;
+};
+
+/*
+ * How a call queue learns completion and keeps the caller's context; @ctx
+ * is the create call's.  enter(): make the calling thread use the stream's
+ * device/context (called on a launching thread before its first call
+ * there; may be NULL).  mark_record(): a mark after every call handed to
+ * the runtime so far; mark_wait(): 0 once reached, -ETIMEDOUT (timeout_ns
+ * < 0: no limit, 0: poll), -EIO; mark_free().
+ */
+struct xsched_call_ops {
+	int (*enter)(void *ctx);
+	int (*mark_record)(void *ctx, void **mark);
+	int (*mark_wait)(void *ctx, void *mark, int64_t timeout_ns);
+	void (*mark_free)(void *ctx, void *mark);
+};
+
+/*
+ * An XQueue whose commands are calls (its submitter), at Lv1 (buffered,
+ * launched by its worker thread) or at the level its preemptor supports
+ * (xsched_set_preemptor(); without one: Lv1 only, and Lv2/Lv3 give
+ * -EOPNOTSUPP).  @ops must outlive the XQueue.
+ */
+int xsched_xqueue_create_calls(struct xsched_xqueue **xqp,
+			       const struct xsched_call_ops *ops, void *ctx,
+			       const struct xsched_attr *attr);
+/*
+ * Submit @count calls atomically (no other submit to @xq interleaves).
+ * *seq (may be NULL): the last one's sequence number.  *status (may be
+ * NULL): the first nonzero status of a call that ran before this returned,
+ * else 0 (a call's nonzero status is recorded in last_error; it does not
+ * fail the XQueue).
+ */
+int xsched_submit_call(struct xsched_xqueue *xq, const struct xsched_call *calls,
+		       unsigned int count, uint64_t *seq, int *status);
+/*
+ * Give a call queue its preemptor: queue @handle of @platform (a sim queue
+ * id, a kfd ring base), which then allows Lv2/Lv3 (xsched_set_level()).
+ * -EBUSY if it has one already.
+ */
+int xsched_set_preemptor(struct xsched_xqueue *xq, struct xsched_platform *platform,
+			 uint64_t handle);
+
 /* ---- XQueues ------------------------------------------------------------ */
 
 /*
@@ -277,6 +344,22 @@ int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags);
 /* Undo xsched_suspend() (the policy may still hold the queue). -EALREADY if
  * not suspended by the user; -EBUSY if the module's arbiter owns the XQueue. */
 int xsched_resume(struct xsched_xqueue *xq);
+
+/* Launch whatever is buffered (Lv1) now, whatever the threshold, and return
+ * once all of it was handed to the hardware queue or runtime; does not wait
+ * for completion.  While the XQueue is held (policy or user), waits until
+ * it is released: buffered commands never overtake the hold. */
+int xsched_flush(struct xsched_xqueue *xq);
+/*
+ * Dependency hint: @xq will wait for command @seq of @src (stream-wait-event).
+ * Until @src completed @seq, the policy never holds @src on @xq's behalf
+ * and treats @src as at least @xq's priority, so no wait on a held queue can
+ * deadlock.  The hint ends by itself when @seq completes.
+ */
+int xsched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
+		  uint64_t seq);
+/* Wait until every XQueue of @group completed what was submitted to it. */
+int xsched_group_synchronize(uint32_t group);
 
 int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info);
 uint32_t xsched_xqueue_id(const struct xsched_xqueue *xq);

@@ -132,6 +132,14 @@ static void config_load(void)
 			config_msg("XSCHED_BATCH='%s' is not an integer in 1..%d; using %d",
 				   s, XSCHED_THRESHOLD_MAX, XSCHED_BATCH_DEFAULT);
 	}
+	s = getenv("XSCHED_HYSTERESIS_US");
+	if (s && *s) {
+		if (parse_long(s, &v) && v >= 0 && v <= 1000000)
+			cfg.hyst_ns = (uint64_t)v * 1000;
+		else
+			config_msg("XSCHED_HYSTERESIS_US='%s' is not an integer in 0..1000000; using 0",
+				   s);
+	}
 	s = getenv("XSCHED_ARBITER");
 	if (s && *s) {
 		if (parse_long(s, &v) && (v == 0 || v == 1))
@@ -169,6 +177,15 @@ bool xs_log_enabled(int level)
 	return level <= xs_config()->log_level;
 }
 
+/* fork(): see sched.c. */
+void xs_log_lock(bool lock)
+{
+	if (lock)
+		pthread_mutex_lock(&log_lock);
+	else
+		pthread_mutex_unlock(&log_lock);
+}
+
 void xs_log(int level, const char *fmt, ...)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
@@ -187,4 +204,9 @@ void xs_log(int level, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	pthread_mutex_unlock(&log_lock);
+}
+
+XS_EXPORT uint32_t xsched_version(void)
+{
+	return (uint32_t)XSCHED_LIB_VERSION_MAJOR << 16 | XSCHED_LIB_VERSION_MINOR;
 }

@@ -11,6 +11,14 @@
  * Order: sched.lock -> xq->lock.  Never take sched.lock while holding an
  * xq->lock; code that changes busy/idle drops xq->lock first and then calls
  * xs_sched_refresh().
+ *
+ * An XQueue has a submitter (how work enters: xq->plat/xq->pq, whose launch,
+ * wait and completed ops it uses) and an optional preemptor (how its
+ * hardware queue stops: xq->pre/xq->preq, whose suspend, resume, poll and
+ * query ops it uses).  For sim and mock XQueues both are the same platform
+ * queue; a call queue's submitter is the calls platform (calls.c) and its
+ * preemptor, if any, a kfd or sim queue; a kfd XQueue made by
+ * xsched_xqueue_create_kfd() has a preemptor and a submitter without launch.
  */
 #ifndef XSCHED_INTERNAL_H
 #define XSCHED_INTERNAL_H
@@ -19,6 +27,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <errno.h>
+#include <sys/types.h>
 
 #include <linux/xsched_kfd.h>
 
@@ -98,7 +108,26 @@ struct xs_platform_ops {
 	/* fd that polls *events while the queue is suspended (arbiter mode:
 	 * how the monitor notices the module's suspends).  Optional. */
 	int (*stop_fd)(struct xsched_platform *p, void *pq, short *events);
+	/* Submitter: called on the Lv1 worker before it launches anything, so
+	 * that it runs with the caller's device/context.  Optional. */
+	int (*thread_enter)(struct xsched_platform *p, void *pq);
+	/* Submitter: the first nonzero status of the calls the last launch()
+	 * ran (call commands), then 0 again.  Optional. */
+	int (*take_status)(struct xsched_platform *p, void *pq);
+	/* Submitter: note a completion point now (after what was launched),
+	 * so that a later wait for it does not wait for more.  Optional. */
+	void (*mark_now)(struct xsched_platform *p, void *pq);
+	/* Submitter: drop @n commands that will never be launched (release
+	 * what they own).  Optional. */
+	void (*drop)(struct xsched_platform *p, void *pq, const void *cmds,
+		     unsigned int n);
 };
+
+/* Is @err the end of a hardware queue (terminal), not a passing refusal? */
+static inline bool xs_err_fatal(int err)
+{
+	return err == -EIO || err == -ENODEV || err == -EFAULT;
+}
 
 #define XS_BIND_ARBITER (1U << 0)
 
@@ -108,9 +137,15 @@ struct xsched_platform {
 };
 
 struct xsched_xqueue {
-	struct xsched_platform *plat;
+	struct xsched_platform *plat;	/* submitter */
 	void *pq;
+	struct xsched_platform *pre;	/* preemptor, or NULL */
+	void *preq;
+	void *own_plat;			/* calls platform owned by this XQueue */
+	unsigned int fork_gen;		/* xs_fork_gen at creation: another
+					 * value (a fork child) gets -ECHILD */
 	uint32_t id;
+	uint32_t group;			/* the policy's scope */
 	atomic_int refs;		/* list + monitor iterations */
 
 	/* Scheduling state, under sched.lock. */
@@ -134,6 +169,8 @@ struct xsched_xqueue {
 	bool s_arb;
 	bool s_arb_stopped;
 	bool s_arb_watched;
+	bool s_retry;			/* a policy suspend failed: try again */
+	uint64_t s_idle_ns;		/* when s_busy became false */
 
 	/* Submission state, under lock. */
 	pthread_mutex_t lock;
@@ -145,6 +182,11 @@ struct xsched_xqueue {
 	int64_t hw_offset;		/* hw_seq = xq seq + hw_offset */
 	bool hw_offset_set;
 	int error;			/* sticky: -EIO once failed */
+	int last_status;		/* last non-fatal error (launch refused,
+					 * a call's status) */
+	int call_status;		/* first nonzero call status of a submit */
+	bool submitting;		/* a submit dropped the lock mid-way:
+					 * others wait (submits are atomic) */
 	/* Lv1 */
 	bool stopped;			/* Lv1 hold: launch nothing */
 	bool worker_exit;
@@ -168,12 +210,14 @@ struct xs_config {
 	unsigned int level;
 	unsigned int threshold, batch;
 	bool arbiter;		/* XSCHED_ARBITER=1 */
+	uint64_t hyst_ns;	/* XSCHED_HYSTERESIS_US */
 };
 
 const struct xs_config *xs_config(void);
 void xs_config_reload(void);	/* tests: re-read the environment */
 void xs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool xs_log_enabled(int level);
+void xs_log_lock(bool lock);
 uint64_t xs_now_ns(void);
 
 #define xs_err(...) xs_log(XS_LOG_ERROR, __VA_ARGS__)
@@ -206,8 +250,47 @@ int xs_modq_set_priority(struct xs_modq *m, int32_t prio);
 #define xs_info(...) xs_log(XS_LOG_INFO, __VA_ARGS__)
 #define xs_debug(...) xs_log(XS_LOG_DEBUG, __VA_ARGS__)
 
+/* policy.c: the pure decision function. */
+struct xs_pol_q {
+	uint32_t id;
+	int32_t prio;
+	uint32_t group;
+	bool busy, failed, dead;
+	bool unheld;		/* the policy never holds it (arbiter owns it) */
+	bool held;		/* held by the policy now */
+	uint64_t idle_since_ns;	/* !busy: since when */
+};
+struct xs_pol_dep {
+	unsigned int waiter, source;	/* indexes into the queue array */
+};
+struct xs_pol_out {
+	bool hold;
+	uint32_t blocker;	/* id of the XQueue that holds it */
+};
+void xs_policy_decide(const struct xs_pol_q *q, unsigned int n,
+		      const struct xs_pol_dep *deps, unsigned int ndeps,
+		      uint64_t now_ns, uint64_t hyst_ns, int32_t *eff,
+		      struct xs_pol_out *out, uint64_t *recheck_ns);
+
+/* calls.c: the submitter of call commands. */
+struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *ops,
+					  void *ctx);
+void xs_calls_platform_free(struct xsched_platform *p);
+
 /* sched.c */
 void xs_sched_add(struct xsched_xqueue *xq);
+void xs_sched_kill(struct xsched_xqueue *xq);
+int xs_sched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
+		    uint64_t seq);
+int xs_sched_group_sync(uint32_t group);
+/* Bumped in a fork child: XQueues of an older generation are the parent's. */
+extern _Atomic unsigned int xs_fork_gen;
+static inline bool xs_foreign(const struct xsched_xqueue *xq)
+{
+	return xq->fork_gen != atomic_load_explicit(&xs_fork_gen,
+						    memory_order_relaxed);
+}
+void xs_fork_init(void);
 void xs_sched_remove(struct xsched_xqueue *xq);
 void xs_sched_refresh(struct xsched_xqueue *xq);
 void xs_sched_kick_monitor(void);

@@ -626,7 +626,8 @@ fail:
 	return ret;
 }
 
-static int open_debugger(struct xsched_kfd *k)
+/* KFD debug mode on the own process. */
+static int dbg_enable(struct xsched_kfd *k)
 {
 #if XS_HAVE_KFD_DBG
 	struct kfd_ioctl_get_version_args v;
@@ -669,13 +670,21 @@ static int open_debugger(struct xsched_kfd *k)
 		ri.runtime_state == DEBUG_RUNTIME_STATE_ENABLED ?
 		", GFXOFF is off and the runtime list was refreshed" :
 		"; the HSA runtime has not enabled the KFD runtime yet, so suspend gives -EPERM until it does");
-	k->plat.ops = &kfd_dbg_ops;
 	return 0;
 #else
 	(void)k;
 	xs_err("libxsched was built without <linux/kfd_ioctl.h> 1.13+: no debugger API fallback");
 	return -EOPNOTSUPP;
 #endif
+}
+
+static int open_debugger(struct xsched_kfd *k)
+{
+	int ret = dbg_enable(k);
+
+	if (!ret)
+		k->plat.ops = &kfd_dbg_ops;
+	return ret;
 }
 
 static void close_debugger(struct xsched_kfd *k)

@@ -16,10 +16,10 @@
 
 #include "xsched.h"
 
-#if defined(__has_include)
-#if __has_include(<linux/kfd_ioctl.h>)
+/* Only the header the Makefile chose: an older system header (Debian 12's
+ * linux-libc-dev) has no debugger API and needs <drm/drm.h> from libdrm. */
+#if defined(XS_KFD_UAPI) && XS_KFD_UAPI
 #include <linux/kfd_ioctl.h>
-#endif
 #endif
 #if defined(KFD_IOCTL_MINOR_VERSION) && KFD_IOCTL_MINOR_VERSION >= 13 && \
 	defined(AMDKFD_IOC_DBG_TRAP)

@@ -42,6 +42,26 @@
 
 /* While an arbitrated XQueue is seen stopped, how often its state is re-read. */
 #define XS_ARB_CHECK_MS 1
+/* How often a failed policy suspend is tried again, and how often a busy
+ * XQueue without an idle fd (a call queue) is looked at. */
+#define XS_RETRY_MS 1
+
+/* One monitor thread, from the first XQueue to the last.  Each start gets its
+ * own: a remover joins the one it stopped, while a creator may already have
+ * started the next (no shared exit flag, no shared eventfd). */
+struct monitor {
+	pthread_t thread;
+	int efd;
+	bool exit;		/* under sched.lock */
+};
+
+/* A dependency hint (xsched_depend()): waiter waits for src's seq. */
+struct dep {
+	uint32_t waiter, src;
+	uint64_t seq;
+};
+
+_Atomic unsigned int xs_fork_gen;
 
 static struct {
 	pthread_mutex_t lock;
@@ -51,15 +71,14 @@ static struct {
 	/* decision log */
 	struct xsched_decision log[XSCHED_DECISION_LOG_SIZE];
 	uint64_t log_seq;
-	/* monitor */
-	bool mon_running;
-	bool mon_exit;
-	pthread_t mon;
-	int mon_efd;
+	struct monitor *mon;	/* NULL: none running */
+	struct dep *deps;
+	unsigned int ndeps, deps_cap;
+	uint64_t recheck_ns;	/* hysteresis: evaluate again then (0: no) */
+	bool retry;		/* a policy suspend failed: try again soon */
 } sched = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.next_id = 1,
-	.mon_efd = -1,
 };
 
 static const char *level_mode(unsigned int level)
@@ -180,7 +199,7 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 /* Locked: make the queue's suspension match its holds. */
 static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 {
-	const struct xs_platform_ops *ops = q->plat->ops;
+	const struct xs_platform_ops *ops = q->pre ? q->pre->ops : NULL;
 	bool want = q->s_hold != 0;
 	uint64_t now = xs_now_ns();
 	int err = 0;
@@ -191,17 +210,25 @@ static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 		if (q->s_level == XSCHED_LV1) {
 			xs_xq_lv1_stop(q, true);
 		} else {
-			err = ops->suspend(q->plat, q->pq,
+			err = ops->suspend(q->pre, q->preq,
 					   q->s_level == XSCHED_LV2 ? XS_MODE_DRAIN :
 					   XS_MODE_SAVE, true);
 			if (err == -EALREADY)
 				err = 0;
 		}
+		q->s_retry = false;
 		if (!err) {
 			q->s_suspended = true;
 			q->s_since_ns = now;
 			q->s_suspends++;
 		} else {
+			/* A policy hold stays: the monitor tries again (the
+			 * module answers -EAGAIN during a reset or a busy
+			 * arbiter pass).  A user hold is undone by the caller. */
+			if ((q->s_hold & XSCHED_HOLD_POLICY) && !xs_err_fatal(err)) {
+				q->s_retry = true;
+				sched.retry = true;
+			}
 			xs_warn("q%u: suspend at Lv%u failed: %s", q->id, q->s_level,
 				strerror(-err));
 		}
@@ -212,7 +239,7 @@ static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 		if (q->s_level == XSCHED_LV1) {
 			xs_xq_lv1_stop(q, false);
 		} else {
-			err = ops->resume(q->plat, q->pq);
+			err = ops->resume(q->pre, q->preq);
 			if (err == -EALREADY)
 				err = 0;
 		}
@@ -252,15 +279,15 @@ static void arb_seen(struct xsched_xqueue *q, bool stopped, uint32_t reason)
  * change the module's arbiter made. */
 static void arb_observe(struct xsched_xqueue *q)
 {
-	const struct xs_platform_ops *ops = q->plat->ops;
+	const struct xs_platform_ops *ops = q->pre ? q->pre->ops : NULL;
 	struct xs_hw_info hw;
 	int ret;
 
-	if (!ops->query)
+	if (!ops || !ops->query)
 		return;
 	memset(&hw, 0, sizeof(hw));
 	pthread_mutex_lock(&q->lock);	/* against a re-registration */
-	ret = ops->query(q->plat, q->pq, &hw);
+	ret = ops->query(q->pre, q->preq, &hw);
 	pthread_mutex_unlock(&q->lock);
 	if (ret)
 		return;
@@ -275,28 +302,16 @@ static void arb_observe(struct xsched_xqueue *q)
 	pthread_mutex_unlock(&sched.lock);
 }
 
-/* Locked: the highest-priority XQueue other than @q that blocks it. */
-static struct xsched_xqueue *blocker_of(struct xsched_xqueue *q)
-{
-	struct xsched_xqueue *o, *best = NULL;
-
-	for (o = sched.head; o; o = o->s_next) {
-		if (o == q || !o->s_busy || o->s_failed || o->s_dead)
-			continue;
-		if (o->s_prio > q->s_prio && (!best || o->s_prio > best->s_prio))
-			best = o;
-	}
-	return best;
-}
-
-/* Locked: does any live XQueue that this policy may hold have lower priority
- * than @q?  Only then does anyone need to know at once when @q goes idle. */
+/* Locked: does any live XQueue of @q's group that this policy may hold have
+ * lower priority than @q?  Only then does anyone need to know at once when
+ * @q goes idle. */
 static bool has_lower(const struct xsched_xqueue *q)
 {
 	const struct xsched_xqueue *o;
 
 	for (o = sched.head; o; o = o->s_next)
-		if (o != q && !o->s_dead && !o->s_arb && o->s_prio < q->s_prio)
+		if (o != q && !o->s_dead && !o->s_arb && o->group == q->group &&
+		    o->s_prio < q->s_prio)
 			return true;
 	return false;
 }
@@ -312,43 +327,119 @@ static void refresh_stale_locked(struct xsched_xqueue *q)
 		return;
 	xs_xq_update_completed(q);
 	pthread_mutex_lock(&q->lock);
+	if (!xs_xq_busy_locked(q))
+		q->s_idle_ns = xs_now_ns();
 	q->s_busy = xs_xq_busy_locked(q);
 	q->s_failed = q->error != 0;
 	pthread_mutex_unlock(&q->lock);
 }
 
+/* Locked: the index of XQueue @id in @qs, or -1. */
+static int index_of(struct xsched_xqueue **qs, unsigned int n, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (qs[i]->id == id)
+			return (int)i;
+	return -1;
+}
+
+/* Locked: has @src completed @seq (or gone)? */
+static bool dep_done(struct xsched_xqueue *src, uint64_t seq)
+{
+	bool done;
+
+	pthread_mutex_lock(&src->lock);
+	done = src->completed >= seq || src->error;
+	pthread_mutex_unlock(&src->lock);
+	return done;
+}
+
 /*
- * Locked: apply the policy to every XQueue.  @why_resume is the reason a
- * release is recorded with; suspends are recorded as HIGHER_BUSY (or
- * PRIORITY when priorities changed).
+ * Locked: apply the policy (policy.c) to every XQueue.  @why_resume is the
+ * reason a release is recorded with; suspends are recorded as HIGHER_BUSY
+ * (or PRIORITY when priorities changed).  A hold whose suspend failed is
+ * tried again here.
  */
 static void evaluate(uint32_t why_resume, uint32_t cause)
 {
-	struct xsched_xqueue *q, *b;
+	unsigned int n = 0, nd = 0, i;
+	struct xsched_xqueue *q, **qs;
+	struct xs_pol_q *in;
+	struct xs_pol_out *out;
+	struct xs_pol_dep *pd;
+	int32_t *eff;
+	uint64_t now = xs_now_ns(), recheck;
+	void *mem;
+
+	mem = calloc((size_t)sched.count + 1, sizeof(*qs) + sizeof(*in) +
+		     sizeof(*out) + sizeof(*eff));
+	pd = calloc((size_t)sched.ndeps + 1, sizeof(*pd));
+	if (!mem || !pd) {
+		free(mem);
+		free(pd);
+		xs_err("out of memory evaluating the policy");
+		return;
+	}
+	in = mem;
+	out = (void *)(in + sched.count + 1);
+	qs = (void *)(out + sched.count + 1);
+	eff = (void *)(qs + sched.count + 1);
+	for (q = sched.head; q && n < (unsigned int)sched.count; q = q->s_next) {
+		qs[n] = q;
+		in[n].id = q->id;
+		in[n].prio = q->s_prio;
+		in[n].group = q->group;
+		in[n].busy = q->s_busy;
+		in[n].failed = q->s_failed;
+		in[n].dead = q->s_dead;
+		in[n].unheld = q->s_arb;	/* the module's arbiter owns it */
+		in[n].held = q->s_hold & XSCHED_HOLD_POLICY;
+		in[n].idle_since_ns = q->s_idle_ns;
+		n++;
+	}
+	/* Dependencies that still matter; completed ones are forgotten. */
+	for (i = 0; i < sched.ndeps; i++) {
+		struct dep *d = &sched.deps[i];
+		int w = index_of(qs, n, d->waiter), sidx = index_of(qs, n, d->src);
+
+		if (w < 0 || sidx < 0 || dep_done(qs[sidx], d->seq)) {
+			sched.deps[i--] = sched.deps[--sched.ndeps];
+			continue;
+		}
+		pd[nd].waiter = (unsigned int)w;
+		pd[nd].source = (unsigned int)sidx;
+		nd++;
+	}
+	xs_policy_decide(in, n, pd, nd, now, xs_config()->hyst_ns, eff, out,
+			 &recheck);
+	sched.recheck_ns = recheck;
 
 	/* Resumes first, so that an idle queue never waits behind a suspend. */
-	for (q = sched.head; q; q = q->s_next) {
-		if (q->s_dead || q->s_arb || !(q->s_hold & XSCHED_HOLD_POLICY))
-			continue;
-		if (blocker_of(q))
+	for (i = 0; i < n; i++) {
+		q = qs[i];
+		if (!(q->s_hold & XSCHED_HOLD_POLICY) || out[i].hold)
 			continue;
 		q->s_hold &= ~XSCHED_HOLD_POLICY;
+		q->s_retry = false;
 		apply(q, why_resume, cause ? cause : q->s_blocker);
 		q->s_blocker = 0;
 	}
-	for (q = sched.head; q; q = q->s_next) {
-		if (q->s_dead || q->s_arb)	/* the module's arbiter owns it */
+	sched.retry = false;
+	for (i = 0; i < n; i++) {
+		q = qs[i];
+		if (!out[i].hold)
 			continue;
-		b = blocker_of(q);
-		if (!b)
-			continue;
-		q->s_blocker = b->id;
-		if (q->s_hold & XSCHED_HOLD_POLICY)
+		q->s_blocker = out[i].blocker;
+		if ((q->s_hold & XSCHED_HOLD_POLICY) && !q->s_retry)
 			continue;
 		q->s_hold |= XSCHED_HOLD_POLICY;
 		apply(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
-		      XSCHED_WHY_HIGHER_BUSY, b->id);
+		      XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
 	}
+	free(mem);
+	free(pd);
 }
 
 static void *monitor(void *arg);
@@ -357,8 +448,8 @@ static void monitor_kick_locked(void)
 {
 	uint64_t one = 1;
 
-	if (sched.mon_efd >= 0)
-		(void)!write(sched.mon_efd, &one, sizeof(one));
+	if (sched.mon)
+		(void)!write(sched.mon->efd, &one, sizeof(one));
 }
 
 void xs_sched_kick_monitor(void)
@@ -372,22 +463,25 @@ void xs_sched_add(struct xsched_xqueue *xq)
 {
 	struct xsched_xqueue *q;
 
+	xs_fork_init();
 	pthread_mutex_lock(&sched.lock);
 	xq->id = sched.next_id++;
 	xq->s_next = sched.head;
 	sched.head = xq;
 	sched.count++;
-	if (!sched.mon_running) {
-		sched.mon_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		sched.mon_exit = false;
-		if (sched.mon_efd < 0 ||
-		    pthread_create(&sched.mon, NULL, monitor, NULL)) {
+	if (!sched.mon) {
+		struct monitor *m = calloc(1, sizeof(*m));
+
+		if (m)
+			m->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (!m || m->efd < 0 ||
+		    pthread_create(&m->thread, NULL, monitor, m)) {
 			xs_err("cannot start the monitor thread; Lv2/Lv3 XQueues will only be seen idle by xsched_wait()");
-			if (sched.mon_efd >= 0)
-				close(sched.mon_efd);
-			sched.mon_efd = -1;
+			if (m && m->efd >= 0)
+				close(m->efd);
+			free(m);
 		} else {
-			sched.mon_running = true;
+			sched.mon = m;
 		}
 	}
 	/* A new XQueue may have to be held at once (by work that is really there). */
@@ -399,11 +493,23 @@ void xs_sched_add(struct xsched_xqueue *xq)
 	pthread_mutex_unlock(&sched.lock);
 }
 
+/* Destroy, first step: nobody holds @xq any more and it holds nobody, so
+ * everything submitted to it can complete. */
+void xs_sched_kill(struct xsched_xqueue *xq)
+{
+	pthread_mutex_lock(&sched.lock);
+	xq->s_dead = true;
+	xq->s_hold = 0;
+	if (xq->s_suspended)
+		apply(xq, XSCHED_WHY_DESTROY, 0);
+	evaluate(XSCHED_WHY_DESTROY, xq->id);
+	pthread_mutex_unlock(&sched.lock);
+}
+
 void xs_sched_remove(struct xsched_xqueue *xq)
 {
 	struct xsched_xqueue **pp;
-	bool stop_mon = false;
-	pthread_t mon = 0;
+	struct monitor *stop = NULL;
 
 	pthread_mutex_lock(&sched.lock);
 	xq->s_dead = true;
@@ -421,22 +527,17 @@ void xs_sched_remove(struct xsched_xqueue *xq)
 	}
 	sched.count--;
 	evaluate(XSCHED_WHY_DESTROY, xq->id);
-	if (!sched.count && sched.mon_running) {
-		sched.mon_exit = true;
-		sched.mon_running = false;
-		mon = sched.mon;
+	if (!sched.count && sched.mon) {
+		stop = sched.mon;
 		monitor_kick_locked();
-		stop_mon = true;
+		stop->exit = true;
+		sched.mon = NULL;
 	}
 	pthread_mutex_unlock(&sched.lock);
-	if (stop_mon) {
-		pthread_join(mon, NULL);
-		pthread_mutex_lock(&sched.lock);
-		if (!sched.mon_running && sched.mon_efd >= 0) {
-			close(sched.mon_efd);
-			sched.mon_efd = -1;
-		}
-		pthread_mutex_unlock(&sched.lock);
+	if (stop) {
+		pthread_join(stop->thread, NULL);
+		close(stop->efd);
+		free(stop);
 	}
 }
 
@@ -460,6 +561,8 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 	failed = xq->error != 0;
 	pthread_mutex_unlock(&xq->lock);
 	if (busy != xq->s_busy || failed != xq->s_failed) {
+		if (xq->s_busy && !busy)
+			xq->s_idle_ns = xs_now_ns();
 		xq->s_busy = busy;
 		xq->s_failed = failed;
 		if (busy && xq->s_level >= XSCHED_LV2 &&
@@ -472,26 +575,37 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 }
 
 /* What the monitor waits for, per entry. */
-enum { MON_IDLE, MON_STOP, MON_CHECK };
+enum { MON_IDLE, MON_STOP, MON_CHECK, MON_POLL };
 
 static void *monitor(void *arg)
 {
+	struct monitor *m = arg;
 	struct xsched_xqueue **qs = NULL;
 	struct pollfd *fds = NULL;
 	unsigned char *kind = NULL;
 	size_t cap = 0;
-	(void)arg;
 
 	for (;;) {
 		struct xsched_xqueue *q;
 		size_t n = 0, i, want;
 		int timeout = 1000;
-		uint64_t v;
+		uint64_t v, now;
 
 		pthread_mutex_lock(&sched.lock);
-		if (sched.mon_exit) {
+		if (m->exit) {
 			pthread_mutex_unlock(&sched.lock);
 			break;
+		}
+		now = xs_now_ns();
+		if (sched.retry || (sched.recheck_ns && now >= sched.recheck_ns))
+			evaluate(XSCHED_WHY_HIGHER_IDLE, 0);
+		if (sched.retry)
+			timeout = XS_RETRY_MS;
+		if (sched.recheck_ns) {
+			int ms = (int)((sched.recheck_ns - now + 999999) / 1000000);
+
+			if (ms < timeout)
+				timeout = ms < 1 ? 1 : ms;
 		}
 		/* Up to two entries per XQueue, and the eventfd. */
 		want = 2 * (size_t)sched.count + 1;
@@ -515,7 +629,7 @@ static void *monitor(void *arg)
 			usleep(10000);
 			continue;
 		}
-		fds[0].fd = sched.mon_efd;
+		fds[0].fd = m->efd;
 		fds[0].events = POLLIN;
 		for (q = sched.head; q; q = q->s_next) {
 			const struct xs_platform_ops *ops = q->plat->ops;
@@ -524,20 +638,22 @@ static void *monitor(void *arg)
 			q->s_arb_watched = false;
 			if (q->s_failed || q->s_level < XSCHED_LV2)
 				continue;
-			if (n + 2 < cap && q->s_busy && ops->poll_fd && has_lower(q)) {
-				fd = ops->poll_fd(q->plat, q->pq);
-				if (fd >= 0) {
-					atomic_fetch_add(&q->refs, 1);
-					qs[n] = q;
-					kind[n] = MON_IDLE;
-					fds[n + 1].fd = fd;
-					fds[n + 1].events = POLLIN;
-					fds[n + 1].revents = 0;
-					n++;
-				}
+			if (n + 2 < cap && q->s_busy && has_lower(q)) {
+				/* No idle fd (a call queue): look again soon. */
+				fd = ops->poll_fd ? ops->poll_fd(q->plat, q->pq) : -1;
+				atomic_fetch_add(&q->refs, 1);
+				qs[n] = q;
+				kind[n] = fd >= 0 ? MON_IDLE : MON_POLL;
+				fds[n + 1].fd = fd;
+				fds[n + 1].events = POLLIN;
+				fds[n + 1].revents = 0;
+				if (fd < 0)
+					timeout = XS_RETRY_MS;
+				n++;
 			}
-			if (!q->s_arb || q->s_dead || n + 2 > cap)
+			if (!q->s_arb || q->s_dead || n + 2 > cap || !q->pre)
 				continue;
+			ops = q->pre->ops;
 			if (q->s_arb_stopped) {
 				/* No event says "resumed": look again soon. */
 				kind[n] = MON_CHECK;
@@ -546,7 +662,7 @@ static void *monitor(void *arg)
 			} else if (q->s_busy && ops->stop_fd) {
 				short ev = 0;
 
-				fd = ops->stop_fd(q->plat, q->pq, &ev);
+				fd = ops->stop_fd(q->pre, q->preq, &ev);
 				if (fd < 0)
 					continue;
 				kind[n] = MON_STOP;
@@ -581,6 +697,10 @@ static void *monitor(void *arg)
 					xs_sched_refresh(qs[i]);
 				}
 				break;
+			case MON_POLL:
+				xs_xq_update_completed(qs[i]);
+				xs_sched_refresh(qs[i]);
+				break;
 			case MON_STOP:
 				if (r & (POLLERR | POLLHUP)) {
 					xs_xq_update_completed(qs[i]);
@@ -604,7 +724,7 @@ static void *monitor(void *arg)
 
 int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
 {
-	const struct xs_platform_ops *ops = xq->plat->ops;
+	const struct xs_platform_ops *ops = xq->pre ? xq->pre->ops : NULL;
 	unsigned int level;
 	int ret = 0;
 
@@ -625,7 +745,7 @@ int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
 	pthread_mutex_unlock(&sched.lock);
 	if (ret || (flags & XSCHED_SUSPEND_NONBLOCK) || level == XSCHED_LV1)
 		return ret;
-	return ops->wait_suspended(xq->plat, xq->pq, -1);
+	return ops->wait_suspended(xq->pre, xq->preq, -1);
 }
 
 int xs_sched_user_resume(struct xsched_xqueue *xq)
@@ -650,8 +770,8 @@ int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio)
 	int ret = 0;
 
 	pthread_mutex_lock(&sched.lock);
-	if (xq->plat->ops->set_priority) {
-		ret = xq->plat->ops->set_priority(xq->plat, xq->pq, prio);
+	if (xq->pre && xq->pre->ops->set_priority) {
+		ret = xq->pre->ops->set_priority(xq->pre, xq->preq, prio);
 		if (ret == -EPERM) {
 			xs_warn("q%u: the module refused priority %d (needs CAP_SYS_NICE); it applies in this process only",
 				xq->id, prio);
@@ -683,7 +803,7 @@ int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level)
 		ret = -EBUSY;
 	} else if (arb != xq->s_arb) {
 		/* Arbiter mode between Lv1 and Lv2/Lv3: register again. */
-		ret = xq->plat->ops->set_arbiter(xq->plat, xq->pq, arb);
+		ret = xq->pre->ops->set_arbiter(xq->pre, xq->preq, arb);
 		if (ret == -EIO) {
 			xq->error = -EIO;
 			xq->s_failed = true;
@@ -733,6 +853,8 @@ XS_EXPORT int xsched_suspend(struct xsched_xqueue *xq, unsigned int flags)
 {
 	if (!xq || (flags & ~XSCHED_SUSPEND_NONBLOCK))
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	return xs_sched_user_suspend(xq, flags);
 }
 
@@ -740,6 +862,8 @@ XS_EXPORT int xsched_resume(struct xsched_xqueue *xq)
 {
 	if (!xq)
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	return xs_sched_user_resume(xq);
 }
 
@@ -747,6 +871,8 @@ XS_EXPORT int xsched_set_priority(struct xsched_xqueue *xq, int32_t priority)
 {
 	if (!xq || priority < XSCHED_PRIO_MIN || priority > XSCHED_PRIO_MAX)
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	return xs_sched_set_priority(xq, priority);
 }
 
@@ -784,4 +910,127 @@ void xs_sched_reset_log(void)
 	sched.log_seq = 0;
 	memset(sched.log, 0, sizeof(sched.log));
 	pthread_mutex_unlock(&sched.lock);
+}
+
+int xs_sched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
+		    uint64_t seq)
+{
+	int ret = 0;
+
+	if (dep_done(src, seq))
+		return 0;
+	pthread_mutex_lock(&sched.lock);
+	if (sched.ndeps == sched.deps_cap) {
+		unsigned int cap = sched.deps_cap ? 2 * sched.deps_cap : 16;
+		struct dep *d = realloc(sched.deps, cap * sizeof(*d));
+
+		if (!d) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		sched.deps = d;
+		sched.deps_cap = cap;
+	}
+	sched.deps[sched.ndeps].waiter = xq->id;
+	sched.deps[sched.ndeps].src = src->id;
+	sched.deps[sched.ndeps].seq = seq;
+	sched.ndeps++;
+	if (xs_log_enabled(XS_LOG_DEBUG))
+		xs_debug("depend q%u (prio %d) waits for q%u (prio %d) seq %llu: q%u runs at priority %d or more until then",
+			 xq->id, xq->s_prio, src->id, src->s_prio,
+			 (unsigned long long)seq, src->id, xq->s_prio);
+	evaluate(XSCHED_WHY_PRIORITY, xq->id);
+	monitor_kick_locked();
+out:
+	pthread_mutex_unlock(&sched.lock);
+	return ret;
+}
+
+int xs_sched_group_sync(uint32_t group)
+{
+	struct xsched_xqueue *q, **qs;
+	int n = 0, i, ret = 0;
+
+	pthread_mutex_lock(&sched.lock);
+	qs = calloc((size_t)sched.count + 1, sizeof(*qs));
+	if (!qs) {
+		pthread_mutex_unlock(&sched.lock);
+		return -ENOMEM;
+	}
+	for (q = sched.head; q; q = q->s_next) {
+		if (q->group != group || q->s_dead)
+			continue;
+		atomic_fetch_add(&q->refs, 1);
+		qs[n++] = q;
+	}
+	pthread_mutex_unlock(&sched.lock);
+	for (i = 0; i < n; i++) {
+		int r = xsched_synchronize(qs[i]);
+
+		if (r && !ret)
+			ret = r;
+		xs_xqueue_put(qs[i]);
+	}
+	free(qs);
+	return ret;
+}
+
+/*
+ * fork(): the parent's locks are taken before and released after, in both
+ * processes, so the child never inherits one held by a thread it does not
+ * have.  The child then forgets the parent's XQueues (they stay allocated:
+ * the parent's handles may still be used in the child, and get -ECHILD) and
+ * its monitor; its first XQueue starts a monitor of its own.
+ */
+static void fork_prepare(void)
+{
+	struct xsched_xqueue *q;
+
+	pthread_mutex_lock(&sched.lock);
+	for (q = sched.head; q; q = q->s_next)
+		pthread_mutex_lock(&q->lock);
+	xs_log_lock(true);
+}
+
+static void fork_parent(void)
+{
+	struct xsched_xqueue *q;
+
+	xs_log_lock(false);
+	for (q = sched.head; q; q = q->s_next)
+		pthread_mutex_unlock(&q->lock);
+	pthread_mutex_unlock(&sched.lock);
+}
+
+static void fork_child(void)
+{
+	struct xsched_xqueue *q;
+
+	xs_log_lock(false);
+	for (q = sched.head; q; q = q->s_next)
+		pthread_mutex_unlock(&q->lock);
+	atomic_fetch_add(&xs_fork_gen, 1);
+	if (sched.mon) {
+		close(sched.mon->efd);	/* its thread is the parent's */
+		sched.mon = NULL;
+	}
+	sched.head = NULL;
+	sched.count = 0;
+	sched.ndeps = 0;
+	sched.recheck_ns = 0;
+	sched.retry = false;
+	pthread_mutex_unlock(&sched.lock);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_register(void)
+{
+	if (pthread_atfork(fork_prepare, fork_parent, fork_child))
+		xs_err("pthread_atfork failed: fork() while XQueues run is unsafe");
+}
+
+void xs_fork_init(void)
+{
+	pthread_once(&fork_once, fork_register);
 }

@@ -9,13 +9,21 @@
  * Lv2/Lv3: submit() launches on the caller's thread; there is no worker.
  * Lv1: submit() launches on the caller's thread while nothing is buffered, the
  * XQueue is not held and fewer than `threshold` commands are in flight;
- * otherwise it buffers and the XQueue's worker launches later.  The worker
- * synchronizes with the hardware every `batch` commands (it waits for the
- * next multiple of `batch`, or for the last launched command), which is when
- * it learns that commands completed and in-flight room frees up.
+ * otherwise it buffers and the XQueue's worker launches later.  A submit
+ * also launches what is buffered when it knows of room.  The worker waits
+ * for the completion that makes room for what is buffered (at most `batch`
+ * commands at a time; with nothing buffered, the next multiple of `batch` or
+ * the last launched command), then refills.
+ *
+ * A submit is atomic: while one drops the lock to wait for ring room, other
+ * submitters wait (xq->submitting).  A refusal that is not the end of the
+ * hardware queue (-EAGAIN, -ENOMEM, -EBUSY...) fails that submit (or is
+ * retried by the worker) and is kept in last_status; only -EIO and the like
+ * fail the XQueue (xs_err_fatal()).
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +31,8 @@
 
 /* Longest single platform wait, so that destroy never waits on a stuck queue. */
 #define XS_WAIT_SLICE_NS 50000000LL
+/* The worker's retry after a refused launch with nothing in flight. */
+#define XS_RETRY_NS 200000LL
 
 static void abs_deadline(struct timespec *ts, int64_t timeout_ns)
 {
@@ -65,6 +75,21 @@ static uint64_t hw_of(const struct xsched_xqueue *xq, uint64_t seq)
 	return (uint64_t)((int64_t)seq + xq->hw_offset);
 }
 
+/* Locked: after a launch of call commands, keep the first nonzero status. */
+static void take_status(struct xsched_xqueue *xq)
+{
+	int st;
+
+	if (!xq->plat->ops->take_status)
+		return;
+	st = xq->plat->ops->take_status(xq->plat, xq->pq);
+	if (st) {
+		xq->last_status = st;
+		if (!xq->call_status)
+			xq->call_status = st;
+	}
+}
+
 /*
  * Launch @n commands from @cmds on the caller's thread.  Called with xq->lock
  * held; drops it while waiting for ring space (submit_lock keeps other
@@ -84,20 +109,29 @@ static int launch_direct(struct xsched_xqueue *xq, const unsigned char *cmds,
 		if (k > ring)
 			k = ring;
 		ret = ops->launch(xq->plat, xq->pq, cmds, k, &hw_seq);
-		if (ret == -EAGAIN && xq->hw_offset_set) {
-			/* Ring full: wait for room for k more. */
-			uint64_t need = xq->launched + k - ring;
+		if (ret == -EAGAIN && xq->hw_offset_set &&
+		    xq->launched > xq->completed) {
+			/* Ring full: wait for room for k more.  Other submits
+			 * wait meanwhile, so this one stays in one piece. */
+			uint64_t need = xq->launched + k > ring ?
+					xq->launched + k - ring : 1;
 
+			xq->submitting = true;
 			pthread_mutex_unlock(&xq->lock);
 			ret = ops->wait(xq->plat, xq->pq, hw_of(xq, need),
 					XS_WAIT_SLICE_NS);
 			pthread_mutex_lock(&xq->lock);
-			if (ret && ret != -ETIMEDOUT)
+			xq->submitting = false;
+			pthread_cond_broadcast(&xq->cond);
+			if (!ret && xq->completed < need)
+				xq->completed = need;
+			if (ret && ret != -ETIMEDOUT && ret != -EINTR)
 				return ret;
 			continue;
 		}
 		if (ret)
 			return ret;
+		take_status(xq);
 		note_launch(xq, k, hw_seq);
 		xq->submitted += k;
 		cmds += (size_t)k * cmd_size(xq);
@@ -149,35 +183,73 @@ static void buf_push(struct xsched_xqueue *xq, const unsigned char *cmds,
 	xq->submitted += n;
 }
 
-/* Lv1: launch buffered commands while allowed.  Locked. */
-static int lv1_launch_buffered(struct xsched_xqueue *xq)
+/*
+ * Lv1: launch buffered commands while allowed (@all: every one, whatever
+ * the threshold: a flush).  Locked.  Returns 0, a refusal that is not
+ * fatal (-EAGAIN: the ring is full of other work; the caller retries), or
+ * a fatal error.
+ */
+static int lv1_launch_buffered(struct xsched_xqueue *xq, bool all)
 {
 	const struct xs_platform_ops *ops = xq->plat->ops;
 	uint64_t hw_seq;
 	int ret;
 
 	while (!xq->stopped && !xq->error && xq->submitted > xq->launched &&
-	       xq->launched - xq->completed < xq->threshold) {
+	       (all || xq->launched - xq->completed < xq->threshold)) {
 		uint64_t n = xq->submitted - xq->launched;
 		uint64_t room = xq->threshold - (xq->launched - xq->completed);
 		uint64_t idx = xq->launched & (xq->buf_cap - 1);
 
-		if (n > room)
+		if (n > room && !all)
 			n = room;
+		/* Batch-sized pieces: each ends at a completion mark the
+		 * worker can wait for without draining the hardware queue. */
+		if (n > xq->batch && !all)
+			n = xq->batch;
 		if (n > ops->max_submit)
 			n = ops->max_submit;
 		if (n > xq->buf_cap - idx)
 			n = xq->buf_cap - idx;	/* contiguous part of the ring */
 		ret = ops->launch(xq->plat, xq->pq, xq->buf + idx * cmd_size(xq),
 				  (unsigned int)n, &hw_seq);
-		if (ret == -EAGAIN)
-			return 0;	/* someone else's work fills the ring: retry later */
-		if (ret)
+		if (ret) {
+			if (!xs_err_fatal(ret))
+				xq->last_status = ret;
 			return ret;
+		}
+		take_status(xq);
 		note_launch(xq, (unsigned int)n, hw_seq);
+		/* The worker waits for chunk ends: give it a mark there
+		 * rather than one that covers everything launched later. */
+		if (ops->mark_now)
+			ops->mark_now(xq->plat, xq->pq);
 		pthread_cond_broadcast(&xq->cond);
 	}
 	return 0;
+}
+
+/* Locked: the worker's next completion to wait for, or 0 for none. */
+static uint64_t lv1_wait_target(const struct xsched_xqueue *xq)
+{
+	uint64_t in_flight = xq->launched - xq->completed;
+	uint64_t buffered = xq->submitted - xq->launched;
+	uint64_t target;
+
+	if (xq->error || !in_flight)
+		return 0;
+	if (buffered && !xq->stopped) {
+		/* Wait only as long as it takes to make room for what is
+		 * buffered, up to a batch: a refill is not kept for the next
+		 * multiple of batch. */
+		uint64_t want = buffered < xq->batch ? buffered : xq->batch;
+		uint64_t k = in_flight + want > xq->threshold ?
+			     in_flight + want - xq->threshold : 1;
+
+		return xq->completed + k;
+	}
+	target = (xq->completed / xq->batch + 1) * xq->batch;
+	return target > xq->launched ? xq->launched : target;
 }
 
 static void set_error(struct xsched_xqueue *xq, int err)
@@ -197,24 +269,27 @@ static void *lv1_worker(void *arg)
 	bool refresh;
 	int ret;
 
+	/* Wake-ups are the refill latency: no timer slack. */
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	if (ops->thread_enter && ops->thread_enter(xq->plat, xq->pq))
+		xs_warn("q%u: the launching thread cannot take the stream's device/context",
+			xq->id);
 	pthread_mutex_lock(&xq->lock);
 	while (!xq->worker_exit) {
-		ret = lv1_launch_buffered(xq);
-		if (ret) {
+		uint64_t target;
+
+		ret = lv1_launch_buffered(xq, false);
+		if (ret && xs_err_fatal(ret)) {
 			set_error(xq, ret);
 			pthread_mutex_unlock(&xq->lock);
 			xs_sched_refresh(xq);
 			pthread_mutex_lock(&xq->lock);
 			continue;
 		}
-		if (!xq->error && xq->launched > xq->completed) {
-			/* The next synchronization point: a multiple of batch. */
-			uint64_t target = (xq->completed / xq->batch + 1) * xq->batch;
-			uint64_t hw;
+		target = lv1_wait_target(xq);
+		if (target) {
+			uint64_t hw = hw_of(xq, target);
 
-			if (target > xq->launched)
-				target = xq->launched;
-			hw = hw_of(xq, target);
 			pthread_mutex_unlock(&xq->lock);
 			ret = ops->wait(xq->plat, xq->pq, hw, XS_WAIT_SLICE_NS);
 			pthread_mutex_lock(&xq->lock);
@@ -224,7 +299,7 @@ static void *lv1_worker(void *arg)
 					xq->completed = target;
 				pthread_cond_broadcast(&xq->cond);
 				refresh = !xs_xq_busy_locked(xq);
-			} else if (ret != -ETIMEDOUT && ret != -EINTR) {
+			} else if (xs_err_fatal(ret)) {
 				set_error(xq, ret);
 				refresh = true;
 			}
@@ -233,6 +308,16 @@ static void *lv1_worker(void *arg)
 				xs_sched_refresh(xq);
 				pthread_mutex_lock(&xq->lock);
 			}
+			continue;
+		}
+		if (ret && !xq->stopped && xq->submitted > xq->launched) {
+			/* Refused with nothing of ours in flight (the ring is
+			 * full of other work, or a passing error): nobody will
+			 * wake us, so look again soon. */
+			struct timespec ts;
+
+			abs_deadline(&ts, XS_RETRY_NS);
+			pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
 			continue;
 		}
 		pthread_cond_wait(&xq->cond, &xq->lock);
@@ -316,37 +401,51 @@ static int check_lv1(unsigned int threshold, unsigned int batch, uint32_t ring)
 	return 0;
 }
 
-XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
-				   struct xsched_platform *plat, uint64_t handle,
-				   const struct xsched_attr *attr)
+/* The levels an XQueue can run at: Lv1 needs a launching submitter, Lv2/Lv3
+ * a preemptor that can suspend. */
+static unsigned int max_level(const struct xsched_xqueue *xq)
+{
+	return xq->pre ? xq->pre->ops->max_level : XSCHED_LV1;
+}
+
+static unsigned int min_level(const struct xsched_xqueue *xq)
+{
+	return xq->plat->ops->min_level;
+}
+
+/* Create an XQueue over submitter @plat (queue @handle) and preemptor @pre
+ * (the same queue, or NULL). */
+static int xq_create(struct xsched_xqueue **xqp, struct xsched_platform *plat,
+		     struct xsched_platform *pre, uint64_t handle,
+		     const struct xsched_attr *attr, void *own_plat)
 {
 	const struct xs_config *cfg = xs_config();
 	static const uint32_t known = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_LEVEL |
 				      XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH |
-				      XSCHED_ATTR_ARBITER;
+				      XSCHED_ATTR_ARBITER | XSCHED_ATTR_GROUP;
+	const struct xs_platform_ops *pops = pre ? pre->ops : NULL;
+	unsigned int level, threshold, batch, lmax, lmin;
 	struct xsched_xqueue *xq;
 	pthread_condattr_t ca;
-	unsigned int level, threshold, batch;
 	uint32_t ring;
 	int32_t prio;
 	bool arb_mode;
 	int ret;
 
-	if (!xqp || !plat || !plat->ops)
-		return -EINVAL;
 	*xqp = NULL;
-	if (attr && ((attr->flags & ~known) || attr->reserved[0] ||
-		     attr->reserved[1]))
+	if (attr && ((attr->flags & ~known) || attr->reserved[0]))
 		return -EINVAL;
+	lmax = pops ? pops->max_level : XSCHED_LV1;
+	lmin = plat->ops->min_level;
 
 	arb_mode = cfg->arbiter;
 	if (attr && (attr->flags & XSCHED_ATTR_ARBITER)) {
 		if (attr->arbiter > 1)
 			return -EINVAL;
-		if (attr->arbiter && !plat->ops->set_arbiter)
+		if (attr->arbiter && !(pops && pops->set_arbiter))
 			return -EOPNOTSUPP;
 		arb_mode = attr->arbiter;
-	} else if (arb_mode && !plat->ops->set_arbiter) {
+	} else if (arb_mode && !(pops && pops->set_arbiter)) {
 		xs_warn("XSCHED_ARBITER=1 but platform %s has no arbiter; scheduling in this process only",
 			plat->ops->name);
 		arb_mode = false;
@@ -360,24 +459,21 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 		prio = attr->priority;
 	}
 
-	level = plat->ops->max_level;
+	level = lmax;
 	if (attr && (attr->flags & XSCHED_ATTR_LEVEL) &&
 	    attr->level != XSCHED_LV_DEFAULT) {
 		if (attr->level > XSCHED_LV3)
 			return -EINVAL;
-		if (attr->level > plat->ops->max_level ||
-		    attr->level < plat->ops->min_level)
+		if (attr->level > lmax || attr->level < lmin)
 			return -EOPNOTSUPP;
 		level = attr->level;
 	} else if (cfg->has_level) {
-		if (plat->ops->min_level > 1 && cfg->level != plat->ops->max_level)
+		if (lmin > 1 && cfg->level != lmax)
 			xs_warn("XSCHED_LEVEL=%u but platform %s supports only Lv%u..Lv%u; using Lv%u",
-				cfg->level, plat->ops->name, plat->ops->min_level,
-				plat->ops->max_level, plat->ops->max_level);
-		else if (cfg->level > plat->ops->max_level)
+				cfg->level, plat->ops->name, lmin, lmax, lmax);
+		else if (cfg->level > lmax)
 			xs_warn("XSCHED_LEVEL=%u but platform %s supports up to Lv%u; using Lv%u",
-				cfg->level, plat->ops->name, plat->ops->max_level,
-				plat->ops->max_level);
+				cfg->level, plat->ops->name, lmax, lmax);
 		else
 			level = cfg->level;
 	}
@@ -393,12 +489,17 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	if (!xq)
 		return -ENOMEM;
 	xq->plat = plat;
+	xq->own_plat = own_plat;
 	ret = plat->ops->bind(plat, handle, prio,
 			      xs_arb_at(arb_mode, level) ? XS_BIND_ARBITER : 0,
 			      &xq->pq);
 	if (ret) {
 		free(xq);
 		return ret;
+	}
+	if (pre == plat) {
+		xq->pre = pre;
+		xq->preq = xq->pq;
 	}
 	ring = plat->ops->ring_size(plat, xq->pq);
 	if (!(attr && (attr->flags & (XSCHED_ATTR_THRESHOLD | XSCHED_ATTR_BATCH)))) {
@@ -425,6 +526,8 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	pthread_cond_init(&xq->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_init(&xq->refs, 1);
+	xq->fork_gen = atomic_load(&xs_fork_gen);
+	xq->group = attr && (attr->flags & XSCHED_ATTR_GROUP) ? attr->group : 0;
 	xq->s_prio = prio;
 	xq->s_level = level;
 	xq->level = level;
@@ -436,6 +539,7 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	if (level == XSCHED_LV1) {
 		ret = xs_xq_lv1_start_worker(xq);
 		if (ret) {
+			xq->own_plat = NULL;	/* the caller frees it */
 			xs_xq_free(xq);
 			return ret;
 		}
@@ -449,13 +553,88 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	return 0;
 }
 
+XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
+				   struct xsched_platform *plat, uint64_t handle,
+				   const struct xsched_attr *attr)
+{
+	if (!xqp || !plat || !plat->ops)
+		return -EINVAL;
+	return xq_create(xqp, plat, plat->ops->suspend ? plat : NULL, handle,
+			 attr, NULL);
+}
+
+XS_EXPORT int xsched_xqueue_create_calls(struct xsched_xqueue **xqp,
+					 const struct xsched_call_ops *ops,
+					 void *ctx, const struct xsched_attr *attr)
+{
+	struct xsched_platform *p;
+	int ret;
+
+	if (!xqp || !ops || !ops->mark_record || !ops->mark_wait ||
+	    !ops->mark_free)
+		return -EINVAL;
+	*xqp = NULL;
+	p = xs_calls_platform(ops, ctx);
+	if (!p)
+		return -ENOMEM;
+	ret = xq_create(xqp, p, NULL, 0, attr, p);
+	if (ret)
+		xs_calls_platform_free(p);
+	return ret;
+}
+
+/*
+ * Give a call queue a preemptor: @pre's queue @handle (a sim or kfd queue),
+ * which then allows Lv2/Lv3.  Only while idle, at Lv1, with none yet.
+ */
+XS_EXPORT int xsched_set_preemptor(struct xsched_xqueue *xq,
+				   struct xsched_platform *pre, uint64_t handle)
+{
+	void *preq;
+	int ret;
+
+	if (!xq || !pre || !pre->ops->suspend)
+		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
+	if (xq->pre)
+		return -EBUSY;
+	ret = pre->ops->bind(pre, handle, xq->s_prio, 0, &preq);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&xq->lock);
+	xq->preq = preq;
+	xq->pre = pre;
+	pthread_mutex_unlock(&xq->lock);
+	return 0;
+}
+
 void xs_xq_free(struct xsched_xqueue *xq)
 {
+	if (xq->pre && xq->pre != xq->plat)
+		xq->pre->ops->unbind(xq->pre, xq->preq);
 	xq->plat->ops->unbind(xq->plat, xq->pq);
 	pthread_cond_destroy(&xq->cond);
 	pthread_mutex_destroy(&xq->lock);
 	free(xq->buf);
+	if (xq->own_plat)
+		xs_calls_platform_free(xq->own_plat);
 	free(xq);
+}
+
+/* Locked: drop what a failed XQueue can never launch. */
+static void drop_buffered(struct xsched_xqueue *xq)
+{
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	size_t sz = cmd_size(xq);
+
+	while (ops->drop && xq->submitted > xq->launched) {
+		uint64_t idx = xq->launched & (xq->buf_cap - 1);
+
+		ops->drop(xq->plat, xq->pq, xq->buf + idx * sz, 1);
+		xq->launched++;
+	}
+	xq->launched = xq->submitted;
 }
 
 XS_EXPORT int xsched_xqueue_destroy(struct xsched_xqueue *xq)
@@ -464,58 +643,122 @@ XS_EXPORT int xsched_xqueue_destroy(struct xsched_xqueue *xq)
 
 	if (!xq)
 		return -EINVAL;
-	/* Resume a user hold, so that everything submitted can complete. */
-	(void)xs_sched_user_resume(xq);
+	if (xs_foreign(xq))
+		return -ECHILD;
+	/* Nobody holds it from now on (user, policy), and it holds nobody:
+	 * everything submitted can complete whoever else is busy. */
+	xs_sched_kill(xq);
 	ret = xsched_synchronize(xq);
 	xs_xq_lv1_stop_worker(xq);
+	pthread_mutex_lock(&xq->lock);
+	drop_buffered(xq);
+	pthread_mutex_unlock(&xq->lock);
 	xs_sched_remove(xq);
 	xs_info("q%u: destroyed", xq->id);
 	xs_xqueue_put(xq);
 	return ret == -EIO ? 0 : ret;
 }
 
-XS_EXPORT int xsched_submit(struct xsched_xqueue *xq, const void *cmds,
-			    unsigned int count, uint64_t *seq)
+/* Submit @count commands of the submitter's size; see xsched_submit(). */
+static int submit(struct xsched_xqueue *xq, const void *cmds, unsigned int count,
+		  uint64_t *seq, int *status, uint64_t *taken)
 {
+	uint64_t before;
 	bool was_idle;
 	int ret = 0;
 
-	if (!xq || !cmds || !count)
-		return -EINVAL;
 	if (!xq->plat->ops->launch)
 		return -EOPNOTSUPP;
 	pthread_mutex_lock(&xq->lock);
+	while (xq->submitting)
+		pthread_cond_wait(&xq->cond, &xq->lock);
 	if (xq->error) {
 		ret = xq->error;
-		goto out;
+		pthread_mutex_unlock(&xq->lock);
+		return ret;
 	}
+	xq->call_status = 0;
+	before = xq->submitted;
 	was_idle = !xs_xq_busy_locked(xq);
 	if (xq->level >= XSCHED_LV2) {
 		ret = launch_direct(xq, cmds, count);
-	} else if (!xq->stopped && xq->submitted == xq->launched &&
-		   xq->launched + count - xq->completed <= xq->threshold) {
-		/* Lv1 with room: no reason to go through the worker. */
-		ret = launch_direct(xq, cmds, count);
 	} else {
-		ret = buf_reserve(xq, count);
-		if (!ret) {
-			buf_push(xq, cmds, count);
-			pthread_cond_broadcast(&xq->cond);
+		/* Refill first: the worker may still sleep towards a later
+		 * completion while room is known. */
+		if (xq->submitted > xq->launched && !xq->stopped)
+			(void)lv1_launch_buffered(xq, false);
+		if (!xq->stopped && xq->submitted == xq->launched &&
+		    xq->launched + count - xq->completed <= xq->threshold) {
+			/* Lv1 with room: no reason to go through the worker. */
+			ret = launch_direct(xq, cmds, count);
+		} else {
+			ret = buf_reserve(xq, count);
+			if (!ret) {
+				buf_push(xq, cmds, count);
+				pthread_cond_broadcast(&xq->cond);
+			}
 		}
 	}
-	if (ret && ret != -ENOMEM)
+	if (ret && xs_err_fatal(ret))
 		set_error(xq, ret);
-	if (!ret && seq)
+	else if (ret)
+		xq->last_status = ret;
+	if (status)
+		*status = xq->call_status;
+	if (seq)
 		*seq = xq->submitted;
+	/* What a refused submit launched before the refusal stays submitted
+	 * (it is on the hardware queue). */
+	if (taken)
+		*taken = xq->submitted - before;
 	pthread_mutex_unlock(&xq->lock);
-	if (was_idle || ret)
+	if (was_idle || (ret && xs_err_fatal(ret)))
 		xs_sched_refresh(xq);
-	return ret;
-out:
-	pthread_mutex_unlock(&xq->lock);
 	return ret;
 }
 
+XS_EXPORT int xsched_submit(struct xsched_xqueue *xq, const void *cmds,
+			    unsigned int count, uint64_t *seq)
+{
+	if (!xq || !cmds || !count)
+		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
+	if (xq->own_plat)
+		return -EINVAL;	/* a call queue takes xsched_submit_call() */
+	return submit(xq, cmds, count, seq, NULL, NULL);
+}
+
+XS_EXPORT int xsched_submit_call(struct xsched_xqueue *xq,
+				 const struct xsched_call *calls,
+				 unsigned int count, uint64_t *seq, int *status)
+{
+	uint64_t s1 = 0, taken = 0;
+	unsigned int i;
+	int ret;
+
+	if (!xq || !calls || !count)
+		return -EINVAL;
+	for (i = 0; i < count; i++)
+		if (!calls[i].fn)
+			return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
+	if (!xq->own_plat)
+		return -EINVAL;
+	ret = submit(xq, calls, count, &s1, status, &taken);
+	if (ret) {
+		/* Calls not taken are released here: the caller passes the
+		 * call through itself. */
+		for (i = (unsigned int)(taken < count ? taken : count); i < count; i++)
+			if (calls[i].release)
+				calls[i].release(calls[i].arg);
+		return ret;
+	}
+	if (seq)
+		*seq = s1;
+	return 0;
+}
 XS_EXPORT int xsched_wait(struct xsched_xqueue *xq, uint64_t seq,
 			  int64_t timeout_ns)
 {
@@ -527,6 +770,8 @@ XS_EXPORT int xsched_wait(struct xsched_xqueue *xq, uint64_t seq,
 
 	if (!xq)
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	ops = xq->plat->ops;
 	pthread_mutex_lock(&xq->lock);
 	if (seq > xq->submitted) {
@@ -575,7 +820,7 @@ XS_EXPORT int xsched_wait(struct xsched_xqueue *xq, uint64_t seq,
 				xq->completed = seq;
 				pthread_cond_broadcast(&xq->cond);
 			}
-		} else if (ret == -ETIMEDOUT || ret == -EINTR) {
+		} else if (!xs_err_fatal(ret)) {
 			if (timeout_ns >= 0 &&
 			    (int64_t)(xs_now_ns() - start) >= timeout_ns)
 				ret = -ETIMEDOUT;
@@ -598,12 +843,66 @@ XS_EXPORT int xsched_synchronize(struct xsched_xqueue *xq)
 
 	if (!xq)
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	pthread_mutex_lock(&xq->lock);
 	seq = xq->submitted;
 	pthread_mutex_unlock(&xq->lock);
 	if (!seq)
 		return 0;
 	return xsched_wait(xq, seq, -1);
+}
+
+XS_EXPORT int xsched_flush(struct xsched_xqueue *xq)
+{
+	int ret = 0;
+
+	if (!xq)
+		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
+	pthread_mutex_lock(&xq->lock);
+	while (!xq->error && xq->submitted > xq->launched) {
+		if (xq->stopped || xq->submitting) {
+			/* Held: the buffered calls go when the policy (or the
+			 * user) releases the XQueue. */
+			pthread_cond_wait(&xq->cond, &xq->lock);
+			continue;
+		}
+		ret = lv1_launch_buffered(xq, true);
+		if (ret && xs_err_fatal(ret)) {
+			set_error(xq, ret);
+			break;
+		}
+		if (ret) {
+			struct timespec ts;
+
+			abs_deadline(&ts, XS_RETRY_NS);
+			pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
+			ret = 0;
+		}
+	}
+	if (xq->error)
+		ret = xq->error;
+	pthread_mutex_unlock(&xq->lock);
+	if (ret)
+		xs_sched_refresh(xq);
+	return ret;
+}
+
+XS_EXPORT int xsched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
+			    uint64_t seq)
+{
+	if (!xq || !src || xq == src)
+		return -EINVAL;
+	if (xs_foreign(xq) || xs_foreign(src))
+		return -ECHILD;
+	return xs_sched_depend(xq, src, seq);
+}
+
+XS_EXPORT int xsched_group_synchronize(uint32_t group)
+{
+	return xs_sched_group_sync(group);
 }
 
 XS_EXPORT int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
@@ -613,6 +912,8 @@ XS_EXPORT int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
 
 	if (!xq)
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	ret = check_lv1(threshold, batch,
 			xq->plat->ops->ring_size(xq->plat, xq->pq));
 	if (ret)
@@ -631,12 +932,13 @@ XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
 
 	if (!xq)
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	if (level == XSCHED_LV_DEFAULT)
-		level = xq->plat->ops->max_level;
+		level = max_level(xq);
 	if (level > XSCHED_LV3)
 		return -EINVAL;
-	if (level > xq->plat->ops->max_level ||
-	    level < xq->plat->ops->min_level)
+	if (level > max_level(xq) || level < min_level(xq))
 		return -EOPNOTSUPP;
 	ret = xs_sched_set_level(xq, level);
 	if (ret)
@@ -654,6 +956,8 @@ XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info
 
 	if (!xq || !info)
 		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
 	memset(info, 0, sizeof(*info));
 	xs_sched_fill_info(xq, info);
 	pthread_mutex_lock(&xq->lock);
@@ -664,12 +968,12 @@ XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info
 	info->completed = xq->completed;
 	info->buffered = xq->submitted - xq->launched;
 	info->max_in_flight = xq->max_in_flight;
-	info->last_error = xq->error;
+	info->last_error = xq->error ? xq->error : xq->last_status;
 	if (xq->error)
 		info->state = XSCHED_XQ_FAILED;
 	memset(&hw, 0, sizeof(hw));
-	ret = xq->plat->ops->query ? xq->plat->ops->query(xq->plat, xq->pq, &hw) :
-	      -EOPNOTSUPP;
+	ret = xq->pre && xq->pre->ops->query ?
+	      xq->pre->ops->query(xq->pre, xq->preq, &hw) : -EOPNOTSUPP;
 	pthread_mutex_unlock(&xq->lock);
 	if (!ret) {
 		info->hw_suspends = hw.suspends;

@@ -88,7 +88,7 @@ TEST(arbiter_attr_bad_values_and_platform_without_arbiter)
 
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
 	a = attr_arb(XSCHED_LV3, 0, 1);
-	a.reserved[1] = 1;
+	a.reserved[0] = 1;
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
 	mp->ops.set_arbiter = NULL;	/* a platform with no arbiter */
 	a = attr_arb(XSCHED_LV3, 0, 1);

@@ -246,3 +246,10 @@ TEST(names_of_actions_and_reasons)
 	ASSERT_TRUE(strstr(xsched_reason_name(XSCHED_WHY_HIGHER_BUSY), "busy"));
 	ASSERT_TRUE(!strcmp(xsched_reason_name(0), "?"));
 }
+
+TEST(runtime_version_matches_the_header)
+{
+	ASSERT_EQ(xsched_version(), XSCHED_LIB_VERSION_MAJOR << 16 |
+		  XSCHED_LIB_VERSION_MINOR);
+	ASSERT_EQ(xsched_version(), 2);
+}

@@ -43,15 +43,21 @@ TEST(lv1_keeps_at_most_threshold_in_flight)
 	mock_destroy(mp);
 }
 
-TEST(lv1_refills_only_at_batch_sync_points)
+TEST(lv1_refills_a_batch_at_a_time_when_backlogged)
 {
 	struct mock_platform *mp = mock_create(false, 3);
 	uint32_t h = mock_queue_create(mp, 64);
 	struct xsched_attr a = attr_lv1(0, 8, 4);
 	struct xsched_xqueue *xq;
+	struct mock_cmd c[20];
+	int i;
 
+	for (i = 0; i < 20; i++)
+		c[i] = cmd_tag((uint32_t)i, NULL, 0);
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), 0);
-	submit_n(xq, 0, 20, NULL, 0);
+	/* One submit: the worker sees a backlog of 20 at once. */
+	ASSERT_EQ(xsched_submit(xq, c, 20, NULL), 0);
+	ASSERT_TRUE(WAIT_UNTIL(mock_wptr(mp, h) == 8, 2000));
 	ASSERT_EQ(mock_wptr(mp, h), 8);
 	/* Three completions: the first sync point (command 4) is not reached. */
 	mock_complete(mp, h, 3);

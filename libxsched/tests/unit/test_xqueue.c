@@ -10,7 +10,7 @@ TEST(create_rejects_bad_attributes)
 	struct xsched_attr a;
 
 	a = attr_lv(XSCHED_LV3, 0);
-	a.reserved[1] = 1;
+	a.reserved[0] = 1;
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), -EINVAL);
 	ASSERT_TRUE(xq == NULL);
 	a = attr_lv(XSCHED_LV3, 0);

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xsched-bench-host: libxsched's own costs, on the host, no VM, no GPU.
+ *
+ * A modelled runtime: the "GPU" runs the kernels handed to it in order,
+ * each for its modelled duration (computed from the clock, no thread); a
+ * call command's function hands one kernel over; a completion mark is the
+ * count of kernels handed over, waited for by spinning with sched_yield()
+ * (as cudaEventSynchronize does by default).
+ *
+ *   1. ns per launch in the caller, per level: xsched_submit_call() of a
+ *      call whose function does nothing, minus calling it directly.  Lv3 is
+ *      a call queue with a preemptor (a stand-in that suspends nothing):
+ *      the call runs on the caller's thread.  Lv1 is a call queue with the
+ *      default threshold and batch and a runtime that completes at once.
+ *   2. Lv1 throughput against launching directly, for 2, 5 and 20 us
+ *      kernels: the time to run N kernels through an Lv1 XQueue (default
+ *      threshold 16, batch 8) over the time to hand them to the GPU
+ *      directly.  Goals (issue 14): Lv3 < 100 ns, Lv1 < 300 ns per launch;
+ *      loss < 3% at 5 us, < 10% at 2 us.
+ *
+ * Figures are printed, never asserted (a shared 2-core host is noisy).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the modelled GPU ----
+ * No thread: kernel i ends at max(its launch, the end of kernel i-1) plus
+ * its duration, so the model costs no CPU and the host's cores go to the
+ * caller and the library only. */
+
+#define RING (1U << 21)		/* kernels per run, at most */
+static _Atomic uint64_t g_head;	/* kernels handed over */
+static uint64_t g_end[RING];	/* when each ends (ns) */
+
+/* Hand one kernel to the GPU (one launcher at a time). */
+static void gpu_launch(uint64_t dur)
+{
+	uint64_t h = atomic_load(&g_head), t = now_ns();
+	uint64_t prev = h ? g_end[(h - 1) % RING] : 0;
+
+	g_end[h % RING] = (prev > t ? prev : t) + dur;
+	atomic_store_explicit(&g_head, h + 1, memory_order_release);
+}
+
+/* Has kernel @target - 1 (and so every one before it) ended? */
+static bool gpu_done(uint64_t target)
+{
+	return !target || (atomic_load_explicit(&g_head, memory_order_acquire) >= target &&
+			   g_end[(target - 1) % RING] <= now_ns());
+}
+
+static void gpu_wait(uint64_t target)
+{
+	while (!gpu_done(target))
+		sched_yield();
+}
+
+/* ---- the runtime's call ops ---- */
+
+static uint64_t kernel_ns;
+
+static int call_kernel(void *arg)
+{
+	(void)arg;
+	gpu_launch(kernel_ns);
+	return 0;
+}
+
+static volatile uint64_t sink;
+
+static int call_nothing(void *arg)
+{
+	(void)arg;
+	sink++;
+	return 0;
+}
+
+static int m_record(void *ctx, void **mark)
+{
+	(void)ctx;
+	*mark = (void *)(uintptr_t)atomic_load(&g_head);
+	return 0;
+}
+
+static int m_wait(void *ctx, void *mark, int64_t timeout_ns)
+{
+	uint64_t target = (uint64_t)(uintptr_t)mark, start = now_ns();
+
+	(void)ctx;
+	while (!gpu_done(target)) {
+		if (timeout_ns >= 0 && (int64_t)(now_ns() - start) >= timeout_ns)
+			return -ETIMEDOUT;
+		sched_yield();
+	}
+	return 0;
+}
+
+static void m_free(void *ctx, void *mark)
+{
+	(void)ctx;
+	(void)mark;
+}
+
+static const struct xsched_call_ops ops = {
+	.mark_record = m_record,
+	.mark_wait = m_wait,
+	.mark_free = m_free,
+};
+
+/* ---- a preemptor that stops nothing, for Lv3 on the host ---- */
+
+static uint32_t p_ring(struct xsched_platform *p, void *q)
+{
+	(void)p;
+	(void)q;
+	return XSCHED_THRESHOLD_MAX;
+}
+
+static int p_bind(struct xsched_platform *p, uint64_t h, int32_t prio,
+		  unsigned int flags, void **q)
+{
+	(void)p;
+	(void)h;
+	(void)prio;
+	(void)flags;
+	*q = NULL;
+	return 0;
+}
+
+static void p_unbind(struct xsched_platform *p, void *q)
+{
+	(void)p;
+	(void)q;
+}
+
+static int p_suspend(struct xsched_platform *p, void *q, int mode, bool nb)
+{
+	(void)p;
+	(void)q;
+	(void)mode;
+	(void)nb;
+	return 0;
+}
+
+static int p_resume(struct xsched_platform *p, void *q)
+{
+	(void)p;
+	(void)q;
+	return 0;
+}
+
+static const struct xs_platform_ops pre_ops = {
+	.name = "host-preemptor",
+	.max_level = XSCHED_LV3,
+	.ring_size = p_ring,
+	.bind = p_bind,
+	.unbind = p_unbind,
+	.suspend = p_suspend,
+	.resume = p_resume,
+};
+
+static struct xsched_platform pre = { .ops = &pre_ops };
+
+static struct xsched_xqueue *mkq(unsigned int level)
+{
+	struct xsched_xqueue *xq;
+	int ret = xsched_xqueue_create_calls(&xq, &ops, NULL, NULL);
+
+	if (!ret && level > XSCHED_LV1) {
+		ret = xsched_set_preemptor(xq, &pre, 0);
+		if (!ret)
+			ret = xsched_set_level(xq, level);
+	}
+	if (ret) {
+		fprintf(stderr, "bench-host: XQueue at Lv%u: %s\n", level, strerror(-ret));
+		exit(1);
+	}
+	return xq;
+}
+
+/* ns per launch in the caller, best of 5 rounds of @n. */
+static double per_launch(struct xsched_xqueue *xq, xsched_call_fn fn, int n)
+{
+	struct xsched_call c = { .fn = fn };
+	double best = 1e18;
+	int r, i;
+
+	for (r = 0; r < 5; r++) {
+		uint64_t t0 = now_ns();
+
+		for (i = 0; i < n; i++) {
+			if (xq)
+				(void)xsched_submit_call(xq, &c, 1, NULL, NULL);
+			else
+				(void)fn(NULL);
+		}
+		double v = (double)(now_ns() - t0) / n;
+
+		if (v < best)
+			best = v;
+		if (xq)
+			(void)xsched_synchronize(xq);
+	}
+	return best;
+}
+
+static double run_direct(int n)
+{
+	uint64_t t0 = now_ns(), start = atomic_load(&g_head);
+	int i;
+
+	for (i = 0; i < n; i++)
+		gpu_launch(kernel_ns);
+	gpu_wait(start + (uint64_t)n);
+	return (double)(now_ns() - t0);
+}
+
+static double run_lv1(struct xsched_xqueue *xq, int n)
+{
+	struct xsched_call c = { .fn = call_kernel };
+	uint64_t t0 = now_ns();
+	int i;
+
+	for (i = 0; i < n; i++)
+		(void)xsched_submit_call(xq, &c, 1, NULL, NULL);
+	(void)xsched_synchronize(xq);
+	return (double)(now_ns() - t0);
+}
+
+int main(void)
+{
+	static const uint64_t us[] = { 2, 5, 20 };
+	struct xsched_xqueue *lv1, *lv3;
+	double direct, via3, via1;
+	unsigned int k;
+
+	kernel_ns = 0;
+	lv3 = mkq(XSCHED_LV3);
+	lv1 = mkq(XSCHED_LV1);
+	direct = per_launch(NULL, call_nothing, 1000000);
+	via3 = per_launch(lv3, call_nothing, 1000000);
+	via1 = per_launch(lv1, call_nothing, 1000000);
+	printf("bench-host: ns per launch in the caller (call that does nothing: %.1f ns)\n",
+	       direct);
+	printf("bench-host: Lv3 %.1f ns per launch (goal < 100)\n", via3 - direct);
+	printf("bench-host: Lv1 %.1f ns per launch (goal < 300)\n", via1 - direct);
+	(void)xsched_xqueue_destroy(lv3);
+
+	printf("bench-host: Lv1 throughput vs direct launching, threshold %u batch %u\n",
+	       XSCHED_THRESHOLD_DEFAULT, XSCHED_BATCH_DEFAULT);
+	for (k = 0; k < sizeof(us) / sizeof(us[0]); k++) {
+		int n = (int)(200000 / us[k]);	/* ~0.4 s of kernels */
+		double d = 1e18, v = 1e18;
+		int r;
+
+		kernel_ns = us[k] * 1000;
+		for (r = 0; r < 3; r++) {
+			double a = run_direct(n), b = run_lv1(lv1, n);
+
+			if (a < d)
+				d = a;
+			if (b < v)
+				v = b;
+		}
+		printf("bench-host: %2llu us kernels: direct %.1f ms, Lv1 %.1f ms, loss %.1f%% (goal < %s)\n",
+		       (unsigned long long)us[k], d / 1e6, v / 1e6,
+		       100.0 * (v - d) / d,
+		       us[k] == 2 ? "10%" : us[k] == 5 ? "3%" : "-");
+	}
+	(void)xsched_xqueue_destroy(lv1);
+	return 0;
+}

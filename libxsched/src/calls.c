@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The calls platform: the submitter of an XQueue whose commands are runtime
+ * calls (struct xsched_call).  Launching a command runs its function, which
+ * hands the call to the runtime, then its release hook.  The hardware
+ * sequence number is the count of calls handed over; completion is learned
+ * from marks the runtime records (an event after the last call): a mark is
+ * recorded only when someone needs to know (a wait, the monitor), so a
+ * launch that nobody waits for costs no mark.
+ *
+ * launch() runs under the XQueue's lock (one launcher at a time); wait() and
+ * completed() run on any thread, under marks_lock (completed() only tries
+ * it, so the monitor never waits behind a waiter).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define CALLS_MARKS 32	/* pending marks per queue */
+
+struct calls_mark {
+	uint64_t seq;	/* calls handed over when it was recorded */
+	void *m;
+};
+
+struct calls_q {
+	struct xsched_platform plat;
+	struct xs_platform_ops ops;
+	const struct xsched_call_ops *cops;
+	void *ctx;
+	int status;			/* first nonzero of the last launch */
+	_Atomic uint64_t launched;
+	_Atomic uint64_t done;
+	pthread_mutex_t marks_lock;
+	struct calls_mark marks[CALLS_MARKS];	/* oldest first */
+	unsigned int nmarks;
+};
+
+static struct calls_q *cq_of(struct xsched_platform *p)
+{
+	return p->priv;
+}
+
+static uint32_t c_ring_size(struct xsched_platform *p, void *pq)
+{
+	(void)p;
+	(void)pq;
+	return XSCHED_THRESHOLD_MAX;	/* the runtime queues without limit */
+}
+
+static int c_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
+		  unsigned int flags, void **pqp)
+{
+	(void)handle;
+	(void)prio;
+	(void)flags;
+	*pqp = p->priv;
+	return 0;
+}
+
+static void c_unbind(struct xsched_platform *p, void *pq)
+{
+	(void)p;
+	(void)pq;
+}
+
+static int c_launch(struct xsched_platform *p, void *pq, const void *cmds,
+		    unsigned int n, uint64_t *hw_seq)
+{
+	struct calls_q *q = cq_of(p);
+	const struct xsched_call *c = cmds;
+	unsigned int i;
+
+	(void)pq;
+	for (i = 0; i < n; i++) {
+		int st = c[i].fn(c[i].arg);
+
+		if (st && !q->status)
+			q->status = st;
+		if (c[i].release)
+			c[i].release(c[i].arg);
+	}
+	*hw_seq = atomic_fetch_add(&q->launched, n) + n;
+	return 0;
+}
+
+static void c_drop(struct xsched_platform *p, void *pq, const void *cmds,
+		   unsigned int n)
+{
+	const struct xsched_call *c = cmds;
+	unsigned int i;
+
+	(void)p;
+	(void)pq;
+	for (i = 0; i < n; i++)
+		if (c[i].release)
+			c[i].release(c[i].arg);
+}
+
+static int c_take_status(struct xsched_platform *p, void *pq)
+{
+	struct calls_q *q = cq_of(p);
+	int st = q->status;
+
+	(void)pq;
+	q->status = 0;
+	return st;
+}
+
+static int c_thread_enter(struct xsched_platform *p, void *pq)
+{
+	struct calls_q *q = cq_of(p);
+
+	(void)pq;
+	return q->cops->enter ? q->cops->enter(q->ctx) : 0;
+}
+
+/* marks_lock held: forget marks up to index @i (inclusive), which completed. */
+static void marks_done(struct calls_q *q, unsigned int i)
+{
+	unsigned int k;
+
+	if (q->marks[i].seq > atomic_load(&q->done))
+		atomic_store(&q->done, q->marks[i].seq);
+	for (k = 0; k <= i; k++)
+		q->cops->mark_free(q->ctx, q->marks[k].m);
+	memmove(q->marks, q->marks + i + 1,
+		(q->nmarks - i - 1) * sizeof(q->marks[0]));
+	q->nmarks -= i + 1;
+}
+
+/* marks_lock held: make sure a mark covers @seq (<= launched). */
+static int mark_cover(struct calls_q *q, uint64_t seq)
+{
+	uint64_t now = atomic_load(&q->launched);
+	void *m;
+	int ret;
+
+	if (q->nmarks && q->marks[q->nmarks - 1].seq >= seq)
+		return 0;
+	if (q->nmarks == CALLS_MARKS) {
+		/* Full: the oldest must complete first. */
+		ret = q->cops->mark_wait(q->ctx, q->marks[0].m, -1);
+		if (ret)
+			return ret;
+		marks_done(q, 0);
+	}
+	ret = q->cops->mark_record(q->ctx, &m);
+	if (ret)
+		return ret;
+	q->marks[q->nmarks].seq = now;
+	q->marks[q->nmarks].m = m;
+	q->nmarks++;
+	return 0;
+}
+
+static void c_mark_now(struct xsched_platform *p, void *pq)
+{
+	struct calls_q *q = cq_of(p);
+
+	(void)pq;
+	pthread_mutex_lock(&q->marks_lock);
+	/* Best effort: a full mark list or a refusal leaves waits coarser. */
+	if (q->nmarks < CALLS_MARKS)
+		(void)mark_cover(q, atomic_load(&q->launched));
+	pthread_mutex_unlock(&q->marks_lock);
+}
+
+static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
+		  int64_t timeout_ns)
+{
+	struct calls_q *q = cq_of(p);
+	unsigned int i;
+	int ret;
+
+	(void)pq;
+	if (atomic_load(&q->done) >= hw_seq)
+		return 0;
+	pthread_mutex_lock(&q->marks_lock);
+	ret = mark_cover(q, hw_seq);
+	for (i = 0; !ret && i < q->nmarks; i++) {
+		if (q->marks[i].seq < hw_seq)
+			continue;
+		ret = q->cops->mark_wait(q->ctx, q->marks[i].m, timeout_ns);
+		if (!ret)
+			marks_done(q, i);
+		break;
+	}
+	pthread_mutex_unlock(&q->marks_lock);
+	if (!ret && atomic_load(&q->done) < hw_seq)
+		ret = -ETIMEDOUT;	/* someone else's mark was older: look again */
+	return ret;
+}
+
+static int c_completed(struct xsched_platform *p, void *pq, uint64_t *done)
+{
+	struct calls_q *q = cq_of(p);
+	int ret = 0, i;
+
+	(void)pq;
+	if (atomic_load(&q->done) < atomic_load(&q->launched) &&
+	    !pthread_mutex_trylock(&q->marks_lock)) {
+		ret = mark_cover(q, atomic_load(&q->launched));
+		/* The newest completed mark says the most. */
+		for (i = (int)q->nmarks - 1; !ret && i >= 0; i--) {
+			int r = q->cops->mark_wait(q->ctx, q->marks[i].m, 0);
+
+			if (!r) {
+				marks_done(q, (unsigned int)i);
+				break;
+			}
+			if (r != -ETIMEDOUT)
+				ret = r;
+		}
+		pthread_mutex_unlock(&q->marks_lock);
+	}
+	*done = atomic_load(&q->done);
+	return ret == -EIO ? -EIO : 0;
+}
+
+struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *cops,
+					  void *ctx)
+{
+	struct calls_q *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->cops = cops;
+	q->ctx = ctx;
+	pthread_mutex_init(&q->marks_lock, NULL);
+	q->ops = (struct xs_platform_ops){
+		.name = "calls",
+		.cmd_size = sizeof(struct xsched_call),
+		.max_level = XSCHED_LV1,
+		.min_level = XSCHED_LV1,
+		.max_submit = 1U << 20,
+		.ring_size = c_ring_size,
+		.bind = c_bind,
+		.unbind = c_unbind,
+		.launch = c_launch,
+		.wait = c_wait,
+		.completed = c_completed,
+		.thread_enter = c_thread_enter,
+		.take_status = c_take_status,
+		.drop = c_drop,
+		.mark_now = c_mark_now,
+	};
+	q->plat.ops = &q->ops;
+	q->plat.priv = q;
+	return &q->plat;
+}
+
+void xs_calls_platform_free(struct xsched_platform *p)
+{
+	struct calls_q *q = cq_of(p);
+	unsigned int i;
+
+	for (i = 0; i < q->nmarks; i++)
+		q->cops->mark_free(q->ctx, q->marks[i].m);
+	pthread_mutex_destroy(&q->marks_lock);
+	free(q);
+}

@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The interposition core: see interpose.h.
+ *
+ * Stream table: open addressing over XSI_SLOTS atomic pointers.  Lookups
+ * probe without a lock; inserts and removals take state->lock.  A removed
+ * stream's slot becomes a tombstone and the stream object is retired, not
+ * freed, until xsi_runtime_fini(): a lookup probing past it never touches
+ * freed memory.  Keys: (kind, handle, device, thread): the legacy default
+ * stream is one per device, the per-thread default stream one per (thread,
+ * device).
+ *
+ * Per-thread default streams pass through unscheduled for now: their calls
+ * cannot run on another thread (the Lv1 worker), and a completion mark for
+ * them cannot be recorded from another thread either.  xsi_stream_get()
+ * returns NULL for them (logged once per thread).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#include "../internal.h"
+#include "interpose.h"
+
+#define XSI_SLOTS 4096		/* power of two */
+#define XSI_EVENTS 4096		/* power of two */
+#define XSI_RUNTIMES 4
+
+enum { KIND_APP, KIND_LEGACY, KIND_PER_THREAD };
+
+struct xsi_stream {
+	struct xsi_runtime *rt;
+	int kind;
+	uintptr_t handle;	/* the key: the runtime's handle; 0 for the legacy stream */
+	uintptr_t rt_handle;	/* what the runtime is given (marks) */
+	int32_t device;		/* defaults */
+	uint64_t thread;	/* per-thread */
+	struct xsched_xqueue *xq;
+	struct xsi_stream_desc desc;
+	struct xsi_stream *retired_next;
+};
+
+struct xsi_event {
+	uintptr_t event;	/* 0: free */
+	uint32_t stream_id;	/* the XQueue id it was recorded on */
+	struct xsi_stream *s;
+	uint64_t seq;
+};
+
+struct xsi_state {
+	pthread_mutex_t lock;	/* inserts, removals, the event table */
+	_Atomic(struct xsi_stream *) slots[XSI_SLOTS];
+	unsigned int count;
+	struct xsi_stream *retired;
+	struct xsi_event events[XSI_EVENTS];
+};
+
+static struct xsi_stream tombstone;
+#define TOMB (&tombstone)
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct xsi_runtime *registered[XSI_RUNTIMES];
+static thread_local bool pt_logged;
+
+/* ---- log ----------------------------------------------------------------- */
+
+bool xsi_log_on(void)
+{
+	return xs_log_enabled(XS_LOG_DEBUG);
+}
+
+void xsi_log(const struct xsi_runtime *rt, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!xsi_log_on())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	xs_debug("%s: %s", rt->name, line);
+}
+
+/* ---- symbols -------------------------------------------------------------- */
+
+typedef void *(*dlsym_fn)(void *, const char *);
+
+/* The real dlsym, never an override of it (the preload library has one). */
+static void *real_dlsym(void *handle, const char *name)
+{
+	static _Atomic(dlsym_fn) fn;
+	dlsym_fn f = atomic_load(&fn);
+
+	if (!f) {
+		f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+		if (!f)
+			f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		if (!f)
+			return NULL;
+		atomic_store(&fn, f);
+	}
+	return f(handle, name);
+}
+
+const struct xsi_entry *xsi_entry_find(const struct xsi_runtime *rt,
+				       const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < rt->nentries; i++)
+		if (!strcmp(rt->entries[i].name, name))
+			return &rt->entries[i];
+	return NULL;
+}
+
+void *xsi_redirect(struct xsi_runtime *rt, const char *name, void *real)
+{
+	const struct xsi_entry *e = xsi_entry_find(rt, name);
+
+	if (!e || !real)
+		return real;
+	if (e->real && !*e->real)
+		*e->real = real;
+	if (real == e->hook)
+		return real;
+	xsi_log(rt, "%s redirected", name);
+	return e->hook;
+}
+
+void *xsi_dlsym(void *handle, const char *name, void *real)
+{
+	unsigned int i;
+
+	(void)handle;	/* any handle: frameworks dlopen the runtime themselves */
+	if (!real)
+		return real;
+	for (i = 0; i < XSI_RUNTIMES; i++) {
+		struct xsi_runtime *rt = __atomic_load_n(&registered[i],
+							 __ATOMIC_ACQUIRE);
+
+		if (rt && xsi_entry_find(rt, name))
+			return xsi_redirect(rt, name, real);
+	}
+	return real;
+}
+
+static void resolve(struct xsi_runtime *rt)
+{
+	void *libs[8];
+	size_t i, nl = 0, l;
+
+	for (l = 0; rt->libs && rt->libs[l] && nl < 8; l++) {
+		void *h = dlopen(rt->libs[l], RTLD_LAZY | RTLD_GLOBAL);
+
+		if (h)
+			libs[nl++] = h;
+	}
+	for (i = 0; i < rt->nentries; i++) {
+		struct xsi_entry *e = &rt->entries[i];
+		void *f = NULL;
+
+		if (!e->real || *e->real)
+			continue;
+		for (l = 0; l < nl && !f; l++)
+			f = e->version ? dlvsym(libs[l], e->name, e->version) :
+			    real_dlsym(libs[l], e->name);
+		if (!f)
+			f = e->version ? dlvsym(RTLD_NEXT, e->name, e->version) :
+			    real_dlsym(RTLD_NEXT, e->name);
+		if (f != e->hook)
+			*e->real = f;
+	}
+}
+
+/* ---- fork ----------------------------------------------------------------- */
+
+static void fork_prepare(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&reg_lock);
+	for (i = 0; i < XSI_RUNTIMES; i++)
+		if (registered[i])
+			pthread_mutex_lock(&registered[i]->state->lock);
+}
+
+static void fork_parent(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < XSI_RUNTIMES; i++)
+		if (registered[i])
+			pthread_mutex_unlock(&registered[i]->state->lock);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* The child starts with empty tables: the parent's streams are its. */
+static void fork_child(void)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < XSI_RUNTIMES; i++) {
+		struct xsi_state *st;
+
+		if (!registered[i])
+			continue;
+		st = registered[i]->state;
+		for (k = 0; k < XSI_SLOTS; k++)
+			atomic_store(&st->slots[k], NULL);
+		st->count = 0;
+		memset(st->events, 0, sizeof(st->events));
+		pthread_mutex_unlock(&st->lock);
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_register(void)
+{
+	/* After the library's handlers: prepare handlers run in reverse, so
+	 * the core's lock is taken before the library's (core -> sched). */
+	xs_fork_init();
+	if (pthread_atfork(fork_prepare, fork_parent, fork_child))
+		xs_err("pthread_atfork failed: fork() with interposed streams is unsafe");
+}
+
+/* ---- set-up --------------------------------------------------------------- */
+
+int xsi_runtime_init(struct xsi_runtime *rt)
+{
+	unsigned int i, slot = XSI_RUNTIMES;
+	int ret = 0;
+
+	if (!rt || !rt->name || !rt->default_kind || !rt->describe ||
+	    !rt->mark_record || !rt->mark_wait || !rt->mark_free)
+		return -EINVAL;
+	pthread_once(&fork_once, fork_register);
+	pthread_mutex_lock(&reg_lock);
+	for (i = 0; i < XSI_RUNTIMES; i++) {
+		if (registered[i] == rt)
+			goto out;
+		if (!registered[i] && slot == XSI_RUNTIMES)
+			slot = i;
+	}
+	if (slot == XSI_RUNTIMES) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	rt->state = calloc(1, sizeof(*rt->state));
+	if (!rt->state) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_init(&rt->state->lock, NULL);
+	resolve(rt);
+	__atomic_store_n(&registered[slot], rt, __ATOMIC_RELEASE);
+	xsi_log(rt, "interposed: %zu entry points", rt->nentries);
+out:
+	pthread_mutex_unlock(&reg_lock);
+	return ret;
+}
+
+void xsi_runtime_fini(struct xsi_runtime *rt)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_stream *s, *next;
+	unsigned int i;
+
+	if (!st)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	for (i = 0; i < XSI_RUNTIMES; i++)
+		if (registered[i] == rt)
+			__atomic_store_n(&registered[i], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&reg_lock);
+	for (i = 0; i < XSI_SLOTS; i++) {
+		s = atomic_load(&st->slots[i]);
+		if (!s || s == TOMB)
+			continue;
+		if (s->xq)
+			(void)xsched_xqueue_destroy(s->xq);
+		free(s);
+	}
+	for (s = st->retired; s; s = next) {
+		next = s->retired_next;
+		free(s);
+	}
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+	rt->state = NULL;
+}
+
+/* ---- the stream table ------------------------------------------------------ */
+
+static unsigned int hash(int kind, uintptr_t handle, int32_t device,
+			 uint64_t thread)
+{
+	uint64_t h = (uint64_t)handle * 0x9e3779b97f4a7c15ULL;
+
+	h ^= ((uint64_t)kind << 56) ^ ((uint64_t)(uint32_t)device << 40) ^
+	     thread * 0xc2b2ae3d27d4eb4fULL;
+	h ^= h >> 29;
+	return (unsigned int)(h & (XSI_SLOTS - 1));
+}
+
+static bool same(const struct xsi_stream *s, int kind, uintptr_t handle,
+		 int32_t device, uint64_t thread)
+{
+	return s->kind == kind && s->handle == handle && s->device == device &&
+	       s->thread == thread;
+}
+
+static struct xsi_stream *lookup(struct xsi_state *st, int kind,
+				 uintptr_t handle, int32_t device,
+				 uint64_t thread, unsigned int *free_slot)
+{
+	unsigned int i = hash(kind, handle, device, thread), n;
+
+	if (free_slot)
+		*free_slot = XSI_SLOTS;
+	for (n = 0; n < XSI_SLOTS; n++, i = (i + 1) & (XSI_SLOTS - 1)) {
+		struct xsi_stream *s = atomic_load_explicit(&st->slots[i],
+							    memory_order_acquire);
+
+		if (!s) {
+			if (free_slot && *free_slot == XSI_SLOTS)
+				*free_slot = i;
+			return NULL;
+		}
+		if (s == TOMB) {
+			if (free_slot && *free_slot == XSI_SLOTS)
+				*free_slot = i;
+			continue;
+		}
+		if (same(s, kind, handle, device, thread))
+			return s;
+	}
+	return NULL;
+}
+
+/* state->lock held: take @s out of the table (retired, not freed). */
+static void unlink_stream(struct xsi_state *st, struct xsi_stream *s)
+{
+	unsigned int i = hash(s->kind, s->handle, s->device, s->thread), n;
+
+	for (n = 0; n < XSI_SLOTS; n++, i = (i + 1) & (XSI_SLOTS - 1)) {
+		if (atomic_load(&st->slots[i]) == s) {
+			atomic_store_explicit(&st->slots[i], TOMB,
+					      memory_order_release);
+			st->count--;
+			break;
+		}
+	}
+	s->retired_next = st->retired;
+	st->retired = s;
+}
+
+/* Call-command ops of a stream: the runtime's, with the stream. */
+static int s_enter(void *ctx)
+{
+	struct xsi_stream *s = ctx;
+
+	return s->rt->enter ? s->rt->enter(&s->desc) : 0;
+}
+
+static int s_mark_record(void *ctx, void **mark)
+{
+	struct xsi_stream *s = ctx;
+
+	return s->rt->mark_record(s->rt_handle, mark);
+}
+
+static int s_mark_wait(void *ctx, void *mark, int64_t timeout_ns)
+{
+	struct xsi_stream *s = ctx;
+
+	return s->rt->mark_wait(mark, timeout_ns);
+}
+
+static void s_mark_free(void *ctx, void *mark)
+{
+	struct xsi_stream *s = ctx;
+
+	s->rt->mark_free(mark);
+}
+
+static const struct xsched_call_ops stream_ops = {
+	.enter = s_enter,
+	.mark_record = s_mark_record,
+	.mark_wait = s_mark_wait,
+	.mark_free = s_mark_free,
+};
+
+/* state->lock held: a new stream in a free slot. */
+static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
+				 uintptr_t handle, int32_t device,
+				 uint64_t thread, unsigned int slot,
+				 const struct xsi_stream_desc *d, const char *how)
+{
+	struct xsi_state *st = rt->state;
+	struct xsched_attr a;
+	struct xsi_stream *s;
+	int ret;
+
+	if (slot == XSI_SLOTS || st->count >= XSI_SLOTS * 3 / 4) {
+		xs_warn("%s: stream table full; stream %#lx passes through", rt->name,
+			(unsigned long)handle);
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->rt = rt;
+	s->kind = kind;
+	s->handle = kind == KIND_LEGACY ? 0 : handle;
+	s->rt_handle = handle;
+	s->device = device;
+	s->thread = thread;
+	s->desc = *d;
+	memset(&a, 0, sizeof(a));
+	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
+	a.priority = d->priority < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN :
+		     d->priority > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX : d->priority;
+	a.group = (uint32_t)d->device + 1;	/* the policy's scope: one device */
+	ret = xsched_xqueue_create_calls(&s->xq, &stream_ops, s, &a);
+	if (ret) {
+		xs_warn("%s: stream %#lx: cannot create its XQueue (%s); it passes through",
+			rt->name, (unsigned long)handle, strerror(-ret));
+		free(s);
+		return NULL;
+	}
+	atomic_store_explicit(&st->slots[slot], s, memory_order_release);
+	st->count++;
+	xsi_log(rt, "stream %#lx -> q%u: created (%s), prio %d, dev %d",
+		(unsigned long)handle, xsched_xqueue_id(s->xq), how, a.priority,
+		d->device);
+	return s;
+}
+
+struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
+				  uint32_t flags)
+{
+	struct xsi_state *st = rt->state;
+	enum xsi_default k = rt->default_kind(handle);
+	int32_t device = -1;
+	int kind = KIND_APP;
+	struct xsi_stream_desc d;
+	struct xsi_stream *s;
+	unsigned int slot;
+
+	if (!st)
+		return NULL;
+	if (k == XSI_DEFAULT_PER_THREAD ||
+	    (k == XSI_DEFAULT_NULL && (flags & XSI_ENTRY_PER_THREAD))) {
+		if (!pt_logged) {
+			pt_logged = true;
+			xsi_log(rt, "stream %#lx: per-thread default stream: passes through",
+				(unsigned long)handle);
+		}
+		return NULL;
+	}
+	if (k != XSI_NOT_DEFAULT) {
+		kind = KIND_LEGACY;
+		device = rt->current_device ? rt->current_device() : 0;
+	}
+	s = lookup(st, kind, kind == KIND_LEGACY ? 0 : handle, device, 0, NULL);
+	if (s)
+		return s;
+	/* Unknown: a stream made before the library loaded, or the default
+	 * stream's first use. */
+	pthread_mutex_lock(&st->lock);
+	s = lookup(st, kind, kind == KIND_LEGACY ? 0 : handle, device, 0, &slot);
+	if (!s) {
+		memset(&d, 0, sizeof(d));
+		d.device = device < 0 ? 0 : device;
+		if (rt->describe(handle, &d))
+			xsi_log(rt, "stream %#lx: unknown to the runtime: passes through",
+				(unsigned long)handle);
+		else
+			s = insert(rt, kind, handle, device, 0, slot, &d, "lazy");
+	}
+	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
+				      const struct xsi_stream_desc *d)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_stream *s, *stale;
+	unsigned int slot;
+
+	if (!st || !d)
+		return NULL;
+	pthread_mutex_lock(&st->lock);
+	stale = lookup(st, KIND_APP, handle, -1, 0, NULL);
+	if (stale) {
+		/* The runtime reused the handle of a stream whose destroy we
+		 * did not see: that one is gone. */
+		xsi_log(rt, "stream %#lx -> q%u: handle reused, old XQueue destroyed",
+			(unsigned long)handle, xsched_xqueue_id(stale->xq));
+		unlink_stream(st, stale);
+		(void)xsched_xqueue_destroy(stale->xq);
+		stale->xq = NULL;
+	}
+	(void)lookup(st, KIND_APP, handle, -1, 0, &slot);
+	s = insert(rt, KIND_APP, handle, -1, 0, slot, d, "hooked");
+	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+int xsi_stream_destroyed(struct xsi_runtime *rt, uintptr_t handle)
+{
+	struct xsi_state *st = rt->state;
+	struct xsched_xqueue *xq;
+	struct xsi_stream *s;
+	unsigned int i;
+
+	if (!st)
+		return -ENOENT;
+	pthread_mutex_lock(&st->lock);
+	s = lookup(st, KIND_APP, handle, -1, 0, NULL);
+	if (!s) {
+		pthread_mutex_unlock(&st->lock);
+		return -ENOENT;
+	}
+	unlink_stream(st, s);
+	for (i = 0; i < XSI_EVENTS; i++)
+		if (st->events[i].s == s)
+			memset(&st->events[i], 0, sizeof(st->events[i]));
+	xq = s->xq;
+	s->xq = NULL;
+	pthread_mutex_unlock(&st->lock);
+	xsi_log(rt, "stream %#lx -> q%u: destroyed", (unsigned long)handle,
+		xsched_xqueue_id(xq));
+	/* Drains what is buffered and waits for it, outside the table lock. */
+	(void)xsched_xqueue_destroy(xq);
+	return 0;
+}
+
+struct xsched_xqueue *xsi_stream_xqueue(const struct xsi_stream *s)
+{
+	return s ? s->xq : NULL;
+}
+
+uintptr_t xsi_stream_handle(const struct xsi_stream *s)
+{
+	return s->handle;
+}
+
+const struct xsi_stream_desc *xsi_stream_desc(const struct xsi_stream *s)
+{
+	return &s->desc;
+}
+
+unsigned int xsi_stream_count(struct xsi_runtime *rt)
+{
+	unsigned int n;
+
+	if (!rt->state)
+		return 0;
+	pthread_mutex_lock(&rt->state->lock);
+	n = rt->state->count;
+	pthread_mutex_unlock(&rt->state->lock);
+	return n;
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+int xsi_call(struct xsi_stream *s, const struct xsched_call *c, int *status,
+	     uint64_t *seq)
+{
+	uint64_t sq = 0;
+	int st = 0, ret;
+
+	if (!s || !s->xq || !c || !c->fn) {
+		if (c && c->release)
+			c->release(c->arg);
+		return -EINVAL;
+	}
+	ret = xsched_submit_call(s->xq, c, 1, &sq, &st);
+	if (status)
+		*status = ret ? 0 : st;
+	if (seq)
+		*seq = sq;
+	if (xsi_log_on()) {
+		struct xsched_xq_info info;
+
+		if (ret)
+			xsi_log(s->rt, "stream %#lx -> q%u: refused (%s): passes through",
+				(unsigned long)s->handle, xsched_xqueue_id(s->xq),
+				strerror(-ret));
+		else if (!xsched_query(s->xq, &info))
+			xsi_log(s->rt, "stream %#lx -> q%u: %s seq %llu",
+				(unsigned long)s->handle, info.id,
+				info.launched >= sq ? "launched" : "buffered",
+				(unsigned long long)sq);
+	}
+	return ret;
+}
+
+/* Flush every stream of @device (-1: all); each XQueue is referenced, so a
+ * concurrent destroy is harmless. */
+static int drain_all(struct xsi_runtime *rt, int32_t device)
+{
+	struct xsi_state *st = rt->state;
+	struct xsched_xqueue **xqs;
+	unsigned int i, n = 0;
+	int ret = 0;
+
+	xqs = calloc(XSI_SLOTS, sizeof(*xqs));
+	if (!xqs)
+		return -ENOMEM;
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < XSI_SLOTS; i++) {
+		struct xsi_stream *s = atomic_load(&st->slots[i]);
+
+		if (!s || s == TOMB || !s->xq)
+			continue;
+		if (device >= 0 && s->desc.device != device)
+			continue;
+		xqs[n++] = s->xq;
+	}
+	for (i = 0; i < n; i++)
+		atomic_fetch_add(&xqs[i]->refs, 1);
+	pthread_mutex_unlock(&st->lock);
+	/* Outside the table lock: a flush waits while its XQueue is held. */
+	for (i = 0; i < n; i++) {
+		int r = xsched_flush(xqs[i]);
+
+		if (r && !ret && r != -ECHILD)
+			ret = r;
+		xs_xqueue_put(xqs[i]);
+	}
+	free(xqs);
+	return ret;
+}
+
+int xsi_drain(struct xsi_runtime *rt, struct xsi_stream *s, enum xsi_scope scope)
+{
+	int ret;
+
+	if (!rt->state)
+		return 0;
+	switch (scope) {
+	case XSI_SCOPE_STREAM:
+		if (!s || !s->xq)
+			return 0;
+		ret = xsched_flush(s->xq);
+		xsi_log(rt, "stream %#lx -> q%u: drained", (unsigned long)s->handle,
+			xsched_xqueue_id(s->xq));
+		return ret;
+	case XSI_SCOPE_DEVICE:
+		ret = drain_all(rt, s ? s->desc.device :
+				rt->current_device ? rt->current_device() : 0);
+		xsi_log(rt, "device drained");
+		return ret;
+	default:
+		ret = drain_all(rt, -1);
+		xsi_log(rt, "every stream drained");
+		return ret;
+	}
+}
+
+int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle)
+{
+	struct xsi_stream *s = NULL;
+
+	if (e->cls == XSI_HARMLESS) {
+		xsi_log(rt, "%s: pass-through (harmless)", e->name);
+		return 0;
+	}
+	if (e->scope == XSI_SCOPE_STREAM)
+		s = xsi_stream_get(rt, handle, e->flags);
+	else if (rt->default_kind(handle) == XSI_NOT_DEFAULT)
+		s = xsi_stream_get(rt, handle, e->flags);
+	xsi_log(rt, "%s stream %#lx: pass-through (ordered)", e->name,
+		(unsigned long)handle);
+	return xsi_drain(rt, s, e->scope);
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static struct xsi_event *event_slot(struct xsi_state *st, uintptr_t ev, bool add)
+{
+	unsigned int i = (unsigned int)((ev * 0x9e3779b97f4a7c15ULL) >> 40) &
+			 (XSI_EVENTS - 1), n;
+	struct xsi_event *free_e = NULL;
+
+	for (n = 0; n < XSI_EVENTS; n++, i = (i + 1) & (XSI_EVENTS - 1)) {
+		struct xsi_event *e = &st->events[i];
+
+		if (e->event == ev)
+			return e;
+		if (!e->event && !free_e)
+			free_e = e;
+	}
+	return add ? free_e : NULL;
+}
+
+void xsi_event_recorded(struct xsi_runtime *rt, uintptr_t event,
+			struct xsi_stream *s, uint64_t seq)
+{
+	struct xsi_event *e;
+
+	if (!rt->state || !s || !s->xq || !event)
+		return;
+	pthread_mutex_lock(&rt->state->lock);
+	e = event_slot(rt->state, event, true);
+	if (e) {
+		e->event = event;
+		e->s = s;
+		e->stream_id = xsched_xqueue_id(s->xq);
+		e->seq = seq;
+	}
+	pthread_mutex_unlock(&rt->state->lock);
+}
+
+void xsi_event_forget(struct xsi_runtime *rt, uintptr_t event)
+{
+	struct xsi_event *e;
+
+	if (!rt->state || !event)
+		return;
+	pthread_mutex_lock(&rt->state->lock);
+	e = event_slot(rt->state, event, false);
+	if (e)
+		memset(e, 0, sizeof(*e));
+	pthread_mutex_unlock(&rt->state->lock);
+}
+
+int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
+		   uintptr_t event)
+{
+	struct xsi_event *e;
+	struct xsched_xqueue *src = NULL;
+	uint64_t seq = 0;
+	int ret = 0;
+
+	if (!rt->state)
+		return -ENOENT;
+	pthread_mutex_lock(&rt->state->lock);
+	e = event_slot(rt->state, event, false);
+	if (e && e->s && e->s->xq) {
+		src = e->s->xq;
+		seq = e->seq;
+	}
+	if (!src) {
+		pthread_mutex_unlock(&rt->state->lock);
+		return -ENOENT;
+	}
+	atomic_fetch_add(&src->refs, 1);
+	pthread_mutex_unlock(&rt->state->lock);
+	if (waiter && waiter->xq && waiter->xq != src) {
+		ret = xsched_depend(waiter->xq, src, seq);
+		xsi_log(rt, "stream %#lx -> q%u: waits on q%u seq %llu",
+			(unsigned long)waiter->handle, xsched_xqueue_id(waiter->xq),
+			xsched_xqueue_id(src), (unsigned long long)seq);
+	}
+	/* The event's command must reach the runtime before anyone waits on
+	 * it there (the drain-first rule for the source). */
+	if (!ret)
+		ret = xsched_flush(src);
+	xs_xqueue_put(src);
+	return ret;
+}

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interposition core: everything an interposer over a GPU runtime (HIP,
+ * CUDA) needs that does not depend on the runtime.  A runtime adds one table
+ * file (hip.c, cuda.c) that fills a struct xsi_runtime: its entry points and
+ * how each is classified, and a few ops (which device is current, what a
+ * stream's priority is, how to record and wait a completion mark).
+ *
+ * Streams.  Every runtime stream handle maps to one struct xsi_stream, which
+ * owns one XQueue (a call queue: xsched_xqueue_create_calls()).  The lookup
+ * on every call is lock-free; a miss creates the stream lazily (streams made
+ * before the library loaded, or by a path the table does not hook), asking
+ * the runtime's describe() for its priority and device.  Default streams:
+ * rt->default_kind() says whether a handle is the null stream, the legacy
+ * default stream or the per-thread default stream.  The null handle means the
+ * per-thread stream when the call came through a per-thread entry
+ * (XSI_ENTRY_PER_THREAD: CUDA _ptsz/_ptds, HIP _spt) and the legacy stream
+ * otherwise; the legacy stream is one per device, the per-thread stream one
+ * per (thread, device).  A destroyed handle may be reused by the runtime for
+ * a new stream: xsi_stream_created() replaces whatever the table had.
+ *
+ * Classification.  Each entry point is one of
+ *   XSI_SCHEDULED  the call becomes a call command on its stream's XQueue
+ *                  (xsi_call()): it may be buffered (Lv1) or held by the
+ *                  policy; a launch, an async copy or memset, an event
+ *                  record, a host callback, a graph launch.
+ *   XSI_ORDERED    ordered pass-through: the call goes to the runtime on the
+ *                  caller's thread, but only after everything buffered on its
+ *                  stream (entry->scope: or on every stream of the device, or
+ *                  of the process) has been handed to the runtime
+ *                  (xsi_drain(): the drain-first rule), so it keeps stream
+ *                  order; synchronizations, synchronous copies, stream
+ *                  queries, anything scheduled we cannot copy the arguments of.
+ *   XSI_HARMLESS   harmless pass-through: straight to the runtime (device
+ *                  properties, memory allocation, error strings).
+ *
+ * Symbols.  Runtimes and frameworks find entry points by dlsym() on their own
+ * handle and through the runtime's own lookup (cuGetProcAddress,
+ * hipGetProcAddress); both must return the hook, not the real function.  The
+ * preload library overrides dlsym() and calls xsi_dlsym() (the real dlsym is
+ * taken with dlvsym(RTLD_NEXT, "dlsym", ...)); a runtime's GetProcAddress
+ * hook calls xsi_redirect() on what the real lookup returned.
+ *
+ * Fork.  pthread_atfork() handlers (installed once by xsi_runtime_init())
+ * keep the core's and the library's locks consistent across fork(); in the
+ * child every stream table starts empty and every XQueue inherited from the
+ * parent refuses all operations with -ECHILD (the child cannot suspend or
+ * resume its parent's queues, and has none of its threads).  The child's
+ * first call on a stream creates a new stream lazily, as for an unknown
+ * handle.
+ *
+ * Log.  XSCHED_LOG=debug prints one line per decision of the core:
+ *   xsched[<time>] debug: <rt>: <entry> stream <handle> -> q<id>: <what>
+ * where <what> is "launched seq N", "buffered seq N", "drained to seq N",
+ * "created (lazy|hooked), prio P, dev D", "destroyed", "pass-through",
+ * "redirected" or "waits on q<id> seq N".  xsi_log() writes such a line.
+ *
+ * Thread safety: every function here is thread safe.  A stream handle used
+ * by one thread while another destroys it is the application's bug (as it is
+ * for the runtime); the core does not detect it.
+ */
+#ifndef XSCHED_INTERPOSE_H
+#define XSCHED_INTERPOSE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xsched.h"
+
+enum xsi_class {
+	XSI_SCHEDULED = 1,
+	XSI_ORDERED = 2,
+	XSI_HARMLESS = 3,
+};
+
+/* What an XSI_ORDERED call drains first. */
+enum xsi_scope {
+	XSI_SCOPE_STREAM = 0,	/* its own stream */
+	XSI_SCOPE_DEVICE = 1,	/* every stream of the current device */
+	XSI_SCOPE_PROCESS = 2,	/* every stream */
+};
+
+/* What a handle is, as far as default streams go (rt->default_kind()). */
+enum xsi_default {
+	XSI_NOT_DEFAULT = 0,	/* a stream the application created */
+	XSI_DEFAULT_NULL = 1,	/* 0: legacy, or per-thread from a per-thread entry */
+	XSI_DEFAULT_LEGACY = 2,	/* CU_STREAM_LEGACY */
+	XSI_DEFAULT_PER_THREAD = 3,	/* CU_STREAM_PER_THREAD, hipStreamPerThread */
+};
+
+/* struct xsi_entry.flags, and the flags of xsi_stream_get(). */
+#define XSI_ENTRY_PER_THREAD	(1U << 0)	/* per-thread default stream variant */
+
+/* One entry point of the runtime. */
+struct xsi_entry {
+	const char *name;	/* the exported symbol, e.g. "cuLaunchKernel_ptsz" */
+	const char *version;	/* its symbol version node ("hip_4.2"), or NULL */
+	enum xsi_class cls;
+	enum xsi_scope scope;	/* XSI_ORDERED only */
+	uint32_t flags;		/* XSI_ENTRY_* */
+	void *hook;		/* ours, with the runtime's signature */
+	void **real;		/* where the runtime's function is stored */
+};
+
+/* What the core knows of a stream. */
+struct xsi_stream_desc {
+	int32_t priority;	/* xsched priority (higher is more urgent) */
+	int32_t device;		/* runtime device ordinal */
+	uintptr_t context;	/* runtime context (CUcontext), or 0 */
+	uint32_t flags;		/* runtime stream flags, for the table's use */
+};
+
+struct xsi_stream;
+struct xsi_state;		/* core-private, per runtime */
+
+/*
+ * A runtime, filled by its table file.  Every op returns 0 or a negative
+ * errno unless said otherwise; ops run on any thread.
+ */
+struct xsi_runtime {
+	const char *name;		/* "hip", "cuda": the log's prefix */
+	const char *const *libs;	/* sonames to take real functions from,
+					 * NULL-terminated; NULL: RTLD_NEXT only */
+	struct xsi_entry *entries;
+	size_t nentries;
+
+	enum xsi_default (*default_kind)(uintptr_t handle);
+	/* The caller's current device (for default streams). */
+	int (*current_device)(void);
+	/* A stream the core has not seen created: its priority, device and
+	 * context.  For default streams @handle is the default handle and
+	 * d->device is already set. */
+	int (*describe)(uintptr_t handle, struct xsi_stream_desc *d);
+	/* Make the calling (launching) thread use @d's device and context; the
+	 * core calls it once per thread and stream before the first call
+	 * command it runs there for someone else. */
+	int (*enter)(const struct xsi_stream_desc *d);
+	/* Completion marks: record a mark after everything handed to the
+	 * runtime on @handle so far; wait for it (timeout_ns < 0: no limit;
+	 * 0: poll) giving 0, -ETIMEDOUT or -EIO; free it. */
+	int (*mark_record)(uintptr_t handle, void **mark);
+	int (*mark_wait)(void *mark, int64_t timeout_ns);
+	void (*mark_free)(void *mark);
+
+	struct xsi_state *state;	/* the core's; NULL until xsi_runtime_init() */
+};
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/*
+ * Resolve every entry's real function (from rt->libs, by version where
+ * given, else RTLD_NEXT), register @rt for xsi_dlsym(), install the fork
+ * handlers.  Idempotent and thread safe.  An entry whose real function is
+ * missing keeps *real NULL (its hook must answer "not supported").
+ */
+int xsi_runtime_init(struct xsi_runtime *rt);
+/* Destroy every stream's XQueue (draining it) and unregister @rt. */
+void xsi_runtime_fini(struct xsi_runtime *rt);
+
+/* ---- the stream table --------------------------------------------------- */
+
+/*
+ * The stream for @handle as seen by a call through an entry with @flags
+ * (XSI_ENTRY_PER_THREAD).  Lock-free when known; created lazily otherwise.
+ * NULL when the stream cannot be scheduled (the runtime could not describe
+ * it, or creating its XQueue failed: logged once): pass the call through.
+ */
+struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
+				  uint32_t flags);
+/* The create hook, after the real create succeeded: a new stream for
+ * @handle (replacing any stale one of a reused handle). */
+struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
+				      const struct xsi_stream_desc *d);
+/* The destroy hook, before the real destroy: drain what is buffered, wait
+ * for its completion, destroy the XQueue, forget @handle.  0 or -ENOENT. */
+int xsi_stream_destroyed(struct xsi_runtime *rt, uintptr_t handle);
+struct xsched_xqueue *xsi_stream_xqueue(const struct xsi_stream *s);
+uintptr_t xsi_stream_handle(const struct xsi_stream *s);
+const struct xsi_stream_desc *xsi_stream_desc(const struct xsi_stream *s);
+/* Streams in the table (tests, the log). */
+unsigned int xsi_stream_count(struct xsi_runtime *rt);
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+/*
+ * XSI_SCHEDULED: hand @c (its argument owned by the call; c->release frees
+ * it once it ran or was dropped) to @s's XQueue.  Returns 0 or a negative
+ * errno (then c->release has run and the caller passes the call through
+ * itself); *status is the runtime's result when the call ran before this
+ * returned, 0 when it was buffered (a later failure shows in the XQueue's
+ * last_error and at the next synchronization).  *seq (may be NULL) is its
+ * sequence number on the XQueue.
+ */
+int xsi_call(struct xsi_stream *s, const struct xsched_call *c, int *status,
+	     uint64_t *seq);
+/*
+ * The drain-first rule, for XSI_ORDERED: hand everything buffered on @s
+ * (XSI_SCOPE_STREAM), on every stream of @s's device or the current device
+ * (XSI_SCOPE_DEVICE), or on every stream (XSI_SCOPE_PROCESS) to the runtime,
+ * and return once it was handed over (not completed: the runtime keeps order
+ * from there).  @s may be NULL for the wider scopes.
+ */
+int xsi_drain(struct xsi_runtime *rt, struct xsi_stream *s, enum xsi_scope scope);
+/*
+ * Classification in one call, for a hook: XSI_ORDERED drains by
+ * e->scope, XSI_HARMLESS does nothing; logs the pass-through.  Returns 0 or
+ * the drain's error (the hook calls the real function either way).
+ */
+int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle);
+
+/* ---- events and dependencies -------------------------------------------- */
+
+/* An event was recorded on @s as its command @seq (the event record's own
+ * sequence number from xsi_call()). */
+void xsi_event_recorded(struct xsi_runtime *rt, uintptr_t event,
+			struct xsi_stream *s, uint64_t seq);
+/* The event was destroyed (or recorded again elsewhere). */
+void xsi_event_forget(struct xsi_runtime *rt, uintptr_t event);
+/*
+ * @waiter will wait for @event (stream-wait-event, event synchronize with
+ * @waiter NULL): tell the policy that @waiter depends on the event's stream
+ * up to its sequence, so a held source is released until it gets there
+ * (xsched_depend()).  0, or -ENOENT for an event the core never saw.
+ */
+int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
+		   uintptr_t event);
+
+/* ---- symbol redirection ------------------------------------------------- */
+
+const struct xsi_entry *xsi_entry_find(const struct xsi_runtime *rt,
+				       const char *name);
+/* What the runtime's lookup returned for @name -> the hook if @name is an
+ * entry of @rt (storing @real as its real function if none is known yet),
+ * else @real. */
+void *xsi_redirect(struct xsi_runtime *rt, const char *name, void *real);
+/* dlsym(@handle, @name) gave @real: the hook of any registered runtime's
+ * entry of that name, else @real. */
+void *xsi_dlsym(void *handle, const char *name, void *real);
+
+/* ---- log ---------------------------------------------------------------- */
+
+bool xsi_log_on(void);	/* XSCHED_LOG=debug: cheap test before formatting */
+void xsi_log(const struct xsi_runtime *rt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* XSCHED_INTERPOSE_H */
