@@ -174,6 +174,7 @@ TEST_F(arb, unknown_register_flag_is_rejected)
 		.backend = XSCHED_BACKEND_SIM,
 		.flags = XSCHED_REGISTER_FLAGS << 1,
 		.handle = self->id,
+		.backend_fd = (__u32)self->sfd,
 	};
 
 	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));

@@ -167,11 +167,12 @@ TEST_F(uapi, queue_ioctls_on_client_fd_are_enotty)
 
 TEST_F(uapi, bad_pointer_is_efault_for_every_client_ioctl)
 {
-	const unsigned long cmds[] = {
-		XSCHED_IOC_VERSION, XSCHED_IOC_SIM_MEM_ALLOC,
-		XSCHED_IOC_SIM_QUEUE_CREATE, XSCHED_IOC_SIM_SUBMIT,
-		XSCHED_IOC_SIM_WAIT, XSCHED_IOC_REGISTER,
-		XSCHED_IOC_KFD_ATTACH,
+	/* the client's, then the sim fd's (sim: 1) */
+	const struct { unsigned long cmd; int sim; } cmds[] = {
+		{ XSCHED_IOC_VERSION, 0 }, { XSCHED_IOC_REGISTER, 0 },
+		{ XSCHED_IOC_KFD_ATTACH, 0 }, { XSCHED_IOC_SIM_INFO, 1 },
+		{ XSCHED_IOC_SIM_MEM_ALLOC, 1 }, { XSCHED_IOC_SIM_QUEUE_CREATE, 1 },
+		{ XSCHED_IOC_SIM_SUBMIT, 1 }, { XSCHED_IOC_SIM_WAIT, 1 },
 	};
 	void *bad[3];
 	size_t i, j;
@@ -179,8 +180,9 @@ TEST_F(uapi, bad_pointer_is_efault_for_every_client_ioctl)
 	bad_pointers(self, bad);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		for (j = 0; j < 3; j++) {
-			EXPECT_EQ(-EFAULT, xs_ioctl(self->cfd, cmds[i], bad[j]))
-				TH_LOG("cmd 0x%lx, pointer %p", cmds[i], bad[j]);
+			EXPECT_EQ(-EFAULT, xs_ioctl(cmds[i].sim ? self->sfd : self->cfd,
+						    cmds[i].cmd, bad[j]))
+				TH_LOG("cmd 0x%lx, pointer %p", cmds[i].cmd, bad[j]);
 		}
 	}
 }
@@ -432,7 +434,7 @@ TEST_F(uapi, submit_unknown_queue_is_enoent)
 	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	EXPECT_EQ(-ENOENT, xs_submit(self->sfd, id + 1000, &p, 1, &seq));
 	EXPECT_EQ(-ENOENT, xs_submit(self->sfd, ~0U, &p, 1, &seq));
-	/* another client's queue id means nothing here */
+	/* another sim fd's queue id means nothing here */
 	{
 		int cfd2, sfd2;
 
@@ -893,6 +895,7 @@ TEST_F(uapi, register_unknown_sim_queue_is_enoent)
 		struct xsched_register r = {
 			.backend = XSCHED_BACKEND_SIM,
 			.handle = (1ULL << 32) | id,	/* ids are 32 bits */
+			.backend_fd = (__u32)self->sfd,
 		};
 
 		EXPECT_EQ(-ENOENT, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
@@ -935,6 +938,7 @@ TEST_F(uapi, register_returns_queue_fd_and_unique_uid)
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].backend = XSCHED_BACKEND_SIM;
 		r[i].handle = id[i];
+		r[i].backend_fd = (__u32)self->sfd;
 		r[i].priority = -i;
 		r[i].queue_fd = ~0U;
 		ret[i] = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r[i]);
