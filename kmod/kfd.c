@@ -37,7 +37,8 @@
  *
  * Lock order: xsched_queue.lock -> kfd_process.mutex -> dqm lock (taken
  * inside update_queue, or briefly here) -> xkfd_queues_lock is never held
- * with any of them.
+ * with any of them.  A batch only tries its locks (process mutexes, then
+ * amdgpu's kfd_sch_mutex), before it halts anything.
  *
  * Failures: a preemption that KFD cannot complete makes KFD reset the
  * device.  Such a queue is marked failed and this module never calls
@@ -47,10 +48,10 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -90,7 +91,6 @@ struct xkfd_attach {
 	struct kref ref;		/* the client and each registered queue */
 	struct file *file;		/* the caller's /dev/kfd: keeps p alive */
 	struct kfd_process *p;
-	struct task_struct *task;	/* thread group leader, to read pointers */
 	struct mm_struct *mm;		/* mmgrab()bed; compared only */
 };
 
@@ -103,8 +103,17 @@ struct xkfd_queue {
 	u64 ring;
 	u32 queue_id;
 	u32 gpu_id;
+	/*
+	 * Which KFD queue this is: KFD hands out the lowest free id, so an id
+	 * alone may name a queue the owner created after destroying ours.
+	 * Compared only, never followed.
+	 */
+	const struct queue *kfd_q;
+	const struct kfd_mem_obj *mqd_obj;
+	int reset_count;		/* the device's reset counter at bind */
 	void __user *rptr;		/* AQL read/write dispatch ids */
 	void __user *wptr;
+	u64 last_rptr, last_wptr;	/* as last read (READ_ONCE) */
 	u64 save_area_size;
 	/* Under xq->lock, which the core holds around every op: */
 	bool suspended;			/* is_suspended was set by us and applied */
@@ -197,7 +206,6 @@ static void xkfd_attach_release(struct kref *ref)
 	struct xkfd_attach *a = container_of(ref, struct xkfd_attach, ref);
 
 	mmdrop(a->mm);
-	put_task_struct(a->task);
 	fput(a->file);
 	kfree(a);
 	xsched_obj_dec(XSCHED_OBJ_KFD_ATTACH);
@@ -236,7 +244,7 @@ int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *arg)
 		goto err_fput;
 	}
 
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
 	if (!a) {
 		ret = -ENOMEM;
 		goto err_fput;
@@ -245,7 +253,6 @@ int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *arg)
 	kref_init(&a->ref);
 	a->file = file;
 	a->p = p;
-	a->task = get_task_struct(current->group_leader);
 	mmgrab(current->mm);
 	a->mm = current->mm;
 	arg->gpu_count = READ_ONCE(p->n_pdds);
@@ -275,9 +282,26 @@ static bool xkfd_debugged(struct kfd_process *p)
 #endif
 }
 
-/* Has KFD given up on this device, or on this process's queues on it? */
-static bool xkfd_device_broken(struct kfd_process_device *pdd)
+static int xkfd_reset_count(struct kfd_process_device *pdd)
 {
+#ifdef XKFD_HAVE_GPU_RESET_COUNTER
+	return atomic_read(&pdd->dev->adev->gpu_reset_counter);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Has KFD given up on this device, or on this process's queues on it?
+ * Every reset amdgpu makes (job timeout, RAS, amdgpu_gpu_recover, PCI
+ * error, ring recovery) counts in the device's reset counter; KFD's own
+ * flags are seen too, as some clear again.  @reset_count: the counter when
+ * the queue was bound.
+ */
+static bool xkfd_device_broken(struct kfd_process_device *pdd, int reset_count)
+{
+	if (xkfd_reset_count(pdd) != reset_count)
+		return true;
 #ifdef XKFD_HAVE_HAS_RESET_QUEUE
 	if (READ_ONCE(pdd->has_reset_queue))
 		return true;
@@ -366,9 +390,16 @@ static u64 xkfd_saved_bytes(struct device_queue_manager *dqm, struct queue *q)
 	return total;
 }
 
+/* Is @q still the queue @kq was bound to (not a new one with its id)? */
+static bool xkfd_same(const struct xkfd_queue *kq, const struct queue *q)
+{
+	return q && q == kq->kfd_q && q->mqd_mem_obj == kq->mqd_obj;
+}
+
 /*
  * The registered queue, looked up again; p->mutex held.  NULL if destroyed
- * (or, with @ring, moved to another ring).
+ * (a queue created since with the same id included), or, with @ring,
+ * moved to another ring.
  */
 static struct queue *xkfd_lookup(struct xkfd_queue *kq, u64 ring)
 {
@@ -377,6 +408,8 @@ static struct queue *xkfd_lookup(struct xkfd_queue *kq, u64 ring)
 
 	dqm_lock(dqm);
 	q = xkfd_find(kq->pdd, kq->queue_id, ring);
+	if (!xkfd_same(kq, q))
+		q = NULL;
 	dqm_unlock(dqm);
 	return q;
 }
@@ -393,7 +426,7 @@ static int xkfd_usable(struct xkfd_queue *kq)
 		return -EBUSY;
 	if (!READ_ONCE(kq->a->p->mm))
 		return -ESRCH;
-	if (xkfd_device_broken(kq->pdd))
+	if (xkfd_device_broken(kq->pdd, kq->reset_count))
 		return -EIO;
 	if (xkfd_in_reset(kq->pdd))
 		return -EAGAIN;
@@ -444,18 +477,49 @@ struct xkfd_batch_dev {
 	int halt_ret;
 };
 
+#define XKFD_BATCH_PROCS	16	/* process mutexes held by one batch */
+
 struct xkfd_batch {
-	unsigned int ndev, nadev;
+	unsigned int ndev, nadev, nprocs;
 	struct xkfd_batch_dev dev[XKFD_BATCH_MAX];
 	struct amdgpu_device *adev[XKFD_BATCH_MAX];	/* kfd_sch_mutex held */
+	/* Taken (tried) before any halt, held until batch_end. */
+	struct kfd_process *procs[XKFD_BATCH_PROCS];
 };
 
 /* The thread inside a batch (the arbiter's), compared only. */
 static struct task_struct *xkfd_batch_task;
+static struct xkfd_batch *xkfd_batch_cur;	/* that thread's batch */
 
 static bool xkfd_in_batch(void)
 {
 	return READ_ONCE(xkfd_batch_task) == current;
+}
+
+/* Does the batch under way hold @p's mutex? */
+static bool xkfd_batch_holds(struct kfd_process *p)
+{
+	struct xkfd_batch *b = xkfd_in_batch() ? xkfd_batch_cur : NULL;
+	unsigned int i;
+
+	for (i = 0; b && i < b->nprocs; i++)
+		if (b->procs[i] == p)
+			return true;
+	return false;
+}
+
+/* Try @p's mutex for the batch; false if busy or too many are held. */
+static bool xkfd_batch_hold(struct xkfd_batch *b, struct kfd_process *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nprocs; i++)
+		if (b->procs[i] == p)
+			return true;
+	if (b->nprocs == XKFD_BATCH_PROCS || !mutex_trylock(&p->mutex))
+		return false;
+	b->procs[b->nprocs++] = p;
+	return true;
 }
 
 /* Does shader isolation stop KFD on any partition of @adev? */
@@ -522,8 +586,9 @@ static bool xkfd_batch_halt(struct xkfd_batch *b, struct amdgpu_device *adev)
 	if (xkfd_isolation_on(adev))
 		return false;
 #ifdef XKFD_HAVE_KFD_SCH_MUTEX
-	/* One mutex per GPU, taken in this batch's order only. */
-	mutex_lock_nested(&adev->gfx.kfd_sch_mutex, b->nadev);
+	/* Tried only: process mutexes are held already. */
+	if (!mutex_trylock(&adev->gfx.kfd_sch_mutex))
+		return false;
 #endif
 	for (i = 0; i < b->ndev; i++) {
 		struct xkfd_batch_dev *d = &b->dev[i];
@@ -556,13 +621,19 @@ static void *xkfd_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
 	if (!b)
 		return NULL;
 	/*
-	 * Which devices have two queues or more that will act.  A queue may
-	 * be closed meanwhile: it is read under its lock, while not released.
+	 * Every lock first, and only tried: which devices have two queues or
+	 * more whose queue mutex and process mutex could be had, and that
+	 * will act.  The process mutexes stay held to batch_end, so that no
+	 * halted device waits for a runtime that holds one (every pass would
+	 * otherwise be halt, EAGAIN, unhalt).  A queue may be closed
+	 * meanwhile: it is read under its lock, while not released.
 	 */
 	for (i = 0; i < n; i++) {
-		mutex_lock(&qs[i]->lock);
+		if (!mutex_trylock(&qs[i]->lock))
+			continue;
 		kq = qs[i]->priv;
-		if (!qs[i]->released && !kq->failed && !xkfd_usable(kq))
+		if (!qs[i]->released && !kq->failed &&
+		    xkfd_batch_hold(b, kq->a->p) && !xkfd_usable(kq))
 			xkfd_batch_count(b, kq);
 		mutex_unlock(&qs[i]->lock);
 	}
@@ -576,6 +647,7 @@ static void *xkfd_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
 		if (j == b->nadev && xkfd_batch_halt(b, adev))
 			b->adev[b->nadev++] = adev;
 	}
+	xkfd_batch_cur = b;
 	WRITE_ONCE(xkfd_batch_task, current);
 	return b;
 }
@@ -614,6 +686,7 @@ static void xkfd_op_batch_end(void *batch)
 	unsigned int i;
 
 	WRITE_ONCE(xkfd_batch_task, NULL);
+	xkfd_batch_cur = NULL;
 	if (!b)
 		return;
 	for (i = 0; i < b->ndev; i++) {
@@ -637,6 +710,8 @@ static void xkfd_op_batch_end(void *batch)
 	for (i = b->nadev; i-- > 0;)
 		mutex_unlock(&b->adev[i]->gfx.kfd_sch_mutex);
 #endif
+	for (i = b->nprocs; i-- > 0;)
+		mutex_unlock(&b->procs[i]->mutex);
 	kfree(b);
 }
 
@@ -649,20 +724,34 @@ static bool xkfd_in_batch(void)
 	return false;
 }
 
+static bool xkfd_batch_holds(struct kfd_process *p)
+{
+	return false;
+}
+
 #define XKFD_BATCH_OPS
 #endif
 
 /*
- * The process mutex, for a suspend or resume.  Inside a batch the device is
- * halted for every process: never sleep there on one process (it may hold
- * its mutex for long); the arbiter tries again on its next pass.
+ * The process mutex, for a suspend or resume: 0 busy, 1 taken, 2 held by
+ * the batch already.  Inside a batch a device may be halted for every
+ * process: never sleep there on one process (it may hold its mutex for
+ * long); the arbiter tries again on a later pass.
  */
-static bool xkfd_lock_process(struct kfd_process *p)
+static int xkfd_lock_process(struct kfd_process *p)
 {
+	if (xkfd_batch_holds(p))
+		return 2;
 	if (xkfd_in_batch())
 		return mutex_trylock(&p->mutex);
 	mutex_lock(&p->mutex);
-	return true;
+	return 1;
+}
+
+static void xkfd_unlock_process(struct kfd_process *p, int how)
+{
+	if (how == 1)
+		mutex_unlock(&p->mutex);
 }
 
 static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
@@ -674,12 +763,13 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	bool terminal = false, was_active;
 	struct queue *q;
 	u64 saved = 0;
-	int ret;
+	int ret, locked;
 
 	/* Only SAVE is offered (ops.modes); KFD applies its own grace period. */
 	if (kq->failed)
 		return -EIO;
-	if (!xkfd_lock_process(p))
+	locked = xkfd_lock_process(p);
+	if (!locked)
 		return -EAGAIN;
 	q = xkfd_lookup(kq, kq->ring);
 	if (!q) {
@@ -713,7 +803,7 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	if (was_active)
 		saved = xkfd_saved_bytes(dqm, q);
 out_unlock:
-	mutex_unlock(&p->mutex);
+	xkfd_unlock_process(p, locked);
 	if (terminal)
 		xkfd_fail(kq, ret);
 	if (ret)
@@ -731,13 +821,14 @@ static int xkfd_op_resume(struct xsched_queue *xq)
 	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
 	bool terminal = false;
 	struct queue *q;
-	int ret = 0;
+	int ret = 0, locked;
 
 	if (!kq->suspended)
 		return 0;
 	if (kq->failed)
 		return -EIO;
-	if (!xkfd_lock_process(p))
+	locked = xkfd_lock_process(p);
+	if (!locked)
 		return -EAGAIN;
 	q = xkfd_lookup(kq, 0);
 	if (!q) {
@@ -772,7 +863,7 @@ static int xkfd_op_resume(struct xsched_queue *xq)
 		terminal = true;
 	}
 out_unlock:
-	mutex_unlock(&p->mutex);
+	xkfd_unlock_process(p, locked);
 	if (terminal)
 		xkfd_fail(kq, ret);
 	return ret;
@@ -825,55 +916,73 @@ static void xkfd_op_release(struct xsched_queue *xq)
 	xsched_obj_dec(XSCHED_OBJ_KFD_QUEUE);
 }
 
-/* Read a 64-bit dispatch id from the owner's memory; 0 if unreadable. */
-static bool xkfd_task_runs_mm(struct xkfd_attach *a)
+/*
+ * Read a 64-bit dispatch id of the owner's memory without faulting: a page
+ * that is not present now (swapped out, or a file mapping on a slow file
+ * system) is not waited for.  The owner reads its own memory; the
+ * arbiter's worker borrows the attached mm; other readers (debugfs) get
+ * nothing.
+ */
+static bool xkfd_read_nofault(struct xkfd_attach *a, void __user *ptr, u64 *v)
 {
-	struct mm_struct *mm = get_task_mm(a->task);
-	bool same = mm == a->mm;
-
-	if (mm)
-		mmput(mm);
-	return same;
-}
-
-static u64 xkfd_read_user(struct xkfd_queue *kq, void __user *ptr)
-{
-	u64 v = 0;
+	bool ok;
 
 	if (!ptr)
-		return 0;
-	if (current->mm == kq->a->mm) {
-		if (copy_from_user(&v, ptr, sizeof(v)))
-			return 0;
-		return v;
-	}
-	/*
-	 * access_process_vm() reads the task's mm of the moment: after an exec
-	 * that is another program's memory.  The task must still run the
-	 * attached mm before and after the read; a->mm is mmgrab()bed, so its
-	 * address cannot come back as a new mm in between.
-	 */
-	if (!xkfd_task_runs_mm(kq->a))
-		return 0;
-	if (access_process_vm(kq->a->task, (unsigned long)ptr, &v, sizeof(v),
-			      0) != sizeof(v))
-		return 0;
-	if (!xkfd_task_runs_mm(kq->a))
-		return 0;
-	return v;
+		return false;
+	if (current->mm == a->mm)
+		return !copy_from_user_nofault(v, ptr, sizeof(*v));
+	if (!(current->flags & PF_KTHREAD) || current->mm ||
+	    !mmget_not_zero(a->mm))
+		return false;
+	kthread_use_mm(a->mm);
+	ok = !copy_from_user_nofault(v, ptr, sizeof(*v));
+	kthread_unuse_mm(a->mm);
+	mmput(a->mm);
+	return ok;
 }
 
-/* May sleep: reads the owner's memory. */
+/* The queue's dqm lock if free: progress never waits for a preemption. */
+static bool xkfd_dqm_trylock(struct device_queue_manager *dqm)
+{
+	if (!mutex_trylock(&dqm->lock_hidden))
+		return false;
+	dqm->saved_flags = memalloc_noreclaim_save();
+	return true;
+}
+
+/*
+ * Read pointers that cannot be read now keep their last values.  A queue
+ * KFD reset, or destroyed (its id perhaps reused by a new queue), is
+ * reported here, without touching the device, and reads as idle: its
+ * pointers are no longer its own.
+ */
 static void xkfd_op_progress(struct xsched_queue *xq, struct xsched_progress *pr)
 {
 	struct xkfd_queue *kq = xq->priv;
+	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	int gone = 0;
+	u64 v;
 
-	pr->rptr = xkfd_read_user(kq, kq->rptr);
-	pr->wptr = xkfd_read_user(kq, kq->wptr);
+	if (xkfd_device_broken(kq->pdd, kq->reset_count)) {
+		gone = -EIO;
+	} else if (xkfd_dqm_trylock(dqm)) {
+		if (!xkfd_same(kq, xkfd_find(kq->pdd, kq->queue_id, 0)))
+			gone = -ENODEV;
+		dqm_unlock(dqm);
+	}
+	if (gone) {
+		xsched_queue_failed(xq, gone);
+		WRITE_ONCE(kq->last_rptr, 0);
+		WRITE_ONCE(kq->last_wptr, 0);
+	} else {
+		if (xkfd_read_nofault(kq->a, kq->rptr, &v))
+			WRITE_ONCE(kq->last_rptr, v);
+		if (xkfd_read_nofault(kq->a, kq->wptr, &v))
+			WRITE_ONCE(kq->last_wptr, v);
+	}
+	pr->rptr = READ_ONCE(kq->last_rptr);
+	pr->wptr = READ_ONCE(kq->last_wptr);
 	pr->save_area_size = kq->save_area_size;
-	/* A queue KFD reset is reported here, without touching the device. */
-	if (xkfd_device_broken(kq->pdd))
-		xsched_queue_failed(xq, -EIO);
 }
 
 static const struct xsched_backend_ops xkfd_ops = {
@@ -932,10 +1041,13 @@ static int xkfd_bind(struct xkfd_queue *kq, struct kfd_process *p, u64 ring)
 		return -EOPNOTSUPP;
 	if (q->properties.is_suspended)
 		return -EBUSY;
-	if (xkfd_device_broken(pdd))
+	kq->reset_count = xkfd_reset_count(pdd);
+	if (xkfd_device_broken(pdd, kq->reset_count))
 		return -EIO;
 
 	kq->pdd = pdd;
+	kq->kfd_q = q;
+	kq->mqd_obj = q->mqd_mem_obj;
 	kq->ring = ring;
 	kq->queue_id = q->properties.queue_id;
 	kq->gpu_id = pdd->user_gpu_id;
@@ -946,7 +1058,11 @@ static int xkfd_bind(struct xkfd_queue *kq, struct kfd_process *p, u64 ring)
 	return 0;
 }
 
-/* Claim (p, queue id) for @kq; -EEXIST if another registration has it. */
+/*
+ * Claim the KFD queue for @kq; -EEXIST if another registration has it.  A
+ * registration of an earlier queue with the same (gpu, queue id), which
+ * its owner destroyed, does not count: its next operation fails it.
+ */
 static int xkfd_claim(struct xkfd_queue *kq)
 {
 	struct xkfd_queue *other;
@@ -954,7 +1070,9 @@ static int xkfd_claim(struct xkfd_queue *kq)
 
 	mutex_lock(&xkfd_queues_lock);
 	list_for_each_entry(other, &xkfd_queues, node) {
-		if (other->a->p == kq->a->p && other->queue_id == kq->queue_id) {
+		if (other->a->p == kq->a->p && other->gpu_id == kq->gpu_id &&
+		    other->queue_id == kq->queue_id &&
+		    other->kfd_q == kq->kfd_q && other->mqd_obj == kq->mqd_obj) {
 			ret = -EEXIST;
 			break;
 		}
@@ -978,7 +1096,7 @@ struct xsched_queue *xkfd_register(struct xkfd_attach *a, u64 ring,
 		return ERR_PTR(-EPERM);
 	if (!ring)
 		return ERR_PTR(-ENOENT);
-	kq = kzalloc(sizeof(*kq), GFP_KERNEL);
+	kq = kzalloc(sizeof(*kq), GFP_KERNEL_ACCOUNT);
 	if (!kq)
 		return ERR_PTR(-ENOMEM);
 	xsched_obj_inc(XSCHED_OBJ_KFD_QUEUE);
@@ -994,7 +1112,8 @@ struct xsched_queue *xkfd_register(struct xkfd_attach *a, u64 ring,
 	if (ret)
 		goto err_put;
 
-	xq = xsched_queue_create(XSCHED_BACKEND_KFD, &xkfd_ops, kq, priority);
+	xq = xsched_queue_create(XSCHED_BACKEND_KFD, &xkfd_ops, kq,
+				 kq->pdd->dev, priority);
 	if (IS_ERR(xq)) {
 		ret = PTR_ERR(xq);
 		goto err_unclaim;

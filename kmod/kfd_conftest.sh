@@ -76,6 +76,12 @@ try XKFD_HAVE_RESET_DOMAIN '
 
 	return atomic_read(&adev->reset_domain->in_gpu_reset);' "$@"
 
+# amdgpu counts every reset of a device (job timeout, RAS, recover, PCI error).
+try XKFD_HAVE_GPU_RESET_COUNTER '
+	struct amdgpu_device *adev = x;
+
+	return atomic_read(&adev->gpu_reset_counter);' "$@"
+
 # MQDs of multi-XCC parts are laid out with a stride (Linux 6.5+).
 try XKFD_HAVE_MQD_STRIDE '
 	struct mqd_manager *mm = x;

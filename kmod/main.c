@@ -132,8 +132,6 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 	}
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	if (r->flags & XSCHED_REGISTER_ARBITRATE)
-		xsched_queue_set_arbitrated(q);
 	return xsched_queue_install_fd(q, r, ur);
 }
 
@@ -168,6 +166,9 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case XSCHED_IOC_VERSION:
 		xsched_version(&u.v);
 		return copy_to_user(uarg, &u.v, sizeof(u.v)) ? -EFAULT : 0;
+	case XSCHED_IOC_ADMIN:
+		/* Sized by its own size field, not by the ioctl number. */
+		return xsched_admin_ioctl(uarg);
 	case XSCHED_IOC_REGISTER:
 	case XSCHED_IOC_KFD_ATTACH:
 		break;
@@ -214,7 +215,9 @@ static int __init xsched_init(void)
 {
 	int ret;
 
-	xsched_queues_init();
+	ret = xsched_arbiter_init();
+	if (ret)
+		return ret;
 	xsched_debugfs = debugfs_create_dir("xsched", NULL);
 	xsched_queues_debugfs(xsched_debugfs);
 	debugfs_create_file("objects", 0444, xsched_debugfs, NULL,
@@ -229,6 +232,7 @@ static int __init xsched_init(void)
 
 err_debugfs:
 	debugfs_remove_recursive(xsched_debugfs);
+	xsched_arbiter_exit();
 	return ret;
 }
 
@@ -239,7 +243,9 @@ static void __exit xsched_exit(void)
 	misc_deregister(&xsched_misc);
 	/* debugfs first: its knobs reach into the queue list. */
 	debugfs_remove_recursive(xsched_debugfs);
+	/* No queue is left, and with them went the arbiter's domains. */
 	xsched_queues_exit();
+	xsched_arbiter_exit();
 	for (i = 0; i < XSCHED_OBJ_NR; i++)
 		if (atomic_read(&xsched_objs[i]))
 			pr_err("xsched: leaked %d %s\n",

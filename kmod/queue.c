@@ -12,6 +12,7 @@
  */
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -26,8 +27,6 @@
 
 #include "xsched.h"
 #include "trace.h"
-
-#define XSCHED_GRACE_MAX_NS	(60ULL * NSEC_PER_SEC)
 
 static DEFINE_IDA(xsched_uid_ida);
 /* All registered queues, for debugfs and fault injection by uid. */
@@ -67,40 +66,6 @@ int xsched_priority_check(s32 priority, s32 old)
 }
 
 /*
- * The arbiter: one work item that looks at every arbitrated queue of every
- * process.  The highest priority among busy queues (unfinished work) wins;
- * every arbitrated queue below it is suspended (SAVE if its backend can,
- * else DRAIN, without blocking) and resumed once it has been allowed to run
- * for arbiter_resume_delay_us, which keeps a bursty urgent queue from making
- * the batch queue thrash.  Busy-ness is re-read every arbiter_poll_us while
- * anything is busy or stopped (kfd queues have no completion events), and at
- * once when a backend reports a submission or completion.
- *
- * A pass takes references to the arbitrated queues under xsched_queues_lock
- * and drops the lock before it reads progress or calls a backend: a kfd
- * progress read or an HWS preemption can take milliseconds, and must not
- * hold up registering or closing queues.  The suspends and resumes one pass
- * decides are handed to the backend together (batch_begin/batch_end), so
- * that HWS can apply them with one preemption of the device.  The arb_*
- * fields are written only by the arbiter work, which never runs twice at
- * once.
- */
-static unsigned int arbiter_resume_delay_us = 1000;
-module_param(arbiter_resume_delay_us, uint, 0644);
-MODULE_PARM_DESC(arbiter_resume_delay_us,
-		 "Time a suspended queue waits, once allowed, before the arbiter resumes it (default 1000)");
-
-static unsigned int arbiter_poll_us = 1000;
-module_param(arbiter_poll_us, uint, 0644);
-MODULE_PARM_DESC(arbiter_poll_us,
-		 "How often the arbiter re-reads queue progress while any queue is busy, and poll() on queues without progress events (default 1000)");
-
-static bool arbiter_batch = true;
-module_param(arbiter_batch, bool, 0644);
-MODULE_PARM_DESC(arbiter_batch,
-		 "Let a backend apply the suspends and resumes of one arbiter pass together (default Y)");
-
-/*
  * Test only: the next N suspends each log a WARN.  `make check` uses it to prove
  * that a kernel splat fails the suite that caused it (Documentation/testing.rst).
  */
@@ -118,22 +83,6 @@ static void xsched_inject_warn(void)
 	WARN(n, "xsched: injected warning (debug_inject_warn)\n");
 }
 
-static void xsched_arbiter(struct work_struct *work);
-static DECLARE_WORK(xsched_arbiter_work, xsched_arbiter);
-/* Microsecond delays: a jiffy (4 ms at HZ=250) would dwarf them. */
-static struct hrtimer xsched_arbiter_timer;
-
-static void xsched_arbiter_kick(void)
-{
-	queue_work(system_wq, &xsched_arbiter_work);
-}
-
-static enum hrtimer_restart xsched_arbiter_timer_fn(struct hrtimer *t)
-{
-	xsched_arbiter_kick();
-	return HRTIMER_NORESTART;
-}
-
 static enum hrtimer_restart xsched_poll_timer_fn(struct hrtimer *t)
 {
 	struct xsched_queue *q = container_of(t, struct xsched_queue, poll_timer);
@@ -144,7 +93,8 @@ static enum hrtimer_restart xsched_poll_timer_fn(struct hrtimer *t)
 
 struct xsched_queue *xsched_queue_create(u32 backend,
 					 const struct xsched_backend_ops *ops,
-					 void *priv, s32 priority)
+					 void *priv, const void *device,
+					 s32 priority)
 {
 	struct xsched_queue *q;
 	int uid;
@@ -164,11 +114,13 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	q->backend = backend;
 	q->ops = ops;
 	q->priv = priv;
+	q->device = device;
 	q->priority = priority;
 	q->state = XSCHED_STATE_ACTIVE;
 	/* Registration runs in the ioctl of the registering process. */
 	q->pid = task_tgid_nr(current);
 	get_task_comm(q->comm, current);
+	q->owner = current_euid();
 	mutex_init(&q->lock);
 	spin_lock_init(&q->state_lock);
 	init_waitqueue_head(&q->wq);
@@ -204,12 +156,11 @@ void xsched_queue_put(struct xsched_queue *q)
 EXPORT_SYMBOL_GPL(xsched_queue_put);
 
 /*
- * References to the registered queues (only arbitrated ones if @arb), taken
- * under xsched_queues_lock so that the caller can work on them without it.
- * Returns the count and sets *out (kvfree() it after putting each queue),
- * or -ENOMEM.
+ * References to the registered queues, taken under xsched_queues_lock so
+ * that the caller can work on them without it.  Returns the count and sets
+ * *out (kvfree() it after putting each queue), or -ENOMEM.
  */
-static int xsched_queues_snapshot(struct xsched_queue ***out, bool arb)
+static int xsched_queues_snapshot(struct xsched_queue ***out)
 {
 	struct xsched_queue **v = NULL, *q;
 	unsigned int n, cap = 0, i;
@@ -218,8 +169,6 @@ static int xsched_queues_snapshot(struct xsched_queue ***out, bool arb)
 		n = 0;
 		mutex_lock(&xsched_queues_lock);
 		list_for_each_entry(q, &xsched_queues, node) {
-			if (arb && !q->arbitrated)
-				continue;
 			if (n < cap) {
 				kref_get(&q->ref);
 				v[n] = q;
@@ -256,8 +205,7 @@ static void xsched_queues_snapshot_put(struct xsched_queue **v, unsigned int n)
 }
 
 /* Progress of a queue the caller holds a reference to, but not its fd. */
-static bool xsched_queue_progress_ref(struct xsched_queue *q,
-				      struct xsched_progress *p)
+bool xsched_queue_progress_ref(struct xsched_queue *q, struct xsched_progress *p)
 {
 	bool ok;
 
@@ -292,8 +240,7 @@ void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
 {
 	trace_xsched_queue_progress(q->uid, rptr, wptr);
 	wake_up_all(&q->wq);
-	if (q->arbitrated)
-		xsched_arbiter_kick();
+	xsched_arbiter_event(q);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_wake);
 
@@ -327,7 +274,7 @@ static void xsched_waiters_done(struct xsched_queue *q, u32 seq, int result,
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes)
 {
-	bool by_arbiter;
+	bool by_arbiter, by_admin;
 	pid_t pid;
 	u32 mode, busy_uid;
 	s32 busy_prio;
@@ -359,12 +306,13 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 	}
 	mode = q->mode;
 	by_arbiter = q->by_arbiter;
+	by_admin = q->by_admin;
 	pid = q->suspender;
 	busy_uid = q->busy_uid;
 	busy_prio = q->busy_prio;
 	spin_unlock(&q->state_lock);
 	trace_xsched_queue_suspend(q->uid, mode, ns, saved_bytes, err,
-				   by_arbiter, pid, busy_uid, busy_prio);
+				   by_arbiter, by_admin, pid, busy_uid, busy_prio);
 	wake_up_all(&q->wq);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_suspend_done);
@@ -387,10 +335,12 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 	spin_unlock(&q->state_lock);
 	trace_xsched_queue_fault(q->uid, err);
 	wake_up_all(&q->wq);
+	/* Its work will never finish: it must not hold others back. */
+	xsched_arbiter_event(q);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_failed);
 
-static u32 xsched_queue_state(struct xsched_queue *q)
+u32 xsched_queue_state(struct xsched_queue *q)
 {
 	u32 state;
 
@@ -404,12 +354,12 @@ static u32 xsched_queue_state(struct xsched_queue *q)
  * Start a suspend; on success *seq identifies it.  @w (or NULL) is queued
  * to learn its outcome, before the backend can report it; the caller takes
  * it off q->waiters.  @busy: the arbiter suspends @q because @busy (of
- * priority @busy_prio) has work; NULL: the calling process asked.
+ * priority @busy_prio) has work; NULL: the calling process asked, as an
+ * administrator (XSCHED_IOC_ADMIN) if @admin.
  */
-static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
-				      u64 grace_ns, u32 *seq,
-				      struct xsched_waiter *w,
-				      struct xsched_queue *busy, s32 busy_prio)
+int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
+			       u32 *seq, struct xsched_waiter *w,
+			       struct xsched_queue *busy, s32 busy_prio, bool admin)
 {
 	pid_t pid = busy ? 0 : task_tgid_nr(current);
 
@@ -432,6 +382,7 @@ static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 		q->seq++;
 		q->suspend_start = ktime_get();
 		q->by_arbiter = busy;
+		q->by_admin = admin;
 		q->suspender = pid;
 		q->busy_uid = busy ? busy->uid : 0;
 		q->busy_prio = busy_prio;
@@ -460,13 +411,14 @@ static int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode,
 			}
 		}
 		spin_unlock(&q->state_lock);
-		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret, busy, pid,
-					   busy ? busy->uid : 0, busy_prio);
+		trace_xsched_queue_suspend(q->uid, mode, 0, 0, ret, busy, admin,
+					   pid, busy ? busy->uid : 0, busy_prio);
 	}
 	return ret;
 }
 
-static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s)
+int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
+			 bool admin)
 {
 	bool block = !(s->flags & XSCHED_SUSPEND_NONBLOCK);
 	struct xsched_waiter w = {};
@@ -481,15 +433,20 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 		return -EINVAL;
 	if (s->grace_ns > XSCHED_GRACE_MAX_NS)
 		return -EINVAL;
-	if (!(q->ops->modes & BIT(s->mode)))
-		return -EOPNOTSUPP;
-	xsched_inject_warn();
-	if (q->arbitrated)
-		return -EBUSY;
 
+	/* Under the lock: an administrator's queue may be closed meanwhile. */
 	mutex_lock(&q->lock);
-	ret = xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq,
-					 block ? &w : NULL, NULL, 0);
+	if (q->released) {
+		ret = -ENOENT;
+	} else if (!(q->ops->modes & BIT(s->mode))) {
+		ret = -EOPNOTSUPP;
+	} else {
+		xsched_inject_warn();
+		ret = q->arbitrated ? -EBUSY :
+			xsched_queue_start_suspend(q, s->mode, s->grace_ns, &seq,
+						   block ? &w : NULL, NULL, 0,
+						   admin);
+	}
 	/* Resume (which cancels) and query must go on while we wait. */
 	mutex_unlock(&q->lock);
 	if (ret || !block)
@@ -519,7 +476,7 @@ static int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s
 	return ret;
 }
 
-static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
+int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 {
 	u32 state;
 	int ret;
@@ -566,7 +523,20 @@ static int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 	return 0;
 }
 
-static int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r)
+/* An administrator's suspend is in force: its owner may not undo it. */
+static bool xsched_queue_admin_held(struct xsched_queue *q)
+{
+	bool held;
+
+	spin_lock(&q->state_lock);
+	held = q->by_admin && (q->state == XSCHED_STATE_SUSPENDING ||
+			       q->state == XSCHED_STATE_SUSPENDED);
+	spin_unlock(&q->state_lock);
+	return held;
+}
+
+int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r,
+			bool admin)
 {
 	int ret;
 
@@ -576,7 +546,12 @@ static int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r)
 	if (q->arbitrated)
 		return -EBUSY;
 	mutex_lock(&q->lock);
-	ret = xsched_queue_do_resume(q, &r->suspended_ns);
+	if (q->released)
+		ret = -ENOENT;
+	else if (!admin && xsched_queue_admin_held(q))
+		ret = -EBUSY;
+	else
+		ret = xsched_queue_do_resume(q, &r->suspended_ns);
 	mutex_unlock(&q->lock);
 	return ret;
 }
@@ -622,246 +597,25 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	return 0;
 }
 
-static int xsched_queue_set_priority(struct xsched_queue *q,
-				     struct xsched_set_priority *sp)
+int xsched_queue_set_priority(struct xsched_queue *q,
+			      struct xsched_set_priority *sp)
 {
 	int ret;
 
 	if (sp->flags || sp->reserved[0] || sp->reserved[1])
 		return -EINVAL;
 	mutex_lock(&q->lock);
-	ret = xsched_priority_check(sp->priority, q->priority);
+	ret = q->released ? -ENOENT :
+		xsched_priority_check(sp->priority, q->priority);
 	if (!ret) {
 		spin_lock(&q->state_lock);
 		q->priority = sp->priority;
 		spin_unlock(&q->state_lock);
+		if (q->arbitrated)
+			xsched_arbiter_set_priority(q, sp->priority);
 	}
 	mutex_unlock(&q->lock);
-	if (!ret && q->arbitrated)
-		xsched_arbiter_kick();
 	return ret;
-}
-
-/*
- * The queue mutex, for the arbiter.  Inside a batch a device may be halted
- * for every process: never sleep there on a queue (its close may be waiting
- * on its owner); the next pass tries again.
- */
-static bool xsched_arbiter_lock(struct xsched_queue *q, bool in_batch)
-{
-	if (in_batch)
-		return mutex_trylock(&q->lock);
-	mutex_lock(&q->lock);
-	return true;
-}
-
-/* Suspend @q for the arbiter, which decided @top must run. */
-static void xsched_arbiter_stop(struct xsched_queue *q, bool in_batch,
-				struct xsched_queue *top, s32 prio, s32 top_prio,
-				ktime_t now)
-{
-	u32 mode = q->ops->modes & BIT(XSCHED_MODE_SAVE) ? XSCHED_MODE_SAVE :
-							   XSCHED_MODE_DRAIN;
-	int ret = -EAGAIN;
-	u32 seq;
-
-	if (xsched_arbiter_lock(q, in_batch)) {
-		ret = q->released ? -ENODEV :
-			xsched_queue_start_suspend(q, mode, 0, &seq, NULL, top,
-						   top_prio);
-		mutex_unlock(&q->lock);
-	}
-	/* EALREADY: stopped already (by an earlier pass): resume it later. */
-	if (!ret || ret == -EALREADY) {
-		WRITE_ONCE(q->arb_stopped, true);
-		q->arb_stopped_at = now;
-	}
-	if (!ret) {
-		spin_lock(&q->state_lock);
-		q->arbiter_suspends++;
-		spin_unlock(&q->state_lock);
-	}
-	trace_xsched_arbiter_decision(q->uid, prio, true, top->uid, top_prio, 0,
-				      ret);
-}
-
-/* Resume @q, which the arbiter stopped and has allowed long enough. */
-static void xsched_arbiter_go(struct xsched_queue *q, bool in_batch, s32 prio,
-			      ktime_t now)
-{
-	int ret = -EAGAIN;
-	u64 ns;
-
-	if (xsched_arbiter_lock(q, in_batch)) {
-		ret = q->released ? -ENODEV : xsched_queue_do_resume(q, &ns);
-		mutex_unlock(&q->lock);
-	}
-	/*
-	 * EALREADY: the suspend already undid itself; EIO: failed for good;
-	 * ENODEV: closed.  Any other failure is retried on the next pass.
-	 */
-	if (!ret || ret == -EALREADY || ret == -ENODEV ||
-	    xsched_queue_state(q) == XSCHED_STATE_FAILED)
-		WRITE_ONCE(q->arb_stopped, false);
-	trace_xsched_arbiter_decision(q->uid, prio, false, 0, 0,
-				      ktime_to_ns(ktime_sub(now, q->arb_stopped_at)),
-				      ret);
-}
-
-enum xsched_arb_act { XSCHED_ARB_NONE, XSCHED_ARB_STOP, XSCHED_ARB_GO };
-
-/* One queue of a pass. */
-struct xsched_arb_entry {
-	s32 prio;		/* read once per pass */
-	u8 act;			/* enum xsched_arb_act */
-	bool failed;
-};
-
-/* A backend's batch for one arbiter pass. */
-struct xsched_arb_batch {
-	const struct xsched_backend_ops *ops;	/* NULL: none begun */
-	void *cookie;
-};
-
-/*
- * Hand each backend the queues this pass acts on, so that it can apply
- * them together.  @tmp has room for every queue of the pass.
- */
-static void xsched_arbiter_batch(struct xsched_queue **v,
-				 const struct xsched_arb_entry *e,
-				 unsigned int n, struct xsched_queue **tmp,
-				 struct xsched_arb_batch *b)
-{
-	const struct xsched_backend_ops *ops;
-	unsigned int i, j, k;
-
-	for (i = 0; i < n; i++) {
-		ops = v[i]->ops;
-		if (e[i].act == XSCHED_ARB_NONE || b[v[i]->backend].ops ||
-		    !ops->batch_begin)
-			continue;
-		for (j = i, k = 0; j < n; j++)
-			if (e[j].act != XSCHED_ARB_NONE && v[j]->ops == ops)
-				tmp[k++] = v[j];
-		if (k < 2)
-			continue;
-		b[v[i]->backend].cookie = ops->batch_begin(tmp, k);
-		b[v[i]->backend].ops = ops;
-	}
-}
-
-static void xsched_arbiter(struct work_struct *work)
-{
-	s64 poll = max_t(s64, (s64)READ_ONCE(arbiter_poll_us) * NSEC_PER_USEC,
-			 NSEC_PER_USEC);
-	s64 delay = (s64)READ_ONCE(arbiter_resume_delay_us) * NSEC_PER_USEC;
-	struct xsched_arb_batch batch[XSCHED_BACKEND_NR] = {};
-	struct xsched_queue **v, **tmp, *q, *top = NULL;
-	struct xsched_arb_entry *e;
-	unsigned int i, n, nact = 0;
-	struct xsched_progress p;
-	ktime_t now = ktime_get();
-	s32 top_prio = 0;
-	bool again = false;
-	s64 next = poll, waited;
-	int ret;
-
-	BUILD_BUG_ON(ARRAY_SIZE(xsched_backend_names) != XSCHED_BACKEND_NR);
-	ret = xsched_queues_snapshot(&v, true);
-	if (ret <= 0) {
-		if (ret)	/* no memory: try again later */
-			hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(poll),
-				      HRTIMER_MODE_REL);
-		return;
-	}
-	n = ret;
-	/* Room for n pointers (batching), then the entries. */
-	tmp = kvzalloc(n * (sizeof(*tmp) + sizeof(*e)), GFP_KERNEL);
-	if (!tmp) {
-		xsched_queues_snapshot_put(v, n);
-		hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(poll),
-			      HRTIMER_MODE_REL);
-		return;
-	}
-	e = (struct xsched_arb_entry *)(tmp + n);
-
-	/* Who is busy, and the highest priority among them. */
-	for (i = 0; i < n; i++) {
-		q = v[i];
-		e[i].prio = READ_ONCE(q->priority);
-		if (xsched_queue_state(q) == XSCHED_STATE_FAILED ||
-		    !xsched_queue_progress_ref(q, &p) ||
-		    xsched_queue_state(q) == XSCHED_STATE_FAILED) {
-			e[i].failed = true;
-			continue;
-		}
-		if (p.rptr == p.wptr)
-			continue;
-		again = true;
-		if (!top || e[i].prio > top_prio) {
-			top = q;
-			top_prio = e[i].prio;
-		}
-	}
-	/* Decide. */
-	for (i = 0; i < n; i++) {
-		q = v[i];
-		if (e[i].failed)
-			continue;
-		if (top && q != top && e[i].prio < top_prio) {
-			q->arb_allowed_since = 0;
-			again = true;
-			if (!q->arb_stopped) {
-				e[i].act = XSCHED_ARB_STOP;
-				nact++;
-			}
-			continue;
-		}
-		if (!q->arb_stopped)
-			continue;
-		if (!q->arb_allowed_since)
-			q->arb_allowed_since = now;
-		waited = ktime_to_ns(ktime_sub(now, q->arb_allowed_since));
-		again = true;
-		if (waited < delay) {
-			next = min(next, delay - waited);
-			continue;
-		}
-		e[i].act = XSCHED_ARB_GO;
-		nact++;
-	}
-	/* Act, in one batch per backend where there is more than one thing to do. */
-	if (nact > 1 && READ_ONCE(arbiter_batch))
-		xsched_arbiter_batch(v, e, n, tmp, batch);
-	for (i = 0; i < n; i++) {
-		bool in_batch = batch[v[i]->backend].ops;
-
-		if (e[i].act == XSCHED_ARB_STOP)
-			xsched_arbiter_stop(v[i], in_batch, top, e[i].prio,
-					    top_prio, now);
-		else if (e[i].act == XSCHED_ARB_GO)
-			xsched_arbiter_go(v[i], in_batch, e[i].prio, now);
-		/* What failed or had to wait is tried again on the next pass. */
-		if ((e[i].act == XSCHED_ARB_GO && v[i]->arb_stopped) ||
-		    (e[i].act == XSCHED_ARB_STOP && !v[i]->arb_stopped))
-			next = min(next, poll);
-	}
-	for (i = 0; i < XSCHED_BACKEND_NR; i++)
-		if (batch[i].ops)
-			batch[i].ops->batch_end(batch[i].cookie);
-	kvfree(tmp);
-	xsched_queues_snapshot_put(v, n);
-	if (again)
-		hrtimer_start(&xsched_arbiter_timer, ns_to_ktime(max_t(s64, next, 1000)),
-			      HRTIMER_MODE_REL);
-}
-
-void xsched_queue_set_arbitrated(struct xsched_queue *q)
-{
-	mutex_lock(&xsched_queues_lock);
-	q->arbitrated = true;
-	mutex_unlock(&xsched_queues_lock);
-	xsched_arbiter_kick();
 }
 
 /*
@@ -898,10 +652,10 @@ static long xsched_queue_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case XSCHED_IOC_SUSPEND:
-		ret = xsched_queue_suspend(q, &u.s);
+		ret = xsched_queue_suspend(q, &u.s, false);
 		break;
 	case XSCHED_IOC_RESUME:
-		ret = xsched_queue_resume(q, &u.r);
+		ret = xsched_queue_resume(q, &u.r, false);
 		break;
 	case XSCHED_IOC_QUERY:
 		ret = xsched_queue_query(q, &u.i);
@@ -935,7 +689,7 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 		 * and each poll it causes arms it again while work is left.
 		 */
 		hrtimer_start(&q->poll_timer,
-			      ns_to_ktime(max(READ_ONCE(arbiter_poll_us), 100U) *
+			      ns_to_ktime(max(xsched_arbiter_poll_us(), 100U) *
 					  NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
 	if (state == XSCHED_STATE_SUSPENDED)
@@ -961,6 +715,8 @@ static void xsched_queue_unregister(struct xsched_queue *q)
 	list_del(&q->node);
 	mutex_unlock(&xsched_queues_lock);
 	trace_xsched_queue_unregister(q->uid);
+	if (q->arbitrated)
+		xsched_arbiter_remove(q);
 
 	mutex_lock(&q->lock);
 	ret = xsched_queue_do_resume(q, &ns);
@@ -991,9 +747,9 @@ static const struct file_operations xsched_queue_fops = {
 };
 
 /*
- * Give @q its fd.  The fd number is written to userspace before the fd is
- * installed, so a fault leaves no fd behind.  On error the registration is
- * undone here.
+ * Give @q its fd, and to the arbiter if @reg asks.  The fd number is written
+ * to userspace before the fd is installed, so a fault leaves no fd behind.
+ * On error the registration is undone here.
  */
 int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 			    struct xsched_register __user *ureg)
@@ -1001,6 +757,13 @@ int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 	struct file *file;
 	int fd;
 
+	if (reg->flags & XSCHED_REGISTER_ARBITRATE) {
+		fd = xsched_arbiter_add(q);
+		if (fd) {
+			xsched_queue_unregister(q);
+			return fd;
+		}
+	}
 	fd = get_unused_fd_flags(O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		xsched_queue_unregister(q);
@@ -1035,7 +798,7 @@ static int xsched_queues_show(struct seq_file *m, void *unused)
 	int i, n;
 
 	seq_puts(m, "uid backend state prio arbiter rptr wptr steps suspends resumes faults last_ns max_ns total_ns saved_bytes saved_waves last_error pid stopped_ns arbiter_suspends modes mode comm\n");
-	n = xsched_queues_snapshot(&v, false);
+	n = xsched_queues_snapshot(&v);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++) {
@@ -1052,7 +815,7 @@ static int xsched_queues_show(struct seq_file *m, void *unused)
 			   q->uid, xsched_backend_names[q->backend],
 			   xsched_state_names[q->state], q->priority,
 			   !q->arbitrated ? "-" :
-			   READ_ONCE(q->arb_stopped) ? "stopped" : "run",
+			   READ_ONCE(q->arb.stopped) ? "stopped" : "run",
 			   p.rptr, p.wptr, p.steps_done, q->suspends,
 			   q->resumes, q->faults, q->last_suspend_ns,
 			   q->max_suspend_ns, q->total_suspend_ns,
@@ -1070,23 +833,14 @@ static int xsched_queues_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(xsched_queues);
 
-void xsched_queues_init(void)
-{
-	hrtimer_init(&xsched_arbiter_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	xsched_arbiter_timer.function = xsched_arbiter_timer_fn;
-}
-
 void xsched_queues_debugfs(struct dentry *root)
 {
+	BUILD_BUG_ON(ARRAY_SIZE(xsched_backend_names) != XSCHED_BACKEND_NR);
 	debugfs_create_file("queues", 0444, root, NULL, &xsched_queues_fops);
 }
 
 void xsched_queues_exit(void)
 {
-	/* No queue is left, so a last pass cannot re-arm the timer. */
-	cancel_work_sync(&xsched_arbiter_work);
-	hrtimer_cancel(&xsched_arbiter_timer);
-	cancel_work_sync(&xsched_arbiter_work);
 	/* Every queue fd holds a module reference: none can be left. */
 	WARN_ON(!list_empty(&xsched_queues));
 	ida_destroy(&xsched_uid_ida);

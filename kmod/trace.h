@@ -10,15 +10,16 @@
 
 /*
  * A suspend ended (err 0: the queue is stopped).  Who asked: the arbiter
- * (because queue busy_uid of priority busy_prio had work) or a caller
- * (process pid, through XSCHED_IOC_SUSPEND).  The request was made
+ * (because queue busy_uid of priority busy_prio had work), a caller
+ * (process pid, through XSCHED_IOC_SUSPEND on its queue fd) or an admin
+ * (process pid, through XSCHED_IOC_ADMIN).  The request was made
  * latency_ns before this event.
  */
 TRACE_EVENT(xsched_queue_suspend,
 	TP_PROTO(u32 uid, u32 mode, u64 latency_ns, u64 saved_bytes, int err,
-		 bool arbiter, s32 pid, u32 busy_uid, s32 busy_prio),
-	TP_ARGS(uid, mode, latency_ns, saved_bytes, err, arbiter, pid, busy_uid,
-		busy_prio),
+		 bool arbiter, bool admin, s32 pid, u32 busy_uid, s32 busy_prio),
+	TP_ARGS(uid, mode, latency_ns, saved_bytes, err, arbiter, admin, pid,
+		busy_uid, busy_prio),
 	TP_STRUCT__entry(
 		__field(u32, uid)
 		__field(u32, mode)
@@ -26,6 +27,7 @@ TRACE_EVENT(xsched_queue_suspend,
 		__field(u64, saved_bytes)
 		__field(int, err)
 		__field(bool, arbiter)
+		__field(bool, admin)
 		__field(s32, pid)
 		__field(u32, busy_uid)
 		__field(s32, busy_prio)
@@ -37,6 +39,7 @@ TRACE_EVENT(xsched_queue_suspend,
 		__entry->saved_bytes = saved_bytes;
 		__entry->err = err;
 		__entry->arbiter = arbiter;
+		__entry->admin = admin;
 		__entry->pid = pid;
 		__entry->busy_uid = busy_uid;
 		__entry->busy_prio = busy_prio;
@@ -45,7 +48,8 @@ TRACE_EVENT(xsched_queue_suspend,
 		  __entry->uid,
 		  __print_symbolic(__entry->mode, { 1, "drain" }, { 2, "save" }),
 		  __entry->latency_ns, __entry->saved_bytes, __entry->err,
-		  __entry->arbiter ? "arbiter" : "caller", __entry->pid,
+		  __entry->arbiter ? "arbiter" :
+		  __entry->admin ? "admin" : "caller", __entry->pid,
 		  __entry->busy_uid, __entry->busy_prio)
 );
 

@@ -8,9 +8,10 @@
  * core owns the state, the counters, the queue fd and the tracepoints, so the
  * same paths run for every backend.
  *
- * Lock order: xsched_queues_lock (only to take references, never held
- * further); [kfd batch: amdgpu's kfd_sch_mutex] -> xsched_queue.lock (mutex)
- * -> backend locks -> xsched_queue.state_lock.
+ * Lock order: xsched_arb_lock (registration) -> xsched_queues_lock (only to
+ * take references, never held further); [kfd batch: amdgpu's kfd_sch_mutex]
+ * -> xsched_queue.lock (mutex) -> backend locks -> arbiter domain lock ->
+ * xsched_queue.state_lock.
  * Backends call xsched_queue_suspend_done() / xsched_queue_failed() /
  * xsched_queue_wake() with their own spinlock held, never with state_lock held.
  */
@@ -25,15 +26,20 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xsched_kfd.h>
 
 struct dentry;
 struct module;
+struct xsched_arb_domain;
 struct xsched_queue;
 struct xsched_client;
+struct xsched_waiter;
 
 #define XSCHED_BACKEND_NR	(XSCHED_BACKEND_KFD + 1)
+/* The longest grace period of a suspend. */
+#define XSCHED_GRACE_MAX_NS	(60ULL * NSEC_PER_SEC)
 
 /* What a backend reports about a queue's progress for XSCHED_IOC_QUERY / poll. */
 struct xsched_progress {
@@ -86,15 +92,36 @@ struct xsched_backend_ops {
 	void (*batch_end)(void *batch);
 };
 
+/*
+ * A queue's place in its arbitration domain (arbiter.c).  Everything but
+ * @dom and @user is under the domain's lock.
+ */
+struct xsched_arb_queue {
+	struct xsched_arb_domain *dom;	/* NULL once unregistered */
+	kuid_t user;			/* who registered it, for the per-user limit */
+	struct list_head node;		/* its priority's running or stopped list */
+	struct list_head busy_node;	/* its priority's busy list, while busy */
+	struct list_head event_node;	/* dom->events: progress to read again */
+	struct list_head poll_node;	/* dom->polled (backends without events) */
+	s32 prio;			/* the lists it is on */
+	bool linked;			/* on them: registered and not failed */
+	bool busy;			/* unfinished work, when last read */
+	bool stopped;			/* the arbiter suspended it (debugfs reads it) */
+	ktime_t stopped_at;
+};
+
 struct xsched_queue {
 	struct kref ref;
 	u32 uid;
 	u32 backend;
 	const struct xsched_backend_ops *ops;
 	void *priv;			/* backend's queue */
+	/* The device it runs on: queues of one device are arbitrated together. */
+	const void *device;
 	struct list_head node;		/* xsched_queues, under xsched_queues_lock */
 	pid_t pid;			/* process that registered it (init namespace) */
 	char comm[TASK_COMM_LEN];	/* its command */
+	kuid_t owner;			/* its effective uid: XSCHED_IOC_ADMIN's rule */
 
 	struct mutex lock;		/* serialises suspend/resume/set_priority/release */
 	bool released;			/* under lock: the backend let go, call nothing */
@@ -114,6 +141,8 @@ struct xsched_queue {
 	u64 stopped_ns;			/* time suspending or suspended, ended intervals */
 	/* Who asked for the current/last suspend (tracepoint xsched_queue_suspend). */
 	bool by_arbiter;
+	/* XSCHED_IOC_ADMIN asked: the owner's RESUME gives EBUSY while it lasts. */
+	bool by_admin;
 	pid_t suspender;		/* caller's pid, or 0 for the arbiter */
 	u32 busy_uid;			/* the arbiter's reason: this queue was busy, */
 	s32 busy_prio;			/* at this priority */
@@ -123,10 +152,7 @@ struct xsched_queue {
 
 	/* Arbiter (arbitrated is set before the fd exists, then constant). */
 	bool arbitrated;
-	/* Only the arbiter work writes these (it never runs twice at once): */
-	bool arb_stopped;		/* the arbiter suspended it */
-	ktime_t arb_stopped_at;
-	ktime_t arb_allowed_since;	/* may run again since; 0: may not */
+	struct xsched_arb_queue arb;
 	u64 arbiter_suspends;		/* under state_lock, like the counters */
 };
 
@@ -152,7 +178,8 @@ void xsched_obj_dec(enum xsched_obj obj);
 /* queue.c */
 struct xsched_queue *xsched_queue_create(u32 backend,
 					 const struct xsched_backend_ops *ops,
-					 void *priv, s32 priority);
+					 void *priv, const void *device,
+					 s32 priority);
 void xsched_queue_put(struct xsched_queue *q);
 struct xsched_queue *xsched_queue_get_by_uid(u32 uid);
 int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
@@ -162,10 +189,34 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 void xsched_queue_failed(struct xsched_queue *q, int err);
 void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr);
 int xsched_priority_check(s32 priority, s32 old);
-void xsched_queue_set_arbitrated(struct xsched_queue *q);
-void xsched_queues_init(void);
+/* The queue fd's ioctls, also for XSCHED_IOC_ADMIN (@admin: on its behalf). */
+int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
+			 bool admin);
+int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r,
+			bool admin);
+int xsched_queue_set_priority(struct xsched_queue *q,
+			      struct xsched_set_priority *sp);
 void xsched_queues_debugfs(struct dentry *root);
 void xsched_queues_exit(void);
+/* queue.c, the state machine as the arbiter drives it */
+u32 xsched_queue_state(struct xsched_queue *q);
+bool xsched_queue_progress_ref(struct xsched_queue *q, struct xsched_progress *p);
+int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
+			       u32 *seq, struct xsched_waiter *w,
+			       struct xsched_queue *busy, s32 busy_prio, bool admin);
+int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
+
+/* arbiter.c */
+int xsched_arbiter_init(void);
+void xsched_arbiter_exit(void);
+int xsched_arbiter_add(struct xsched_queue *q);
+void xsched_arbiter_remove(struct xsched_queue *q);
+void xsched_arbiter_event(struct xsched_queue *q);
+void xsched_arbiter_set_priority(struct xsched_queue *q, s32 priority);
+unsigned int xsched_arbiter_poll_us(void);
+
+/* admin.c: XSCHED_IOC_ADMIN */
+long xsched_admin_ioctl(struct xsched_admin __user *ua);
 
 /* backend.c */
 int xsched_backend_register(u32 backend, const struct xsched_backend_ops *ops);

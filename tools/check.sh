@@ -7,6 +7,10 @@
 #
 # Suites (each prints "<suite>: N passed, N failed[, N skipped]"):
 #   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host)
+#   libxsched-unit-fork  its fork and thread+fork stress tests (UBSan only: GCC 12's
+#                      ASan allocator is not fork-safe)
+#   libxsched-tsan     the unit tests again under ThreadSanitizer (one test)
+#   libxsched-cuda     the CUDA interposer against a fake libcuda, same (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
@@ -116,6 +120,19 @@ if want unit; then
 	rc=$?
 	cat "$logs/libxsched-unit.log"
 	result libxsched-unit "$logs/libxsched-unit.log"
+	result libxsched-unit-fork "$logs/libxsched-unit.log"
+	# The same tests again under ThreadSanitizer: one test, "no data race".
+	if grep -qE '^libxsched-unit-tsan: [0-9]+ passed, 0 failed' "$logs/libxsched-unit.log"; then
+		echo "libxsched-tsan: 1 passed, 0 failed	(the unit tests under ThreadSanitizer)" >> "$logs/summary"
+	else
+		broken libxsched-tsan "the unit tests under ThreadSanitizer failed or did not run"
+	fi
+	# The CUDA interposer's host tests need CUDA's headers, not a GPU.
+	if grep -q '^libxsched: no CUDA headers' "$logs/libxsched-unit.log"; then
+		echo "libxsched-cuda: 0 passed, 0 failed, 1 skipped	(no CUDA headers)" >> "$logs/summary"
+	else
+		result libxsched-cuda "$logs/libxsched-unit.log"
+	fi
 	[ "$rc" = 0 ] || broken libxsched-unit "make -C libxsched check exited $rc"
 fi
 

@@ -1054,7 +1054,8 @@ static struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priori
 		xq = ERR_PTR(-EEXIST);
 		goto out;
 	}
-	xq = xsched_queue_create(XSCHED_BACKEND_SIM, &xsim_ops, q, priority);
+	xq = xsched_queue_create(XSCHED_BACKEND_SIM, &xsim_ops, q, &xsim,
+				 priority);
 	if (IS_ERR(xq))
 		goto out;
 	/* The registration holds a reference on each side until release. */

@@ -308,7 +308,8 @@ int xsched_xqueue_create_sim(struct xsched_xqueue **xqp, struct xsched_sim *sim,
 /*
  * Destroy: the XQueue is resumed, its buffered commands are launched and all
  * its work is waited for (unless the hardware queue failed), then it is
- * unregistered.
+ * unregistered and its hardware queue released: on return the same handle
+ * may be given to a new XQueue.
  */
 int xsched_xqueue_destroy(struct xsched_xqueue *xq);
 

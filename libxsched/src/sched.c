@@ -527,6 +527,9 @@ void xs_sched_remove(struct xsched_xqueue *xq)
 	}
 	sched.count--;
 	evaluate(XSCHED_WHY_DESTROY, xq->id);
+	/* The monitor may be polling it: wake it to drop its reference. */
+	if (sched.mon)
+		monitor_kick_locked();
 	if (!sched.count && sched.mon) {
 		stop = sched.mon;
 		monitor_kick_locked();

@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -654,6 +655,12 @@ XS_EXPORT int xsched_xqueue_destroy(struct xsched_xqueue *xq)
 	drop_buffered(xq);
 	pthread_mutex_unlock(&xq->lock);
 	xs_sched_remove(xq);
+	/* The hardware queue is unbound when the last reference goes.  The
+	 * others (the monitor's poll pass, a group sync, a dependency hint)
+	 * are short: wait for them, so that the caller may bind the same
+	 * hardware queue again as soon as this returns. */
+	while (atomic_load(&xq->refs) > 1)
+		usleep(50);
 	xs_info("q%u: destroyed", xq->id);
 	xs_xqueue_put(xq);
 	return ret == -EIO ? 0 : ret;

@@ -223,6 +223,56 @@ no_tracefs_is_not_mounted() {
 	echo "$out"
 	[ $rc -eq 4 ] && echo "$out" | grep -q 'tracefs is not mounted'
 }
+# ---- xschedctl set-priority / suspend / resume (XSCHED_IOC_ADMIN) ----
+# Column of queue $1 in `xschedctl list`: 6 MODE, 7 PRIO, 9 STATE.
+list_col() { ./xschedctl list | awk -v u="$1" -v c="$2" '$1 == u { print $c }'; }
+# rc CODE CMD...: CMD exits with CODE.
+rc() { want=$1; shift; "$@"; got=$?; [ "$got" -eq "$want" ] || { echo "exit $got, expected $want: $*"; return 1; }; }
+admin_commands() {
+	rm -f load.out
+	./xsched-load 8 plain > load.out &
+	lp=$!
+	n=0
+	until grep -q '^pid ' load.out 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || { echo "xsched-load did not start"; cat load.out; return 1; }
+		sleep 0.1
+	done
+	plain=$(awk '$1 == "plain" { print $2 }' load.out)
+	batch=$(awk '$1 == "batch" { print $2 }' load.out)
+	sleep 0.5
+	out=$(./xschedctl suspend "$plain") || { echo "$out"; return 1; }
+	echo "$out"
+	echo "$out" | grep -qE "^queue $plain suspended \(save\) in [0-9.]+ us, [0-9]+ bytes saved$" &&
+	[ "$(list_col "$plain" 9)" = suspended ] && [ "$(list_col "$plain" 6)" = save ] ||
+		{ ./xschedctl list; return 1; }
+	rc 1 ./xschedctl suspend "$plain" || return 1
+	rc 5 as_nobody ./xschedctl resume "$plain" || return 1
+	[ "$(list_col "$plain" 9)" = suspended ] || { echo "nobody resumed it"; return 1; }
+	out=$(./xschedctl resume "$plain") || { echo "$out"; return 1; }
+	echo "$out" | grep -qE "^queue $plain resumed after [0-9.]+ us$" &&
+	[ "$(list_col "$plain" 9)" = active ] || { echo "$out"; ./xschedctl list; return 1; }
+	rc 1 ./xschedctl resume "$plain" || return 1
+	./xschedctl suspend "$plain" --mode drain > /dev/null &&
+	[ "$(list_col "$plain" 6)" = drain ] && ./xschedctl resume "$plain" > /dev/null ||
+		{ ./xschedctl list; return 1; }
+	./xschedctl set-priority "$plain" 7 | grep -qx "queue $plain priority 7" &&
+	[ "$(list_col "$plain" 7)" = 7 ] || { ./xschedctl list; return 1; }
+	rc 5 as_nobody ./xschedctl set-priority "$plain" -3 || return 1
+	[ "$(list_col "$plain" 7)" = 7 ] || { echo "nobody changed the priority"; return 1; }
+	out=$(./xschedctl suspend "$batch" 2>&1)
+	[ $? -eq 1 ] && echo "$out" | grep -q arbitrated || { echo "$out"; return 1; }
+	out=$(./xschedctl resume 999999 2>&1)
+	[ $? -eq 1 ] && echo "$out" | grep -q 'no registered queue' || { echo "$out"; return 1; }
+	rc 2 ./xschedctl set-priority "$plain" 101 &&
+	rc 2 ./xschedctl suspend "$plain" --mode fast &&
+	rc 2 ./xschedctl resume x || return 1
+	# Module not loaded: no /dev/xsched and no /sys/module/xsched_kfd.
+	out=$(unshare -m sh -c 'mount -t tmpfs none /sys/module && mount -t tmpfs none /dev &&
+		./xschedctl resume 1' 2>&1)
+	[ $? -eq 3 ] && echo "$out" | grep -q 'not loaded' || { echo "$out"; return 1; }
+	wait $lp || { echo "xsched-load failed"; return 1; }
+}
 queues_empty_after() { [ "$(./xschedctl queues | wc -l)" -eq 1 ]; }
 # Runs last in the VM: after every suite, no object may be left alive.
 no_leaked_objects() {
@@ -246,6 +296,7 @@ t xschedctl_timeline_needs_output timeline_needs_output
 t xschedctl_not_root_is_permission_denied not_root_is_permission
 t xschedctl_without_debugfs_says_not_mounted no_debugfs_is_not_mounted
 t xschedctl_without_tracefs_says_not_mounted no_tracefs_is_not_mounted
+t xschedctl_admin_commands admin_commands
 t queues_table_empty_after_demo queues_empty_after
 t no_leaked_objects_after_all_suites no_leaked_objects
 echo "tools: $pass passed, $fail failed"

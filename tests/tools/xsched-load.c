@@ -12,13 +12,19 @@
  * Prints "batch UID", "urgent UID", "manual UID" and "pid PID" at once, then
  * runs for SECONDS and exits 0 (1 on any failed call).  Priority 5 needs
  * CAP_SYS_NICE: run as root.
+ *
+ * xsched-load SECONDS plain: for xschedctl's administrator commands, the batch
+ * queue and, instead of the other two, "plain UID": priority 0, not
+ * arbitrated, long kernels, never suspended by this process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,10 +113,12 @@ int main(int argc, char **argv)
 	struct q batch = {}, urgent = {}, manual = {};
 	uint64_t end, tick = 0;
 	uint32_t slots;
+	bool plain;
 	int secs;
 
-	if (argc != 2 || (secs = atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: xsched-load SECONDS\n");
+	plain = argc == 3 && !strcmp(argv[2], "plain");
+	if ((argc != 2 && !plain) || (secs = atoi(argv[1])) <= 0) {
+		fprintf(stderr, "usage: xsched-load SECONDS [plain]\n");
 		return 2;
 	}
 	dev = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
@@ -122,6 +130,19 @@ int main(int argc, char **argv)
 	if (ioctl(simdev, XSCHED_IOC_SIM_INFO, &v) || ioctl(simdev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
 		die("XSCHED_IOC_SIM_INFO/SIM_MEM_ALLOC");
 	slots = v.cus * v.waves_per_cu;
+	if (plain) {
+		open_queue(&batch, -1, XSCHED_REGISTER_ARBITRATE);
+		open_queue(&manual, 0, 0);
+		printf("batch %u\nplain %u\npid %d\n", batch.uid, manual.uid, (int)getpid());
+		fflush(stdout);
+		end = now_ns() + (uint64_t)secs * 1000000000ull;
+		while (now_ns() < end) {
+			usleep(50000);
+			top_up(&batch, slots, m.gpu_addr);
+			top_up(&manual, slots / 2, m.gpu_addr + 8 * slots);
+		}
+		return 0;
+	}
 	open_queue(&batch, -1, XSCHED_REGISTER_ARBITRATE);
 	open_queue(&urgent, 5, XSCHED_REGISTER_ARBITRATE);
 	open_queue(&manual, -2, 0);

@@ -180,11 +180,12 @@ static void on_suspend(struct tl_queue *q, double ts, const char *a)
 			 "\"mode\": \"%s\", \"latency_us\": %.3f, \"saved_bytes\": %lld",
 			 field(a, "busy_queue", 0), field(a, "busy_prio", 0), mode, lat,
 			 field(a, "saved_bytes", 0));
-	else
+	else	/* the queue's owner (caller) or an administrator (admin) */
 		snprintf(args, sizeof(args),
-			 "\"by\": \"caller\", \"caller_pid\": %lld, \"mode\": \"%s\", "
+			 "\"by\": \"%s\", \"caller_pid\": %lld, \"mode\": \"%s\", "
 			 "\"latency_us\": %.3f, \"saved_bytes\": %lld",
-			 field(a, "pid", 0), mode, lat, field(a, "saved_bytes", 0));
+			 strcmp(by, "admin") ? "caller" : "admin", field(a, "pid", 0),
+			 mode, lat, field(a, "saved_bytes", 0));
 	if (err) {
 		char e[256];
 

@@ -12,6 +12,9 @@
  *   xschedctl trace on|off|show     the xsched tracepoints (tracefs)
  *   xschedctl hws on|off|show       the sim's HWS cost model, runlist updates
  *   xschedctl batch on|off|show     the arbiter's batches (module parameter)
+ *   xschedctl set-priority UID PRIO  an administrator's actions on any queue
+ *   xschedctl suspend UID [--mode save|drain]    (XSCHED_IOC_ADMIN)
+ *   xschedctl resume UID
  *
  * Exit statuses (XC_* in xschedctl.h): 0 ok, 1 error, 2 usage, 3 module not
  * loaded, 4 debugfs or tracefs not mounted, 5 permission denied.
@@ -52,7 +55,10 @@ static int usage(void)
 		"       xschedctl fault {save_delay_us|fail_save|fail_resume|save_timeout_ms|reset_queue} VALUE\n"
 		"       xschedctl trace {on|off|show}\n"
 		"       xschedctl hws {on|off|show}\n"
-		"       xschedctl batch {on|off|show}\n");
+		"       xschedctl batch {on|off|show}\n"
+		"       xschedctl set-priority UID PRIO\n"
+		"       xschedctl suspend UID [--mode save|drain]\n"
+		"       xschedctl resume UID\n");
 	return 2;
 }
 
@@ -262,6 +268,107 @@ static int cmd_batch(const char *what)
 	return usage();
 }
 
+/* A number in [min, max] from all of @s; false if it is not one. */
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return *s && !*end && !errno && *out >= min && *out <= max;
+}
+
+/* Why XSCHED_IOC_ADMIN failed on queue @uid: prints it, returns the exit status. */
+static int admin_explain(const char *cmd, unsigned long uid, int err)
+{
+	switch (err) {
+	case EPERM:
+		fprintf(stderr, "xschedctl: %s %lu: permission denied (another user's queue needs CAP_SYS_ADMIN, a priority above 0 CAP_SYS_NICE)\n",
+			cmd, uid);
+		return XC_PERMISSION;
+	case ENOENT:
+		fprintf(stderr, "xschedctl: %s %lu: no registered queue has uid %lu (xschedctl list)\n",
+			cmd, uid, uid);
+		return XC_ERROR;
+	case EBUSY:
+		fprintf(stderr, "xschedctl: %s %lu: the queue is arbitrated, so the module's arbiter owns its state (change its priority instead); kfd: or a debugger has its process\n",
+			cmd, uid);
+		return XC_ERROR;
+	case EALREADY:
+		fprintf(stderr, "xschedctl: %s %lu: the queue is %s already\n", cmd, uid,
+			!strcmp(cmd, "resume") ? "active" : "suspended");
+		return XC_ERROR;
+	case EOPNOTSUPP:
+		fprintf(stderr, "xschedctl: %s %lu: the queue's backend cannot suspend in that mode\n",
+			cmd, uid);
+		return XC_ERROR;
+	case EIO:
+		fprintf(stderr, "xschedctl: %s %lu: the queue has failed\n", cmd, uid);
+		return XC_ERROR;
+	case ENOTTY:
+		fprintf(stderr, "xschedctl: %s: the loaded xsched_kfd has no XSCHED_IOC_ADMIN (older module)\n",
+			cmd);
+		return XC_ERROR;
+	}
+	fprintf(stderr, "xschedctl: %s %lu: %s\n", cmd, uid, strerror(err));
+	return XC_ERROR;
+}
+
+/* set-priority UID PRIO, suspend UID [--mode save|drain], resume UID */
+static int cmd_admin(int argc, char **argv)
+{
+	struct xsched_admin a = { .size = sizeof(a) };
+	const char *cmd = argv[1];
+	long uid, prio = 0;
+	int fd, ret;
+
+	if (argc < 3 || !parse_long(argv[2], 1, UINT32_MAX, &uid)) {
+		if (argc >= 3)
+			fprintf(stderr, "xschedctl: '%s' is not a queue uid\n", argv[2]);
+		return usage();
+	}
+	a.queue_uid = (uint32_t)uid;
+	if (!strcmp(cmd, "set-priority")) {
+		if (argc != 4 || !parse_long(argv[3], XSCHED_PRIO_MIN, XSCHED_PRIO_MAX, &prio)) {
+			if (argc == 4)
+				fprintf(stderr, "xschedctl: priority '%s' is not in %d..%d\n",
+					argv[3], XSCHED_PRIO_MIN, XSCHED_PRIO_MAX);
+			return usage();
+		}
+		a.op = XSCHED_ADMIN_SET_PRIORITY;
+		a.priority = (int32_t)prio;
+	} else if (!strcmp(cmd, "suspend")) {
+		a.op = XSCHED_ADMIN_SUSPEND;
+		a.mode = XSCHED_MODE_SAVE;
+		if (argc == 5 && !strcmp(argv[3], "--mode") && !strcmp(argv[4], "drain"))
+			a.mode = XSCHED_MODE_DRAIN;
+		else if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--mode") &&
+					!strcmp(argv[4], "save")))
+			return usage();
+	} else {
+		if (argc != 3)
+			return usage();
+		a.op = XSCHED_ADMIN_RESUME;
+	}
+
+	fd = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return xc_explain("/dev/" XSCHED_DEVICE_NAME, errno, "device");
+	ret = ioctl(fd, XSCHED_IOC_ADMIN, &a) ? errno : 0;
+	close(fd);
+	if (ret)
+		return admin_explain(cmd, (unsigned long)uid, ret);
+	if (a.op == XSCHED_ADMIN_SET_PRIORITY)
+		printf("queue %ld priority %ld\n", uid, prio);
+	else if (a.op == XSCHED_ADMIN_SUSPEND)
+		printf("queue %ld suspended (%s) in %.1f us, %llu bytes saved\n", uid,
+		       a.mode == XSCHED_MODE_SAVE ? "save" : "drain", a.latency_ns / 1e3,
+		       (unsigned long long)a.saved_bytes);
+	else
+		printf("queue %ld resumed after %.1f us\n", uid, a.suspended_ns / 1e3);
+	return XC_OK;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -273,6 +380,9 @@ int main(int argc, char **argv)
 		      cmd_timeline(argc, argv);
 		return ret == XC_USAGE ? usage() : ret;
 	}
+	if (argc >= 2 && (!strcmp(argv[1], "set-priority") ||
+			  !strcmp(argv[1], "suspend") || !strcmp(argv[1], "resume")))
+		return cmd_admin(argc, argv);
 	if (argc == 2 && !strcmp(argv[1], "version"))
 		return cmd_version();
 	if (argc == 2 && !strcmp(argv[1], "queues"))

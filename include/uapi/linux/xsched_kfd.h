@@ -6,6 +6,7 @@
  *
  *   open("/dev/xsched")          -> client fd
  *   client: XSCHED_IOC_REGISTER  -> queue fd (one per registered queue)
+ *   client: XSCHED_IOC_ADMIN     -> act on any registered queue by its uid
  *   close(queue fd)              -> unregisters; a suspended queue is resumed
  *
  * The kfd backend registers real amdgpu queues by ring base address after
@@ -74,9 +75,11 @@ struct xsched_register {
 
 /*
  * The module's arbiter manages the queue: while an arbitrated queue of higher
- * priority (of any process) has unfinished work, this one is suspended at the
- * best mode its backend has, and resumed once none has for
- * arbiter_resume_delay_us.  SUSPEND/RESUME on such a queue give EBUSY.
+ * priority (of any process of the same user on the same device; of any user
+ * with the module parameter arbiter_cross_user) has unfinished work, this one
+ * is suspended at the best mode its backend has, and resumed once none has
+ * for arbiter_resume_delay_us.  SUSPEND/RESUME on such a queue give EBUSY.
+ * Each user may have arbiter_max_queues arbitrated queues (EDQUOT).
  */
 #define XSCHED_REGISTER_ARBITRATE	(1U << 0)
 #define XSCHED_REGISTER_FLAGS		XSCHED_REGISTER_ARBITRATE
@@ -157,6 +160,43 @@ struct xsched_set_priority {
 	__u64 reserved[2];	/* in: must be 0 */
 };
 
+/*
+ * XSCHED_IOC_ADMIN (client fd): change the priority of, suspend or resume any
+ * registered queue, named by its uid.  Queues of another user need
+ * CAP_SYS_ADMIN; raising a priority above 0 needs CAP_SYS_NICE.
+ *
+ * Extensible: @size is sizeof(struct xsched_admin) as the caller was built.
+ * The module takes fields past a smaller @size as zero and refuses non-zero
+ * bytes past the end of the struct it knows (E2BIG), as sched_setattr() and
+ * openat2() do; outputs are written up to @size.  Fields another op does not
+ * use must be zero.
+ */
+enum xsched_admin_op {
+	XSCHED_ADMIN_SET_PRIORITY = 1,
+	XSCHED_ADMIN_SUSPEND = 2,
+	XSCHED_ADMIN_RESUME = 3,
+};
+
+struct xsched_admin {
+	__u32 size;		/* in: sizeof(struct xsched_admin) */
+	__u32 op;		/* in: enum xsched_admin_op */
+	__u32 queue_uid;	/* in: as in XSCHED_IOC_REGISTER, debugfs, traces */
+	__u32 flags;		/* in: XSCHED_ADMIN_* */
+	__s32 priority;		/* in: SET_PRIORITY: XSCHED_PRIO_MIN..MAX */
+	__u32 mode;		/* in: SUSPEND: enum xsched_mode */
+	__u64 grace_ns;		/* in: SUSPEND: as in struct xsched_suspend */
+	__u64 latency_ns;	/* out: SUSPEND, blocking: request to queue stopped */
+	__u64 saved_bytes;	/* out: SUSPEND, blocking: wave state written */
+	__u64 suspended_ns;	/* out: RESUME: how long the queue was stopped */
+	__u64 reserved[2];	/* in: must be 0 */
+};
+
+#define XSCHED_ADMIN_SIZE_VER0	72	/* the first published struct */
+
+/* SUSPEND only: return at once, as XSCHED_SUSPEND_NONBLOCK. */
+#define XSCHED_ADMIN_NONBLOCK	(1U << 0)
+#define XSCHED_ADMIN_FLAGS	XSCHED_ADMIN_NONBLOCK
+
 #define XSCHED_IOC_MAGIC	0xC6
 
 /* On the client fd (/dev/xsched) */
@@ -164,6 +204,8 @@ struct xsched_set_priority {
 /* 0x01-0x04 were the sim's, now on /dev/xsched_sim: never reuse them here. */
 #define XSCHED_IOC_REGISTER	 _IOWR(XSCHED_IOC_MAGIC, 0x05, struct xsched_register)
 #define XSCHED_IOC_KFD_ATTACH	 _IOWR(XSCHED_IOC_MAGIC, 0x06, struct xsched_kfd_attach)
+/* The size is in the struct, not the number, so that the number never changes. */
+#define XSCHED_IOC_ADMIN	 _IO(XSCHED_IOC_MAGIC, 0x07)
 
 /* On a queue fd */
 #define XSCHED_IOC_SUSPEND	 _IOWR(XSCHED_IOC_MAGIC, 0x40, struct xsched_suspend)

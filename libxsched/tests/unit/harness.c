@@ -77,6 +77,10 @@ int main(int argc, char **argv)
 			failed++;
 		}
 	}
-	printf("libxsched-unit: %d passed, %d failed\n", passed, failed);
+	/* One suite name per binary: the fork and TSan builds are counted apart. */
+	const char *suite = getenv("XSCHED_UNIT_SUITE");
+
+	printf("%s: %d passed, %d failed\n", suite && *suite ? suite : "libxsched-unit",
+	       passed, failed);
 	return failed ? 1 : 0;
 }

@@ -521,6 +521,27 @@ uint32_t mock_state(struct mock_platform *mp, uint32_t id)
 	return v;
 }
 
+bool mock_started(struct mock_platform *mp, uint32_t id)
+{
+	bool v;
+
+	pthread_mutex_lock(&mp->q[id].lock);
+	v = mp->q[id].started;
+	pthread_mutex_unlock(&mp->q[id].lock);
+	return v;
+}
+
+uint64_t mock_cut_short(struct mock_platform *mp, uint32_t id)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&mp->q[id].lock);
+	v = mp->q[id].remaining_ns;
+	mp->q[id].remaining_ns = 0;
+	pthread_mutex_unlock(&mp->q[id].lock);
+	return v;
+}
+
 /* The module's arbiter, played by the test: suspend (SAVE) an arbitrated
  * queue, or resume it.  Returns 0, or -EINVAL if the queue is not arbitrated
  * or not in the right state. */

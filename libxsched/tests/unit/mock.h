@@ -88,6 +88,12 @@ void mock_fail(struct mock_platform *mp, uint32_t id);
 uint64_t mock_wptr(struct mock_platform *mp, uint32_t id);
 uint64_t mock_rptr(struct mock_platform *mp, uint32_t id);
 uint32_t mock_state(struct mock_platform *mp, uint32_t id);
+/* Auto mode: whether the command at rptr has started running. */
+bool mock_started(struct mock_platform *mp, uint32_t id);
+/* Auto mode: what is left of the command at rptr ends at its next slice
+ * (a test that needs a long command to stop in the middle of need not wait
+ * it out afterwards); returns what was left, in ns. */
+uint64_t mock_cut_short(struct mock_platform *mp, uint32_t id);
 /* Play the module's arbiter on an arbitrated queue: suspend it with SAVE
  * (in auto mode it stops at the executor's next slice), or resume it. */
 int mock_arbiter_suspend(struct mock_platform *mp, uint32_t id);

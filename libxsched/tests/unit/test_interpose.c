@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The interposition core, driven through a fake runtime (fake_rt.c). */
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include "fake_rt.h"
 #include "util.h"
@@ -204,46 +203,6 @@ TEST(interpose_dlsym_and_proc_address_return_the_hook)
 	/* Unregistered: nothing is redirected any more. */
 	ASSERT_TRUE(xsi_dlsym(NULL, "fakeLaunch", (void *)real_marker) ==
 		    (void *)real_marker);
-}
-
-TEST(interpose_fork_child_starts_clean_and_cannot_touch_parent_queues)
-{
-	struct fake_stream *a = fake_stream_new(0, 0);
-	struct xsched_xqueue *pq;
-	int status;
-	pid_t pid;
-
-	fake_auto = true;
-	fake_init();
-	ASSERT_EQ(fakeLaunch((uintptr_t)a, 1), 0);
-	pq = xq_of((uintptr_t)a, 0);
-	pid = fork();
-	if (pid == 0) {
-		struct xsched_xq_info info;
-
-		if (xsi_stream_count(&fake_rt) != 0 || xs_sched_count() != 0)
-			_exit(10);
-		if (xsched_suspend(pq, 0) != -ECHILD || xsched_query(pq, &info) != -ECHILD ||
-		    xsched_xqueue_destroy(pq) != -ECHILD)
-			_exit(11);
-		/* The library works in the child: a new stream, a new XQueue. */
-		if (fakeLaunch((uintptr_t)a, 2) || xsi_stream_count(&fake_rt) != 1 ||
-		    xq_of((uintptr_t)a, 0) == pq)
-			_exit(12);
-		if (fakeStreamSynchronize((uintptr_t)a))
-			_exit(13);
-		xsi_runtime_fini(&fake_rt);
-		_exit(xs_sched_count() ? 14 : 0);
-	}
-	ASSERT_TRUE(pid > 0);
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), 0);
-	/* The parent's queue is as it was. */
-	ASSERT_EQ(xq_info(pq).suspends, 0);
-	ASSERT_EQ(xsi_stream_count(&fake_rt), 1);
-	ASSERT_EQ(fakeLaunch((uintptr_t)a, 3), 0);
-	xsi_runtime_fini(&fake_rt);
 }
 
 TEST(interpose_debug_log_has_one_line_per_decision)

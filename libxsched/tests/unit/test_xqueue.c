@@ -473,15 +473,21 @@ TEST(save_suspend_keeps_progress_of_running_command)
 	uint32_t h = mock_queue_create(mp, 64);
 	struct xsched_attr a = attr_lv(XSCHED_LV3, 0);
 	struct xsched_xqueue *xq;
-	uint64_t cnt = 0;
+	uint64_t cnt = 0, left;
 
 	ASSERT_EQ(xsched_xqueue_create(&xq, &mp->plat, h, &a), 0);
-	submit_n(xq, 0, 1, &cnt, 20000000);	/* 20 ms */
-	usleep(5000);
+	/* Long enough that no stall of this thread lets it finish; started
+	 * for sure before the suspend (a fixed sleep was not, on a loaded
+	 * machine); cut short once the save is seen. */
+	submit_n(xq, 0, 1, &cnt, 60000000000ULL);	/* 60 s */
+	ASSERT_TRUE(WAIT_UNTIL(mock_started(mp, h), 2000));
 	ASSERT_EQ(xsched_suspend(xq, 0), 0);	/* blocking: stopped on return */
 	ASSERT_EQ(mock_state(mp, h), XS_HW_SUSPENDED);
 	ASSERT_EQ(mock_q(mp, h)->saves_partway, 1);
 	ASSERT_EQ(cnt, 0);
+	/* The progress is kept: neither none nor all of it is left. */
+	left = mock_cut_short(mp, h);
+	ASSERT_TRUE(left > 0 && left < 60000000000ULL);
 	ASSERT_EQ(xsched_resume(xq), 0);
 	ASSERT_EQ(xsched_synchronize(xq), 0);
 	ASSERT_EQ(cnt, 1);

@@ -1,0 +1,243 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The NVIDIA benchmark of libxsched: builds the launch-overhead program and the
+# CUDA interposer (libxsched-cuda.so), runs the steps of a plan, writes
+# results.jsonl, log.txt and versions.txt under $OUT (default ./h100-out) and
+# prints the tables.  Needs one NVIDIA GPU, nvcc, python3 with torch,
+# torchvision and triton.
+#
+#   run-h100.sh PLAN [PLAN...]
+#
+# Plans (each fits one 10-minute slot on an H100; `all` runs them in turn):
+#   native    versions, per-launch overhead (native), harness noise, batch jobs
+#             alone, urgent alone, urgent beside the GEMM, ResNet-50 b16 and
+#             b256 in one process with the urgent stream at high CUDA priority
+#   xsched    the interposer: smoke test with XSCHED_LOG=debug, per-launch
+#             overhead (native and preloaded), transparency (with and
+#             without), then urgent alone and beside ResNet-50 b16 and b256
+#             in one process, high priority, each natively and preloaded
+#   final     per-launch overhead and ResNet-50 b16 throughput alone, each
+#             natively and preloaded in alternating processes; urgent alone
+#             and beside ResNet-50 b16 and the GEMM in one process (high
+#             priority), and two processes beside ResNet-50 b16, each
+#             natively and preloaded
+#   more      ResNet-50 b16 alone beside an idle high-priority stream; urgent
+#             alone, beside ResNet-50 b256 and SDPA in one process (high
+#             priority) and beside ResNet-50 b16 on an equal-priority stream,
+#             each natively and preloaded; libxsched at threshold 64 beside
+#             ResNet-50 b16; the urgent loop waiting on the whole device
+#             beside the GEMM
+#
+# REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+LIBDIR=$(cd "$HERE/../.." && pwd)
+OUT=${OUT:-$PWD/h100-out}
+BUILD=${BUILD:-/tmp/xsched-h100}
+REQ=${REQ:-800}
+REQ_MAIN=${REQ_MAIN:-2000}
+RES=$OUT/results.jsonl
+LOG=$OUT/log.txt
+XLIB=$BUILD/libxsched/libxsched-cuda.so
+PY=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1
+mkdir -p "$OUT" "$BUILD"
+
+say() { echo "== $(date +%T) $*" | tee -a "$LOG"; }
+
+info() {
+	{
+		date -u
+		nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm --format=csv
+		nvidia-smi | head -4
+		nvcc --version | tail -2
+		uname -r
+		$PY -c 'import torch, torchvision, sys; print("python", sys.version.split()[0]); print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version()); print("torchvision", torchvision.__version__); p = torch.cuda.get_device_properties(0); print(p.name, p.multi_processor_count, "SMs"); print("stream priority range", torch.cuda.Stream.priority_range() if hasattr(torch.cuda.Stream, "priority_range") else "")'
+		$PY -c 'import triton; print("triton", triton.__version__)'
+		nproc
+	} >"$OUT/versions.txt" 2>&1
+	cat "$OUT/versions.txt"
+}
+
+build() {
+	say build
+	nvcc -arch=sm_90 -O2 -o "$BUILD/launch_overhead" "$HERE/launch_overhead.cu" >>"$LOG" 2>&1 ||
+		{ say "nvcc failed"; return 1; }
+	if make -C "$LIBDIR" cuda BUILD="$BUILD/libxsched" >>"$LOG" 2>&1; then
+		say "built $XLIB"
+	else
+		say "libxsched-cuda.so did not build (see log); the libxsched steps are skipped"
+		XLIB=
+	fi
+}
+
+# run_py LABEL TIMEOUT ARGS...: one python case, natively or preloaded
+run_py() {
+	local label=$1 t=$2
+	shift 2
+	if [ "$label" = xsched ]; then
+		[ -n "$XLIB" ] || { say "skip (no interposer): $*"; return 0; }
+		XSCHED_LOG=${XSCHED_LOG:-info} XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB \
+			timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" >>"$LOG" 2>&1
+	else
+		XBENCH_XSCHED=native timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" >>"$LOG" 2>&1
+	fi
+	local rc=$?
+	[ $rc = 0 ] || say "FAILED rc=$rc: $label $*"
+	tail -n 1 "$RES"
+}
+
+overhead() {	# labels...: one process per label in turn, per setup and kernel
+	local setup kns label pre
+	say "launch overhead: $*"
+	for setup in one low high; do
+		for kns in 0 5000 20000; do
+			for label in "$@"; do
+				pre=
+				if [ "$label" = xsched ]; then
+					[ -n "$XLIB" ] || continue
+					pre=$XLIB
+				fi
+				XBENCH_XSCHED=$label LD_PRELOAD=$pre timeout 120 "$BUILD/launch_overhead" $kns 10000 $setup \
+					>>"$RES" 2>>"$LOG" || say "launch_overhead $label $setup $kns failed"
+			done
+		done
+	done
+}
+
+throughput_pairs() {	# ResNet-50 b16 inference and training alone, alternating
+	local i
+	say "throughput alone, native and libxsched alternating"
+	for i in 1 2; do
+		XBENCH_XSCHED=native timeout 120 $PY "$HERE/transparency.py" --throughput-only --out "$RES" >>"$LOG" 2>&1
+		XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 120 $PY "$HERE/transparency.py" --throughput-only --out "$RES" >>"$LOG" 2>&1
+	done
+}
+
+batch_alone() {
+	for b in r50b16 r50b256 gemm sdpa; do
+		say "batch alone $b $1"
+		run_py "$1" 120 batch-alone --batch $b --seconds 10 --tag "alone-$b"
+	done
+}
+
+cases_inproc() {	# label prio batch-jobs...: the first with REQ_MAIN requests
+	local label=$1 prio=$2 n=$REQ_MAIN b
+	shift 2
+	for b in "$@"; do
+		say "stream $label $prio $b"
+		run_py "$label" $((n / 20 + 180)) stream --batch "$b" --prio "$prio" --requests "$n" --tag "stream-$prio-$b"
+		n=$REQ
+	done
+}
+
+plan_native() {
+	info
+	build
+	overhead native
+	say "harness noise: one tiny kernel per request"
+	run_py native 200 alone --urgent noop --requests 600 --tag noise-noop
+	batch_alone native
+	say "urgent alone"
+	run_py native 300 alone --requests "$REQ_MAIN" --tag alone
+	cases_inproc native high gemm r50b16 r50b256
+}
+
+# pair MODE PRIO BATCH...: each case natively and then preloaded, back to back
+pair() {
+	local mode=$1 prio=$2 b
+	shift 2
+	for b in "$@"; do
+		say "$mode $prio $b: native, then libxsched"
+		run_py native $((REQ / 20 + 180)) "$mode" --batch "$b" --prio "$prio" --requests "$REQ" --tag "$mode-$prio-$b"
+		run_py xsched $((REQ / 20 + 180)) "$mode" --batch "$b" --prio "$prio" --requests "$REQ" --tag "$mode-$prio-$b"
+	done
+}
+
+alone_pair() {
+	say "urgent alone, native and libxsched"
+	run_py native 300 alone --requests "$REQ" --tag alone
+	run_py xsched 300 alone --requests "$REQ" --tag alone-xsched
+}
+
+plan_xsched() {
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	say "smoke: PyTorch under the interposer, XSCHED_LOG=debug"
+	XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
+import torch, torchvision
+x = torch.randn(4, 3, 224, 224, device="cuda")
+m = torchvision.models.resnet18(weights=None).cuda().eval()
+hi = torch.cuda.Stream(priority=-1)
+with torch.no_grad():
+    a = m(x)
+    with torch.cuda.stream(hi):
+        b = m(x)
+    hi.synchronize()
+print("smoke ok", torch.equal(a, b), float(a.sum()))
+' >"$OUT/smoke.log" 2>&1
+	say "smoke rc=$?: $(grep -c . "$OUT/smoke.log") lines, $(grep -c "hook of" "$OUT/smoke.log") lookups hooked, $(grep -c "NOT scheduled\|not know" "$OUT/smoke.log") not scheduled, $(grep -c "hold q" "$OUT/smoke.log") holds; $(tail -n 1 "$OUT/smoke.log")"
+	overhead native xsched
+	say "transparency"
+	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
+	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
+	$PY - "$RES" <<'EOF2' | tee -a "$LOG"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if '"transparency"' in l]
+nat = [r for r in rows if r["xsched"] == "native"][-1:]
+xs = [r for r in rows if r["xsched"] == "xsched"][-1:]
+if nat and xs:
+    skip = {"xsched", "wall_s", "infer_r50b16_its", "train_r50b16_its"}
+    diff = [k for k in nat[0] if k not in skip and nat[0][k] != xs[0].get(k)]
+    print("TRANSPARENCY", "identical" if not diff else "DIFFERENT: %s" % diff)
+    for k in ("infer_r50b16_its", "train_r50b16_its"):
+        print("throughput %s native %.2f xsched %.2f ratio %.3f" % (k, nat[0][k], xs[0][k], xs[0][k] / nat[0][k]))
+EOF2
+	alone_pair
+	pair stream high r50b16 r50b256
+}
+
+plan_final() {
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	overhead native xsched native xsched
+	throughput_pairs
+	alone_pair
+	pair stream high r50b16 gemm
+	pair proc equal r50b16
+}
+
+plan_more() {
+	local i
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	say "ResNet-50 b16 alone beside an idle high-priority stream, alternating"
+	for i in 1 2; do
+		run_py native 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+		run_py xsched 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+	done
+	alone_pair
+	pair stream high r50b256 sdpa
+	pair stream equal r50b16
+	say "libxsched with threshold 64, batch 32 beside ResNet-50 b16"
+	XSCHED_THRESHOLD=64 XSCHED_BATCH=32 run_py xsched $((REQ / 20 + 180)) stream --batch r50b16 --prio high --requests "$REQ" --tag stream-high-r50b16-t64
+	say "the urgent loop waiting with torch.cuda.synchronize() (device-wide) beside the GEMM"
+	run_py native 200 stream --batch gemm --prio high --sync device --requests 60 --warmup 5 --tag stream-devsync-gemm
+}
+
+for p in "$@"; do
+	case $p in
+	native) plan_native ;;
+	xsched) plan_xsched ;;
+	final) plan_final ;;
+	more) plan_more ;;
+	all) plan_native; plan_xsched; plan_final; plan_more ;;
+	*) echo "unknown plan $p" >&2; exit 2 ;;
+	esac
+done
+say done
+$PY "$HERE/table.py" "$RES" | tee "$OUT/table.md"

@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: MIT
+"""Print the tables of one or more results.jsonl files (xbench.py, launch_overhead)."""
+import json
+import sys
+
+
+def load(paths):
+    """Rows of every file; each row knows its file (one device run), since
+    ratios are taken against the references measured in the same run."""
+    rows = []
+    for i, p in enumerate(paths):
+        with open(p) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    r = json.loads(line)
+                    r["run"] = i + 1
+                    rows.append(r)
+    return rows
+
+
+def f(x, nd=2):
+    return "-" if x is None else ("%.*f" % (nd, x))
+
+
+def main():
+    rows = load(sys.argv[1:])
+    alone = {}
+    balone = {}
+    for r in rows:
+        if r.get("mode") == "alone" and r.get("urgent") == "r18b4" and not r.get("graph"):
+            alone.setdefault((r["run"], r["xsched"]), r)
+        if r.get("mode") == "batch-alone":
+            balone.setdefault((r["batch"], r["xsched"]), r)
+
+    print("\n## urgent ResNet-18 b4 @ 20 req/s: P50 / P99 ms; x: against the urgent job alone natively in the same run")
+    print("(batch x: against the batch job alone natively, first run that measured it)")
+    print("| run | batch | case | libxsched | n | P50 | P99 | P50x | P99x | GPU P50/P99 | batch it/s | batch x | overlap |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if r.get("mode") not in ("alone", "stream", "proc"):
+            continue
+        case = r["mode"] if r["mode"] == "alone" else \
+            ("2 processes" if r["mode"] == "proc" else "1 process, %s prio" % r["prio"])
+        if r.get("urgent") != "r18b4":
+            case += " (%s)" % r.get("urgent")
+        if r.get("graph"):
+            case += " graph"
+        if r.get("sync") == "device":
+            case += ", device-wide sync"
+        if r.get("case", "").endswith("-t64"):
+            case += ", threshold 64"
+        ref = alone.get((r["run"], "native"))
+        p50x = r["p50"] / ref["p50"] if ref else None
+        p99x = r["p99"] / ref["p99"] if ref else None
+        b = balone.get((r.get("batch"), "native"))
+        bx = r.get("batch_its") / b["batch_its"] if b and r.get("batch_its") else None
+        ov = r.get("overlap")
+        print("| %d | %s | %s | %s | %d | %s | %s | %s | %s | %s/%s | %s | %s | %s |" % (
+            r["run"], r.get("batch"), case, r["xsched"], r["n"], f(r["p50"]), f(r["p99"]),
+            f(p50x), f(p99x), f(r.get("gpu_p50")), f(r.get("gpu_p99")),
+            f(r.get("batch_its")), f(bx), "-" if ov is None else "%.0f%%" % (100 * ov)))
+
+    bl = [r for r in rows if r.get("mode") == "batch-alone"]
+    if bl:
+        print("\n## batch jobs alone")
+        print("| run | batch | libxsched | beside an idle high-priority stream | it/s | ms/it |")
+        print("|---|---|---|---|---|---|")
+        for r in bl:
+            print("| %d | %s | %s | %s | %s | %s |" % (r["run"], r["batch"], r["xsched"],
+                                                    "yes" if r.get("idle_high") else "no",
+                                                    f(r["batch_its"], 3),
+                                             f(r.get("ms_per_it"))))
+
+    lo = [r for r in rows if r.get("mode") == "launch"]
+    if lo:
+        # processes of one configuration (alternating native/libxsched): medians
+        agg = {}
+        for r in lo:
+            agg.setdefault((r["run"], r["setup"], r["kernel_ns"], r["xsched"]), []).append(r)
+        med = lambda xs: sorted(xs)[len(xs) // 2]
+        print("\n## per-launch overhead (median of 7 x launches per process; median over processes)")
+        print("| run | setup | kernel ns | libxsched | processes | host ns/launch | total ns/kernel | total x native | ok |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for k in sorted(agg, key=lambda k: (k[0], ["one", "low", "high"].index(k[1]), k[2], k[3] != "native")):
+            rs = agg[k]
+            n = agg.get((k[0], k[1], k[2], "native"))
+            tot = med([r["total_ns"] for r in rs])
+            x = tot / med([r["total_ns"] for r in n]) if n else None
+            print("| %d | %s | %d | %s | %d | %s | %s | %s | %s |" % (
+                k[0], k[1], k[2], k[3], len(rs), f(med([r["host_ns"] for r in rs]), 0),
+                f(tot, 0), f(x, 3), all(r.get("ok") for r in rs)))
+
+    th = [r for r in rows if r.get("mode") == "throughput"]
+    if th:
+        print("\n## ResNet-50 b16 alone, it/s (alternating processes)")
+        print("| run | libxsched | inference | training |")
+        print("|---|---|---|---|")
+        for r in th:
+            print("| %d | %s | %s | %s |" % (r["run"], r["xsched"], f(r["infer_r50b16_its"]),
+                                          f(r["train_r50b16_its"])))
+
+    tr = [r for r in rows if r.get("mode") == "transparency"]
+    for r in tr:
+        print("\n## transparency: " + json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()

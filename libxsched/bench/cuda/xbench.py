@@ -1,0 +1,404 @@
+# SPDX-License-Identifier: MIT
+"""Urgent/batch benchmark on one NVIDIA GPU with unmodified PyTorch.
+
+The urgent job is ResNet-18, batch 4, 20 requests/s, timed around forward +
+synchronize of its own stream (never the whole device).  A batch job runs
+continuously beside it: ResNet-50 inference at batch 16 or 256, one large
+fp32 GEMM, or one long fused attention kernel.  Cases:
+
+  alone   the urgent job alone (or a batch job alone: `batch-alone`)
+  proc    urgent and batch as two processes (the batch in a child process)
+  stream  urgent and batch as two threads of one process, each on its own
+          stream; --prio equal (both priority 0) or high (the urgent stream
+          has CUDA priority -1)
+
+Program shape (FACTS.md 7: it matters): the batch thread is started first and
+builds its model inside itself; the urgent thread builds its model inside
+itself too.  Nothing calls torch.cuda.synchronize() (device-wide): each job
+synchronizes its own stream.  Each request and each batch iteration records
+two timing events on its stream, so the GPU-side latency of a request and the
+overlap of the two streams can be read afterwards.
+
+Every case appends one JSON line to --out.  libxsched is not imported: it is
+LD_PRELOADed (or not) by run-h100.sh; the case only records what it was told.
+"""
+import argparse
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def now_ns():
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+
+def pct(xs, p):
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    k = min(len(s) - 1, max(0, int(round(p / 100.0 * (len(s) - 1)))))
+    return s[k]
+
+
+# ---------------------------------------------------------------- jobs ----
+
+class Job:
+    """One unit of work on a stream: a request or a batch iteration."""
+
+    def __init__(self, name, stream):
+        self.name = name
+        self.stream = stream
+        self.unit = None
+        dev = torch.device("cuda")
+        torch.manual_seed(1234)
+        with torch.cuda.stream(stream):
+            if name == "noop":
+                # One tiny kernel: what the harness itself costs per request.
+                self.y = torch.zeros(1, device=dev)
+                self.unit = lambda: self.y.add_(1.0)
+            elif name == "r18b4":
+                import torchvision
+                self.model = torchvision.models.resnet18(weights=None).to(dev).eval()
+                self.x = torch.randn(4, 3, 224, 224, device=dev)
+                self.unit = lambda: self.model(self.x)
+            elif name in ("r50b16", "r50b256"):
+                import torchvision
+                bs = 16 if name == "r50b16" else 256
+                self.model = torchvision.models.resnet50(weights=None).to(dev).eval()
+                self.x = torch.randn(bs, 3, 224, 224, device=dev)
+                self.unit = lambda: self.model(self.x)
+            elif name == "gemm":
+                n = 16384
+                self.a = torch.randn(n, n, device=dev)
+                self.b = torch.randn(n, n, device=dev)
+                self.c = torch.empty(n, n, device=dev)
+                self.unit = lambda: torch.matmul(self.a, self.b, out=self.c)
+            elif name == "sdpa":
+                s = 65536
+                shape = (1, 32, s, 128)
+                self.q = torch.randn(shape, device=dev, dtype=torch.float16)
+                self.k = torch.randn(shape, device=dev, dtype=torch.float16)
+                self.v = torch.randn(shape, device=dev, dtype=torch.float16)
+                self.unit = lambda: F.scaled_dot_product_attention(self.q, self.k, self.v)
+            else:
+                raise SystemExit("unknown job " + name)
+        self.graph = None
+
+    def capture(self):
+        """Replay the unit as one CUDA graph (harness-noise reference)."""
+        with torch.no_grad():
+            with torch.cuda.stream(self.stream):
+                for _ in range(3):
+                    self.unit()
+            self.stream.synchronize()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, stream=self.stream):
+                self.unit()
+        self.graph = g
+
+    def run(self):
+        with torch.no_grad(), torch.cuda.stream(self.stream):
+            if self.graph is not None:
+                self.graph.replay()
+            else:
+                self.unit()
+
+
+def make_stream(prio):
+    return torch.cuda.Stream(priority=prio)
+
+
+# ------------------------------------------------------------ the loops ----
+
+class BatchRunner:
+    """The batch job: iterate until told to stop; keep iteration end times."""
+
+    def __init__(self, name, prio=0, events=True):
+        self.name = name
+        self.prio = prio
+        self.events = events
+        self.ready = threading.Event()
+        self.stop = threading.Event()
+        self.ends = []          # CLOCK_MONOTONIC ns of each iteration's end
+        self.ev = []            # (start, end) events per iteration
+        self.error = None
+        self.stream = None
+
+    def body(self):
+        try:
+            self.stream = make_stream(self.prio)
+            job = Job(self.name, self.stream)
+            for _ in range(3):
+                job.run()
+            self.stream.synchronize()
+            self.ready.set()
+            while not self.stop.is_set():
+                if self.events:
+                    s = torch.cuda.Event(enable_timing=True)
+                    e = torch.cuda.Event(enable_timing=True)
+                    s.record(self.stream)
+                job.run()
+                if self.events:
+                    e.record(self.stream)
+                self.stream.synchronize()
+                self.ends.append(now_ns())
+                if self.events:
+                    self.ev.append((s, e))
+        except BaseException as exc:  # reported by the case
+            self.error = repr(exc)
+            self.ready.set()
+
+
+def urgent_loop(job, n, rate, warmup, device_sync=False):
+    """Paced requests; returns per-request host latency (ms), GPU latency (ms),
+    start lateness (ms), the window [t0, t1] in ns and the events.
+    device_sync: wait with torch.cuda.synchronize() (the whole device, so
+    also every other stream of the process) instead of the own stream."""
+    period = 1.0 / rate
+    lat, late, evs = [], [], []
+    t_next = time.perf_counter()
+    t_first = None
+    gc.collect()
+    gc.disable()
+    try:
+        for i in range(warmup + n):
+            now = time.perf_counter()
+            if now < t_next:
+                time.sleep(t_next - now)
+            t0 = time.perf_counter()
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            s.record(job.stream)
+            job.run()
+            e.record(job.stream)
+            if device_sync:
+                torch.cuda.synchronize()
+            else:
+                job.stream.synchronize()
+            t1 = time.perf_counter()
+            if i == warmup:
+                t_first = now_ns()
+            if i >= warmup:
+                lat.append((t1 - t0) * 1e3)
+                late.append(max(0.0, t0 - t_next) * 1e3)
+                evs.append((s, e))
+            t_next += period
+            if t_next < t1:
+                t_next = t1
+    finally:
+        gc.enable()
+    t_last = now_ns()
+    gpu = [s.elapsed_time(e) for s, e in evs]
+    return lat, gpu, late, (t_first, t_last), evs
+
+
+def overlap_fraction(ref, uevs, bevs):
+    """Fraction of urgent requests whose GPU interval intersects a batch
+    iteration's GPU interval (events of one context, so comparable)."""
+    if not uevs or not bevs or ref is None:
+        return None
+    b = sorted((ref.elapsed_time(s), ref.elapsed_time(e)) for s, e in bevs)
+    hit = 0
+    j = 0
+    for s, e in uevs:
+        us, ue = ref.elapsed_time(s), ref.elapsed_time(e)
+        while j < len(b) and b[j][1] < us:
+            j += 1
+        if j < len(b) and b[j][0] < ue:
+            hit += 1
+    return hit / len(uevs)
+
+
+def its_in(ends, win):
+    t0, t1 = win
+    k = sum(1 for t in ends if t0 <= t <= t1)
+    return k / ((t1 - t0) / 1e9)
+
+
+def summary(args, lat, gpu, late, extra):
+    r = {
+        "case": args.tag, "urgent": args.urgent, "batch": args.batch,
+        "mode": args.mode, "prio": args.prio,
+        "xsched": os.environ.get("XBENCH_XSCHED", "native"),
+        "n": len(lat), "rate": args.rate,
+        "p50": pct(lat, 50), "p90": pct(lat, 90), "p99": pct(lat, 99),
+        "max": max(lat) if lat else None, "mean": statistics.fmean(lat) if lat else None,
+        "gpu_p50": pct(gpu, 50), "gpu_p99": pct(gpu, 99),
+        "late_p99": pct(late, 99),
+    }
+    r.update(extra)
+    return r
+
+
+def write(args, rec):
+    line = json.dumps(rec)
+    print(line, flush=True)
+    with open(args.out, "a") as f:
+        f.write(line + "\n")
+
+
+# --------------------------------------------------------------- cases ----
+
+def case_alone(args):
+    torch.backends.cudnn.benchmark = False
+    st = make_stream(-1 if args.prio == "high" else 0)
+    job = Job(args.urgent, st)
+    if args.graph:
+        job.capture()
+    lat, gpu, late, win, _ = urgent_loop(job, args.requests, args.rate, args.warmup)
+    write(args, summary(args, lat, gpu, late, {"graph": args.graph}))
+
+
+def case_stream(args):
+    br = BatchRunner(args.batch, 0)
+    th = threading.Thread(target=br.body, daemon=True)
+    th.start()
+    br.ready.wait()
+    if br.error:
+        raise SystemExit("batch failed: " + br.error)
+    res = {}
+
+    def urgent():
+        st = make_stream(-1 if args.prio == "high" else 0)
+        job = Job(args.urgent, st)
+        if args.graph:
+            job.capture()
+        ref = torch.cuda.Event(enable_timing=True)
+        ref.record(st)
+        res["out"] = urgent_loop(job, args.requests, args.rate, args.warmup,
+                                 args.sync == "device")
+        res["ref"] = ref
+
+    ut = threading.Thread(target=urgent)
+    ut.start()
+    ut.join()
+    br.stop.set()
+    th.join()
+    if br.error:
+        raise SystemExit("batch failed: " + br.error)
+    lat, gpu, late, win, uevs = res["out"]
+    ov = overlap_fraction(res["ref"], uevs, br.ev)
+    extra = {"batch_its": its_in(br.ends, win), "overlap": ov, "graph": args.graph,
+             "sync": args.sync}
+    write(args, summary(args, lat, gpu, late, extra))
+
+
+def case_proc(args):
+    ready = args.out + ".ready"
+    stop = args.out + ".stop"
+    ends = args.out + ".ends"
+    for f in (ready, stop, ends):
+        if os.path.exists(f):
+            os.unlink(f)
+    child = subprocess.Popen([sys.executable, __file__, "batch-worker", "--batch", args.batch,
+                              "--ready", ready, "--stop", stop, "--ends", ends])
+    t = time.time()
+    while not os.path.exists(ready):
+        if child.poll() is not None:
+            raise SystemExit("batch worker died")
+        if time.time() - t > 300:
+            raise SystemExit("batch worker not ready")
+        time.sleep(0.05)
+    st = make_stream(-1 if args.prio == "high" else 0)
+    job = Job(args.urgent, st)
+    if args.graph:
+        job.capture()
+    lat, gpu, late, win, _ = urgent_loop(job, args.requests, args.rate, args.warmup)
+    open(stop, "w").close()
+    child.wait(timeout=600)
+    with open(ends) as f:
+        e = [int(x) for x in f.read().split()]
+    extra = {"batch_its": its_in(e, win), "graph": args.graph}
+    write(args, summary(args, lat, gpu, late, extra))
+
+
+def batch_worker(args):
+    br = BatchRunner(args.batch, 0, events=False)
+    th = threading.Thread(target=br.body, daemon=True)
+    th.start()
+    br.ready.wait()
+    if br.error:
+        print("batch failed:", br.error, file=sys.stderr)
+        sys.exit(1)
+    open(args.ready, "w").close()
+    while not os.path.exists(args.stop):
+        time.sleep(0.05)
+    br.stop.set()
+    th.join()
+    with open(args.ends, "w") as f:
+        f.write(" ".join(str(x) for x in br.ends))
+
+
+def batch_alone(args):
+    if args.idle_high:
+        # A high-priority stream that has run once and is idle: under
+        # libxsched the batch stream is then a lower queue (Lv1 in-flight
+        # cap, no holds), the cost the batch job pays while nothing urgent
+        # runs.
+        hi = make_stream(-1)
+        with torch.cuda.stream(hi):
+            torch.zeros(1, device="cuda").add_(1.0)
+        hi.synchronize()
+    br = BatchRunner(args.batch, 0, events=False)
+    th = threading.Thread(target=br.body, daemon=True)
+    th.start()
+    br.ready.wait()
+    if br.error:
+        raise SystemExit("batch failed: " + br.error)
+    t0 = now_ns()
+    time.sleep(args.seconds)
+    t1 = now_ns()
+    br.stop.set()
+    th.join()
+    its = its_in(br.ends, (t0, t1))
+    rec = {"case": args.tag, "batch": args.batch, "mode": "batch-alone",
+           "idle_high": args.idle_high,
+           "xsched": os.environ.get("XBENCH_XSCHED", "native"),
+           "batch_its": its, "seconds": args.seconds,
+           "ms_per_it": 1e3 / its if its else None}
+    write(args, rec)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["alone", "stream", "proc", "batch-alone", "batch-worker"])
+    ap.add_argument("--urgent", default="r18b4", choices=["r18b4", "noop"])
+    ap.add_argument("--batch", default="none")
+    ap.add_argument("--prio", default="equal", choices=["equal", "high"])
+    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--warmup", type=int, default=50)
+    ap.add_argument("--rate", type=float, default=20.0)
+    ap.add_argument("--graph", action="store_true")
+    ap.add_argument("--sync", default="stream", choices=["stream", "device"])
+    ap.add_argument("--idle-high", action="store_true")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--tag", default="")
+    ap.add_argument("--out", default="results.jsonl")
+    ap.add_argument("--ready")
+    ap.add_argument("--stop")
+    ap.add_argument("--ends")
+    args = ap.parse_args()
+    args.mode = args.what
+    torch.cuda.init()
+    if args.what == "alone":
+        case_alone(args)
+    elif args.what == "stream":
+        case_stream(args)
+    elif args.what == "proc":
+        case_proc(args)
+    elif args.what == "batch-alone":
+        batch_alone(args)
+    else:
+        batch_worker(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the CUDA interposer (libxsched-cuda.so) against the fake
+ * libcuda.so.1 (fake_libcuda.h): this program links the fake, and runs with
+ * the interposer preloaded (it re-executes itself with LD_PRELOAD=$XC_PRELOAD
+ * when that is not so yet).  Each test runs in its own forked process, so
+ * each starts with a fresh interposer and its own environment.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_libcuda.h"
+#include "harness.h"
+
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
+			     unsigned int, unsigned int, unsigned int, unsigned int,
+			     CUstream, void **, void **);
+
+#define MS 1000000ULL
+
+/* ---- the runner (the unit harness's interface, without libxsched) ---- */
+
+#define XT_MAX 64
+static struct { const char *name; void (*fn)(void); } tests[XT_MAX];
+static int ntests;
+
+void xt_register(const char *name, void (*fn)(void))
+{
+	if (ntests < XT_MAX) {
+		tests[ntests].name = name;
+		tests[ntests].fn = fn;
+		ntests++;
+	}
+}
+
+void xt_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stdout, "#   %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	_exit(1);
+}
+
+/* ---- helpers ---- */
+
+static CUstream mk(int prio)
+{
+	CUstream h = NULL;
+
+	ASSERT_EQ(cuStreamCreateWithPriority(&h, CU_STREAM_NON_BLOCKING, prio), CUDA_SUCCESS);
+	return h;
+}
+
+static struct fake_kernel kern[128];
+
+static CUfunction K(int id, uint64_t ns)
+{
+	kern[id].id = id;
+	kern[id].ns = ns;
+	return (CUfunction)&kern[id];
+}
+
+static void launch(CUstream h, int id, uint64_t ns)
+{
+	ASSERT_EQ(cuLaunchKernel(K(id, ns), 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
+}
+
+/* The log record of the last command of kernel @id. */
+static struct fake_rec rec_of(int id)
+{
+	struct fake_rec r, found;
+	int i, n = fake_log_count(), hit = 0;
+
+	memset(&found, 0, sizeof(found));
+	for (i = 0; i < n; i++) {
+		fake_log_get(i, &r);
+		if (r.kernel == id) {
+			found = r;
+			hit = 1;
+		}
+	}
+	if (!hit)
+		xt_fail(__FILE__, __LINE__, "kernel %d never reached the driver", id);
+	return found;
+}
+
+static int in_xsched(const void *p)
+{
+	Dl_info di;
+
+	return dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, "libxsched-cuda");
+}
+
+static int in_fake(const void *p)
+{
+	Dl_info di;
+
+	return dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, "libcuda.so");
+}
+
+typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t,
+			   CUdriverProcAddressQueryResult *);
+typedef CUresult (*launch_fn)(CUfunction, unsigned int, unsigned int, unsigned int,
+			      unsigned int, unsigned int, unsigned int, unsigned int,
+			      CUstream, void **, void **);
+
+static gpa_fn gpa(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW);
+	gpa_fn f;
+
+	ASSERT_TRUE(h != NULL);
+	f = (gpa_fn)dlsym(h, "cuGetProcAddress_v2");
+	ASSERT_TRUE(f != NULL);
+	return f;
+}
+
+/* ---- symbol redirection ---- */
+
+TEST(exported_symbols_are_the_hooks)
+{
+	struct fake_rec r;
+
+	ASSERT_TRUE(in_xsched((void *)cuLaunchKernel));
+	ASSERT_TRUE(in_xsched((void *)cuStreamSynchronize));
+	launch(NULL, 7, 0);
+	r = rec_of(7);
+	ASSERT_EQ(r.variant, FAKE_LEGACY);
+	ASSERT_EQ(r.stream, 0);	/* the legacy default stream */
+}
+
+TEST(dlsym_hands_out_hooks_and_passes_the_rest)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW);
+
+	ASSERT_TRUE(h != NULL);
+	ASSERT_TRUE(in_xsched(dlsym(h, "cuLaunchKernel_ptsz")));
+	ASSERT_TRUE(in_xsched(dlsym(h, "cuGetProcAddress_v2")));
+	ASSERT_TRUE(in_xsched(dlsym(h, "cuMemcpyAsync")));
+	ASSERT_TRUE(in_fake(dlsym(h, "cuCtxGetDevice")));
+	ASSERT_TRUE(dlsym(h, "cuNoSuchFunction") == NULL);
+}
+
+TEST(getprocaddress_keeps_the_per_thread_variant)
+{
+	gpa_fn f = gpa();
+	void *pt = NULL, *leg = NULL, *self = NULL, *dev = NULL;
+	CUdriverProcAddressQueryResult st;
+	struct fake_rec r;
+
+	ASSERT_EQ(f("cuLaunchKernel", &pt, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+		    &st), CUDA_SUCCESS);
+	ASSERT_TRUE(pt == (void *)cuLaunchKernel_ptsz);
+	ASSERT_EQ(f("cuLaunchKernel", &leg, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st),
+		  CUDA_SUCCESS);
+	ASSERT_TRUE(leg == (void *)cuLaunchKernel);
+	ASSERT_EQ(f("cuGetProcAddress", &self, 13000, 0, &st), CUDA_SUCCESS);
+	ASSERT_TRUE(self == (void *)f);
+	ASSERT_EQ(f("cuCtxGetDevice", &dev, 13000, 0, &st), CUDA_SUCCESS);
+	ASSERT_TRUE(in_fake(dev));
+
+	/* A null stream through the per-thread hook is the caller's own
+	 * per-thread stream, through the driver's per-thread export. */
+	ASSERT_EQ(((launch_fn)pt)(K(1, 0), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	r = rec_of(1);
+	ASSERT_EQ(r.variant, FAKE_PTSZ);
+	ASSERT_EQ(r.stream, -(int)syscall(SYS_gettid));
+	ASSERT_EQ(((launch_fn)leg)(K(2, 0), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	r = rec_of(2);
+	ASSERT_EQ(r.variant, FAKE_LEGACY);
+	ASSERT_EQ(r.stream, 0);
+}
+
+TEST(unknown_address_is_matched_by_name)
+{
+	gpa_fn f = gpa();
+	void *p = NULL;
+
+	setenv("FAKE_CUDA_PROC_INTERNAL", "1", 1);
+	ASSERT_EQ(f("cuLaunchKernel", &p, 13000, 0, NULL), CUDA_SUCCESS);
+	ASSERT_TRUE(p == (void *)cuLaunchKernel);
+	ASSERT_EQ(((launch_fn)p)(K(3, 0), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_EQ(rec_of(3).variant, FAKE_LEGACY);
+}
+
+TEST(unknown_address_of_a_newer_abi_is_not_hooked)
+{
+	gpa_fn f = gpa();
+	void *p = NULL;
+
+	/* libcuda exports cuMemcpyAsync_v2, which has no hook: an unknown
+	 * address for "cuMemcpyAsync" may be that ABI, so it passes through
+	 * (with a warning) rather than reach a hook of another signature. */
+	setenv("FAKE_CUDA_PROC_INTERNAL", "1", 1);
+	ASSERT_EQ(f("cuMemcpyAsync", &p, 13000, 0, NULL), CUDA_SUCCESS);
+	ASSERT_TRUE(in_fake(p));
+}
+
+TEST(launch_arguments_reach_the_driver_unchanged)
+{
+	void *params[2] = { (void *)1, (void *)2 }, *extra[1] = { NULL };
+	CUlaunchConfig cfg;
+	CUstream s = mk(0);
+	struct fake_rec r;
+
+	ASSERT_EQ(cuLaunchKernel(K(4, 0), 7, 8, 9, 32, 2, 1, 4096, s, params, extra),
+		  CUDA_SUCCESS);
+	r = rec_of(4);
+	ASSERT_TRUE(r.params == params);
+	ASSERT_TRUE(r.extra == extra);
+	ASSERT_EQ(r.grid[0], 7);
+	ASSERT_EQ(r.grid[2], 9);
+	ASSERT_EQ(r.block[1], 2);
+	ASSERT_EQ(r.smem, 4096);
+	ASSERT_EQ(r.stream, fake_stream_id(s));
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+	cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+	cfg.hStream = s;
+	ASSERT_EQ(cuLaunchKernelEx(&cfg, K(5, 0), params, NULL), CUDA_SUCCESS);
+	r = rec_of(5);
+	ASSERT_TRUE(r.config == &cfg);
+	ASSERT_TRUE(r.params == params);
+}
+
+/* ---- Lv1 with per-stream priorities ---- */
+
+struct thr_arg {
+	CUstream s;
+	int id;
+};
+
+static void *launch_thread(void *p)
+{
+	struct thr_arg *a = p;
+
+	launch(a->s, a->id, MS);
+	return NULL;
+}
+
+TEST(lower_stream_waits_while_higher_has_work)
+{
+	CUstream hi = mk(-1), lo = mk(0);
+	struct fake_rec h, r;
+	int i;
+
+	launch(lo, 9, 0);
+	launch(hi, 10, 40 * MS);
+	for (i = 0; i < 3; i++)
+		launch(lo, 11 + i, MS);
+	h = rec_of(10);
+	for (i = 0; i < 3; i++) {
+		r = rec_of(11 + i);
+		ASSERT_GE(r.submit, h.end);
+		ASSERT_LE(r.submit, h.end + 20 * MS);
+	}
+}
+
+TEST(lower_stream_has_at_most_threshold_in_flight)
+{
+	CUstream hi, lo;
+	struct fake_rec r, o;
+	int i, j, most = 0;
+
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 20, 0);	/* live, and idle */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	for (i = 0; i < 30; i++)
+		launch(lo, 30 + (i % 30), 2 * MS);
+	/* Each submission: how many lo kernels were still running. */
+	for (i = 0; i < fake_log_count(); i++) {
+		int n = 0;
+
+		fake_log_get(i, &r);
+		if (r.kernel < 30 || r.stream != fake_stream_id(lo))
+			continue;
+		for (j = 0; j < i; j++) {
+			fake_log_get(j, &o);
+			if (o.kernel >= 30 && o.stream == r.stream && o.end > r.submit)
+				n++;
+		}
+		if (n + 1 > most)
+			most = n + 1;
+	}
+	ASSERT_LE(most, 4);
+	ASSERT_GE(most, 3);	/* and it does run ahead of the GPU up to it */
+}
+
+TEST(hysteresis_bridges_a_gap_in_higher_work)
+{
+	CUstream hi, lo;
+	struct fake_rec b, r;
+	struct timespec gap = { 0, 2000000 };
+	pthread_t t;
+	struct thr_arg a;
+
+	setenv("XSCHED_HYSTERESIS_US", "20000", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(lo, 73, 0);
+	launch(hi, 74, 20 * MS);
+	a.s = lo;
+	a.id = 75;
+	ASSERT_EQ(pthread_create(&t, NULL, launch_thread, &a), 0);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	nanosleep(&gap, NULL);	/* the urgent job's host work between kernels */
+	launch(hi, 76, 20 * MS);
+	pthread_join(t, NULL);
+	b = rec_of(76);
+	r = rec_of(75);
+	ASSERT_GE(r.submit, b.end);
+}
+
+TEST(equal_priorities_never_wait)
+{
+	CUstream a = mk(0), b = mk(0);
+	struct fake_rec ra, rb;
+
+	launch(a, 40, 40 * MS);
+	launch(b, 41, MS);
+	ra = rec_of(40);
+	rb = rec_of(41);
+	ASSERT_LE(rb.submit - ra.submit, 10 * MS);
+}
+
+static void launch_from_thread(CUstream s, int id)
+{
+	struct thr_arg a = { s, id };
+	pthread_t t;
+
+	ASSERT_EQ(pthread_create(&t, NULL, launch_thread, &a), 0);
+	pthread_join(t, NULL);
+}
+
+TEST(per_thread_default_stream_is_scheduled)
+{
+	CUstream lo = mk(1);	/* below the default streams' 0 */
+	struct fake_rec p, r;
+
+	launch(lo, 50, 0);
+	ASSERT_EQ(cuLaunchKernel_ptsz(K(51, 0), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
+		  CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel_ptsz(K(52, 40 * MS), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
+		  CUDA_SUCCESS);
+	launch_from_thread(lo, 53);
+	p = rec_of(52);
+	r = rec_of(53);
+	ASSERT_EQ(p.variant, FAKE_PTSZ);
+	ASSERT_GE(r.submit, p.end);
+}
+
+TEST(legacy_default_stream_is_scheduled)
+{
+	CUstream lo = mk(1);
+	struct fake_rec p, r;
+
+	launch(lo, 54, 0);
+	launch(NULL, 55, 40 * MS);
+	launch_from_thread(lo, 56);
+	p = rec_of(55);
+	r = rec_of(56);
+	ASSERT_EQ(p.stream, 0);
+	ASSERT_GE(r.submit, p.end);
+}
+
+TEST(captured_calls_are_not_held)
+{
+	CUstream hi = mk(-1), lo = mk(0);
+	CUgraph g;
+	struct fake_rec h, r;
+
+	launch(lo, 57, 0);
+	launch(hi, 58, 40 * MS);
+	ASSERT_EQ(cuStreamBeginCapture(lo, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	launch(lo, 59, MS);
+	ASSERT_EQ(cuStreamEndCapture(lo, &g), CUDA_SUCCESS);
+	h = rec_of(58);
+	r = rec_of(59);
+	ASSERT_EQ(r.captured, 1);
+	ASSERT_LE(r.submit - h.submit, 10 * MS);
+}
+
+TEST(destroyed_handle_reused_with_its_new_priority)
+{
+	CUstream a = mk(-1), b, c;
+	struct fake_rec rb, rc;
+
+	launch(a, 60, 0);
+	ASSERT_EQ(cuStreamDestroy(a), CUDA_SUCCESS);
+	b = mk(0);
+	ASSERT_TRUE(b == a);	/* the fake hands the handle out again */
+	c = mk(0);
+	launch(b, 61, 40 * MS);
+	launch(c, 62, MS);
+	rb = rec_of(61);
+	rc = rec_of(62);
+	ASSERT_LE(rc.submit - rb.submit, 10 * MS);
+}
+
+TEST(synchronize_tells_what_completed)
+{
+	CUstream hi = mk(-1), lo = mk(0);
+	struct fake_rec r;
+	int i, marks = 0;
+
+	launch(lo, 63, 0);
+	launch(hi, 64, 20 * MS);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	launch(lo, 65, 0);
+	/* No marker was needed to learn that hi is idle. */
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.kernel == -2 && r.stream == fake_stream_id(hi))
+			marks++;
+	}
+	ASSERT_EQ(marks, 0);
+}
+
+TEST(hold_is_bounded_by_hold_max)
+{
+	CUstream hi, lo;
+	struct fake_rec h, r;
+
+	setenv("XSCHED_CUDA_HOLD_MAX_MS", "50", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(lo, 66, 0);
+	launch(hi, 67, 400 * MS);
+	launch(lo, 68, 0);
+	h = rec_of(67);
+	r = rec_of(68);
+	ASSERT_GE(r.submit - h.submit, 40 * MS);
+	ASSERT_LE(r.submit - h.submit, 200 * MS);
+}
+
+TEST(fork_child_uses_the_library)
+{
+	CUstream s = mk(0);
+	int status;
+	pid_t pid;
+
+	launch(s, 69, MS);
+	pid = fork();
+	if (pid == 0) {
+		CUstream t = mk(-1);
+
+		launch(t, 70, MS);
+		launch(s, 71, MS);
+		_exit(cuStreamSynchronize(t) == CUDA_SUCCESS ? 0 : 3);
+	}
+	ASSERT_TRUE(pid > 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	launch(s, 72, 0);
+	ASSERT_EQ(cuStreamSynchronize(s), CUDA_SUCCESS);
+}
+
+/* ---- main ---- */
+
+int main(int argc, char **argv)
+{
+	const char *want = getenv("XC_PRELOAD");
+	const char *have = getenv("LD_PRELOAD");
+	int passed = 0, failed = 0, i;
+
+	if (want && (!have || strcmp(have, want))) {
+		setenv("LD_PRELOAD", want, 1);
+		execv("/proc/self/exe", argv);
+		perror("execv");
+		return 2;
+	}
+	if (!in_xsched((void *)cuLaunchKernel)) {
+		printf("not ok 0 the interposer is not preloaded (set XC_PRELOAD)\n");
+		return 1;
+	}
+	for (i = 0; i < ntests; i++) {
+		int status;
+		pid_t pid;
+
+		if (argc > 1 && !strstr(tests[i].name, argv[1]))
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			alarm(30);
+			tests[i].fn();
+			fflush(stdout);
+			exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0)
+			return 2;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			printf("ok %d %s\n", i + 1, tests[i].name);
+			passed++;
+		} else {
+			if (WIFSIGNALED(status))
+				printf("#   killed by signal %d\n", WTERMSIG(status));
+			printf("not ok %d %s\n", i + 1, tests[i].name);
+			failed++;
+		}
+	}
+	printf("libxsched-cuda: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
