@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make module     build kmod/xsched_kfd.ko (KDIR= headers, default: Debian 6.12 from the cache)
+# make module     build kmod/xsched_kfd.ko and the sim GPU for tests, kmod/sim/xsched_sim.ko
+#                 (KDIR= headers, default: Debian 6.12 from the cache)
 # make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
 # make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level,
 #                 a latency CDF plot and a timeline of one urgent request (build/demo/)
@@ -35,6 +36,8 @@ endif
 
 QEMU_RUN = $(TOP)/tools/qemu-run.sh --cache $(CACHE) --krel $(KREL)
 MODULE = kmod/xsched_kfd.ko
+# The sim GPU, a test device loaded after it (and unloaded before it).
+SIM_MODULE = kmod/sim/xsched_sim.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
 .PHONY: all deps kernel module tools check check-debug demo bench lint mutate install install-tools clean
@@ -60,15 +63,16 @@ TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xsc
 XSCHEDCTL_SRC = $(wildcard tools/xschedctl/*.c)
 
 # Static: they run in the VM's busybox userland too.
-$(BUILD)/tools/xschedctl: $(XSCHEDCTL_SRC) tools/xschedctl/xschedctl.h include/uapi/linux/xsched_kfd.h
+$(BUILD)/tools/xschedctl: $(XSCHEDCTL_SRC) tools/xschedctl/xschedctl.h include/uapi/linux/xsched_kfd.h \
+		include/uapi/linux/xsched_sim.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -static -pthread $(XSCHEDCTL_SRC) -o $@
 
-$(BUILD)/tools/%: tools/*/%.c include/uapi/linux/xsched_kfd.h
+$(BUILD)/tools/%: tools/*/%.c include/uapi/linux/xsched_kfd.h include/uapi/linux/xsched_sim.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
 
-$(BUILD)/tools/%: tests/tools/%.c include/uapi/linux/xsched_kfd.h
+$(BUILD)/tools/%: tests/tools/%.c include/uapi/linux/xsched_kfd.h include/uapi/linux/xsched_sim.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -static -pthread $< -o $@
 
@@ -101,7 +105,7 @@ demo: module $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tool
 
 bench: module
 	$(MAKE) -C libxsched bench TOP=$(TOP)
-	$(QEMU_RUN) --append idle=poll --module $(MODULE) --copy $(BUILD)/libxsched/bench --rmmod \
+	$(QEMU_RUN) --append idle=poll --module $(MODULE) --module $(SIM_MODULE) --copy $(BUILD)/libxsched/bench --rmmod \
 		-- 'sleep $(VM_SETTLE); cd bench && ./run-bench.sh'
 
 # Every fault's copy runs `make check` against the same kernel cache.

@@ -987,6 +987,7 @@ static void xkfd_op_progress(struct xsched_queue *xq, struct xsched_progress *pr
 
 static const struct xsched_backend_ops xkfd_ops = {
 	.name = "kfd",
+	.owner = THIS_MODULE,
 	.modes = BIT(XSCHED_MODE_SAVE),
 	.polled = true,		/* the GPU writes rptr; nothing tells us */
 	.suspend = xkfd_op_suspend,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/xsched: the client fd.  Opening the device makes a client; a client
- * owns its sim device memory and sim queues, an optional KFD attachment, and
- * registers queues, each of which becomes a queue fd (queue.c).
+ * owns an optional KFD attachment and registers queues, each of which becomes
+ * a queue fd (queue.c): kfd queues through the attachment, queues of a
+ * backend module (the sim) through that backend's bind (backend.c).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -18,7 +19,6 @@
 #include "trace.h"
 
 struct xsched_client {
-	struct xsim_vm *vm;
 	struct mutex lock;		/* protects kfd */
 	struct xkfd_attach *kfd;
 };
@@ -40,11 +40,19 @@ void xsched_obj_inc(enum xsched_obj obj)
 {
 	atomic_inc(&xsched_objs[obj]);
 }
+EXPORT_SYMBOL_GPL(xsched_obj_inc);
 
 void xsched_obj_dec(enum xsched_obj obj)
 {
 	WARN_ON(atomic_dec_return(&xsched_objs[obj]) < 0);
 }
+EXPORT_SYMBOL_GPL(xsched_obj_dec);
+
+struct dentry *xsched_debugfs_dir(void)
+{
+	return xsched_debugfs;
+}
+EXPORT_SYMBOL_GPL(xsched_debugfs_dir);
 
 static int xsched_objects_show(struct seq_file *m, void *v)
 {
@@ -63,11 +71,6 @@ static int xsched_open(struct inode *inode, struct file *file)
 
 	if (!c)
 		return -ENOMEM;
-	c->vm = xsim_vm_create();
-	if (!c->vm) {
-		kfree(c);
-		return -ENOMEM;
-	}
 	mutex_init(&c->lock);
 	file->private_data = c;
 	xsched_obj_inc(XSCHED_OBJ_CLIENT);
@@ -80,48 +83,47 @@ static int xsched_release(struct inode *inode, struct file *file)
 
 	if (c->kfd)
 		xkfd_detach(c->kfd);
-	xsim_vm_put(c->vm);
 	mutex_destroy(&c->lock);
 	kfree(c);
 	xsched_obj_dec(XSCHED_OBJ_CLIENT);
 	return 0;
 }
 
-static int xsched_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	struct xsched_client *c = file->private_data;
-
-	return xsim_mmap(c->vm, vma);
-}
-
 static int xsched_version(struct xsched_version *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->api_version = XSCHED_API_VERSION;
-	v->backends = BIT(XSCHED_BACKEND_SIM);
+	if (xsched_backend_loaded(XSCHED_BACKEND_SIM))
+		v->backends |= BIT(XSCHED_BACKEND_SIM);
 	if (xkfd_available())
 		v->backends |= BIT(XSCHED_BACKEND_KFD);
-	xsim_version(v);
 	return 0;
 }
 
 static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 			   struct xsched_register __user *ur)
 {
+	const struct xsched_backend_ops *ops;
 	struct xsched_queue *q;
 	int ret;
 
-	if (r->flags & ~XSCHED_REGISTER_FLAGS || r->reserved0 || r->reserved[0] ||
-	    r->reserved[1])
+	if (r->flags & ~XSCHED_REGISTER_FLAGS || r->reserved[0] || r->reserved[1])
 		return -EINVAL;
 	if (r->backend != XSCHED_BACKEND_SIM && r->backend != XSCHED_BACKEND_KFD)
+		return -EINVAL;
+	/* kfd: the client's attachment names the process; no fd here. */
+	if (r->backend == XSCHED_BACKEND_KFD && r->backend_fd)
 		return -EINVAL;
 	ret = xsched_priority_check(r->priority, 0);
 	if (ret)
 		return ret;
 
-	if (r->backend == XSCHED_BACKEND_SIM) {
-		q = xsim_register(c->vm, r->handle, r->priority);
+	if (r->backend != XSCHED_BACKEND_KFD) {
+		ops = xsched_backend_get(r->backend);
+		if (!ops)
+			return -ENODEV;
+		q = ops->bind(r->backend_fd, r->handle, r->priority);
+		xsched_backend_put(ops);
 	} else {
 		mutex_lock(&c->lock);
 		q = c->kfd ? xkfd_register(c->kfd, r->handle, r->priority) :
@@ -155,10 +157,6 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	union {
 		struct xsched_version v;
-		struct xsched_sim_mem m;
-		struct xsched_sim_queue_create qc;
-		struct xsched_sim_submit s;
-		struct xsched_sim_wait w;
 		struct xsched_register r;
 		struct xsched_kfd_attach a;
 	} u;
@@ -171,10 +169,6 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case XSCHED_IOC_ADMIN:
 		/* Sized by its own size field, not by the ioctl number. */
 		return xsched_admin_ioctl(uarg);
-	case XSCHED_IOC_SIM_MEM_ALLOC:
-	case XSCHED_IOC_SIM_QUEUE_CREATE:
-	case XSCHED_IOC_SIM_SUBMIT:
-	case XSCHED_IOC_SIM_WAIT:
 	case XSCHED_IOC_REGISTER:
 	case XSCHED_IOC_KFD_ATTACH:
 		break;
@@ -185,36 +179,17 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EFAULT;
 	/*
 	 * Probe that the results can be written back before anything is
-	 * created: a read-only argument must not leave a buffer, queue or
-	 * submission behind an EFAULT.  Only a concurrent munmap() or
+	 * created: a read-only argument must not leave a queue or an
+	 * attachment behind an EFAULT.  Only a concurrent munmap() or
 	 * mprotect() can still make the final copy fail.
 	 */
 	if (copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
 		return -EFAULT;
 
-	switch (cmd) {
-	case XSCHED_IOC_SIM_MEM_ALLOC:
-		ret = xsim_mem_alloc(c->vm, &u.m);
-		break;
-	case XSCHED_IOC_SIM_QUEUE_CREATE:
-		ret = xsim_queue_create(c->vm, &u.qc);
-		break;
-	case XSCHED_IOC_SIM_SUBMIT:
-		ret = xsim_submit(c->vm, &u.s);
-		break;
-	case XSCHED_IOC_SIM_WAIT:
-		ret = xsim_wait(c->vm, &u.w);
-		/* completed is reported on timeout and failure too */
-		if (ret && ret != -EFAULT && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
-			return -EFAULT;
-		break;
-	case XSCHED_IOC_REGISTER:
-		/* Copies its output itself, before the fd becomes visible. */
+	/* REGISTER copies its output itself, before the fd becomes visible. */
+	if (cmd == XSCHED_IOC_REGISTER)
 		return xsched_register(c, &u.r, uarg);
-	default:
-		ret = xsched_kfd_attach(c, &u.a);
-		break;
-	}
+	ret = xsched_kfd_attach(c, &u.a);
 	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
 		return -EFAULT;
 	return ret;
@@ -226,7 +201,6 @@ static const struct file_operations xsched_fops = {
 	.release = xsched_release,
 	.unlocked_ioctl = xsched_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.mmap = xsched_mmap,
 	.llseek = noop_llseek,
 };
 
@@ -245,22 +219,17 @@ static int __init xsched_init(void)
 	if (ret)
 		return ret;
 	xsched_debugfs = debugfs_create_dir("xsched", NULL);
-	ret = xsim_init(xsched_debugfs);
-	if (ret)
-		goto err_debugfs;
 	xsched_queues_debugfs(xsched_debugfs);
 	debugfs_create_file("objects", 0444, xsched_debugfs, NULL,
 			    &xsched_objects_fops);
 	ret = misc_register(&xsched_misc);
 	if (ret)
-		goto err_sim;
-	pr_info("xsched: /dev/%s ready, api %u, backends sim%s\n",
+		goto err_debugfs;
+	pr_info("xsched: /dev/%s ready, api %u, kfd backend %s\n",
 		XSCHED_DEVICE_NAME, XSCHED_API_VERSION,
-		xkfd_available() ? " kfd" : "");
+		xkfd_available() ? "built in" : "not built");
 	return 0;
 
-err_sim:
-	xsim_exit();
 err_debugfs:
 	debugfs_remove_recursive(xsched_debugfs);
 	xsched_arbiter_exit();
@@ -272,12 +241,11 @@ static void __exit xsched_exit(void)
 	int i;
 
 	misc_deregister(&xsched_misc);
-	/* debugfs first: its knobs reach into the sim and the queue list. */
+	/* debugfs first: its knobs reach into the queue list. */
 	debugfs_remove_recursive(xsched_debugfs);
 	/* No queue is left, and with them went the arbiter's domains. */
 	xsched_queues_exit();
 	xsched_arbiter_exit();
-	xsim_exit();
 	for (i = 0; i < XSCHED_OBJ_NR; i++)
 		if (atomic_read(&xsched_objs[i]))
 			pr_err("xsched: leaked %d %s\n",

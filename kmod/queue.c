@@ -108,6 +108,8 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 		return ERR_PTR(uid);
 	}
 	kref_init(&q->ref);
+	/* The caller runs in the backend's module: it is pinned already. */
+	__module_get(ops->owner);
 	q->uid = uid;
 	q->backend = backend;
 	q->ops = ops;
@@ -132,21 +134,26 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	xsched_obj_inc(XSCHED_OBJ_QUEUE);
 	return q;
 }
+EXPORT_SYMBOL_GPL(xsched_queue_create);
 
 static void xsched_queue_free(struct kref *ref)
 {
 	struct xsched_queue *q = container_of(ref, struct xsched_queue, ref);
 
+	const struct xsched_backend_ops *ops = q->ops;
+
 	ida_free(&xsched_uid_ida, q->uid);
 	mutex_destroy(&q->lock);
 	kfree(q);
 	xsched_obj_dec(XSCHED_OBJ_QUEUE);
+	module_put(ops->owner);
 }
 
 void xsched_queue_put(struct xsched_queue *q)
 {
 	kref_put(&q->ref, xsched_queue_free);
 }
+EXPORT_SYMBOL_GPL(xsched_queue_put);
 
 /*
  * References to the registered queues, taken under xsched_queues_lock so
@@ -226,6 +233,7 @@ struct xsched_queue *xsched_queue_get_by_uid(u32 uid)
 	mutex_unlock(&xsched_queues_lock);
 	return found;
 }
+EXPORT_SYMBOL_GPL(xsched_queue_get_by_uid);
 
 /* The backend saw work submitted or completed; its pointers are now these. */
 void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
@@ -234,6 +242,7 @@ void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
 	wake_up_all(&q->wq);
 	xsched_arbiter_event(q);
 }
+EXPORT_SYMBOL_GPL(xsched_queue_wake);
 
 /* A blocked XSCHED_IOC_SUSPEND: told the outcome of its own suspend. */
 struct xsched_waiter {
@@ -306,6 +315,7 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 				   by_arbiter, by_admin, pid, busy_uid, busy_prio);
 	wake_up_all(&q->wq);
 }
+EXPORT_SYMBOL_GPL(xsched_queue_suspend_done);
 
 /* Called by the backend when the queue was reset or faulted. */
 void xsched_queue_failed(struct xsched_queue *q, int err)
@@ -328,6 +338,7 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 	/* Its work will never finish: it must not hold others back. */
 	xsched_arbiter_event(q);
 }
+EXPORT_SYMBOL_GPL(xsched_queue_failed);
 
 u32 xsched_queue_state(struct xsched_queue *q)
 {

@@ -2,8 +2,9 @@
 /*
  * xsched core: queue objects, their state machine and the backend ops table.
  *
- * The core knows nothing about hardware.  A backend (sim.c, kfd.c) binds a
- * hardware queue to a struct xsched_queue and implements suspend/resume; the
+ * The core knows nothing about hardware.  A backend (kfd.c, or a module of its
+ * own such as xsched_sim.ko, registered through backend.c) binds a hardware
+ * queue to a struct xsched_queue and implements suspend/resume; the
  * core owns the state, the counters, the queue fd and the tracepoints, so the
  * same paths run for every backend.
  *
@@ -30,6 +31,7 @@
 #include <linux/xsched_kfd.h>
 
 struct dentry;
+struct module;
 struct xsched_arb_domain;
 struct xsched_queue;
 struct xsched_client;
@@ -50,6 +52,14 @@ struct xsched_progress {
 
 struct xsched_backend_ops {
 	const char *name;
+	struct module *owner;	/* pinned while any queue of the backend lives */
+	/*
+	 * A backend in a module of its own (backend.c): resolve
+	 * XSCHED_IOC_REGISTER's @handle, with @fd an fd of the backend's own
+	 * device that owns it, into a new queue (xsched_queue_create()), or
+	 * an ERR_PTR.  Called with a reference on @owner held.
+	 */
+	struct xsched_queue *(*bind)(int fd, u64 handle, s32 priority);
 	u32 modes;	/* BIT(XSCHED_MODE_*) this backend can do */
 	/*
 	 * No wakeup on progress (kfd: the GPU writes the read pointer into
@@ -208,19 +218,15 @@ unsigned int xsched_arbiter_poll_us(void);
 /* admin.c: XSCHED_IOC_ADMIN */
 long xsched_admin_ioctl(struct xsched_admin __user *ua);
 
-/* sim.c: the software GPU */
-struct xsim_vm;
-int xsim_init(struct dentry *debugfs_root);
-void xsim_exit(void);
-void xsim_version(struct xsched_version *v);
-struct xsim_vm *xsim_vm_create(void);
-void xsim_vm_put(struct xsim_vm *vm);
-int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m);
-int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma);
-int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c);
-int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s);
-int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *w);
-struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priority);
+/* backend.c */
+int xsched_backend_register(u32 backend, const struct xsched_backend_ops *ops);
+void xsched_backend_unregister(u32 backend, const struct xsched_backend_ops *ops);
+const struct xsched_backend_ops *xsched_backend_get(u32 backend);
+void xsched_backend_put(const struct xsched_backend_ops *ops);
+bool xsched_backend_loaded(u32 backend);
+
+/* main.c: the debugfs folder a backend module puts its own knobs in */
+struct dentry *xsched_debugfs_dir(void);
 
 /* kfd.c: real amdgpu queues; answers -ENODEV when built without KFD_SRC */
 struct xkfd_attach;

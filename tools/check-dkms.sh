@@ -9,10 +9,10 @@
 # replaced by `depmod -b` on the install tree.  The VM then gets that
 # /lib/modules/KREL and, with no module loaded by qemu-run:
 #   - xschedctl says the module is not loaded (exit 3);
-#   - `modprobe xsched_kfd` loads the DKMS-installed module (its srcversion
-#     must be the DKMS build's);
-#   - the uapi kselftest runs against it (a short suite);
-#   - the module unloads.
+#   - `modprobe xsched_sim` loads the DKMS-installed xsched_sim.ko and, by its
+#     dependency, xsched_kfd.ko (whose srcversion must be the DKMS build's);
+#   - the uapi kselftest runs against them (a short suite);
+#   - both unload.
 # Prints "dkms: N passed, N failed" last.
 #
 # Environment (as tools/check.sh has it): KREL CACHE BUILD KDIR KSRC;
@@ -36,12 +36,13 @@ rm -rf "$out"
 src=$out/src/$name-$ver
 root=$out/root
 mods=$root/lib/modules
-mkdir -p "$src/kmod" "$out/tree" "$mods/$KREL"
+mkdir -p "$src/kmod/sim" "$out/tree" "$mods/$KREL"
 # The package's files, as a release tarball would ship them.
 cp "$top/dkms.conf" "$top/Kbuild" "$src/"
 cp -r "$top/include" "$src/"
 cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$top"/kmod/*.sh "$src/kmod/"
-rm -f "$src/kmod/$name.mod.c"
+cp "$top"/kmod/sim/*.c "$top"/kmod/sim/Kbuild "$src/kmod/sim/"
+rm -f "$src/kmod/$name.mod.c" "$src/kmod/sim/xsched_sim.mod.c"
 dkms=(dkms --dkmstree "$out/tree" --sourcetree "$out/src" --installtree "$mods")
 
 if "${dkms[@]}" add -m "$name" -v "$ver" > "$out/add.log" 2>&1 &&
@@ -60,6 +61,7 @@ if "${dkms[@]}" install -m "$name" -v "$ver" -k "$KREL" --kernelsourcedir "$KDIR
 	depmod -b "$root" "$KREL" > "$out/depmod.log" 2>&1 &&
 	ko=$mods/$KREL/updates/dkms/$name.ko && [ -f "$ko" ] &&
 	grep -q "^updates/dkms/$name.ko:" "$mods/$KREL/modules.dep" &&
+	grep -q "^updates/dkms/xsched_sim.ko: updates/dkms/$name.ko" "$mods/$KREL/modules.dep" &&
 	"${dkms[@]}" status -m "$name" -v "$ver" -k "$KREL" | grep -q ': installed'; then
 	ok dkms_installs_and_depmod_finds_it
 else
@@ -94,14 +96,15 @@ else
 fi
 mkdir -p /lib/modules
 cp -r modules/$KREL /lib/modules/
-if modprobe $name && [ "\$(cat /sys/module/$name/srcversion)" = "$srcversion" ]; then
+# The sim (for the tests) depends on the core: modprobe loads both.
+if modprobe xsched_sim && [ "\$(cat /sys/module/$name/srcversion)" = "$srcversion" ]; then
 	echo "ok modprobe_loads_the_dkms_module"
 else
 	echo "not ok modprobe_loads_the_dkms_module"; lsmod
 	exit 0
 fi
 (cd kselftest && SUITE=dkms-uapi ./run.sh uapi)
-if rmmod $name; then
+if rmmod xsched_sim && rmmod $name; then
 	echo "ok dkms_module_unloads"
 else
 	echo "not ok dkms_module_unloads"

@@ -13,12 +13,14 @@
 # Prints "ksft-tree: N passed, N failed" last.
 #
 # Environment (as tools/check.sh has it): KREL CACHE BUILD KSRC; MODULE
-# (default kmod/xsched_kfd.ko).
+# (default kmod/xsched_kfd.ko; the sim test device, xsched_sim.ko, beside
+# it in sim/).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}"
 module=${MODULE:-$top/kmod/xsched_kfd.ko}
+sim_module=${module%/*}/sim/xsched_sim.ko
 out=$BUILD/ksft-tree
 tree=$out/linux
 obj=$out/obj
@@ -33,7 +35,8 @@ mkdir -p "$tree/tools/testing" "$tree/scripts" "$obj/usr/include/linux"
 cp -r "$KSRC/tools/testing/selftests" "$tree/tools/testing/"
 cp "$KSRC/scripts/subarch.include" "$tree/scripts/"
 cp -r "$top/tests/kselftest/xsched" "$tree/tools/testing/selftests/"
-cp "$top/include/uapi/linux/xsched_kfd.h" "$obj/usr/include/linux/"
+cp "$top/include/uapi/linux/xsched_kfd.h" "$top/include/uapi/linux/xsched_sim.h" \
+	"$obj/usr/include/linux/"
 
 if make -C "$tree/tools/testing/selftests" TARGETS=xsched O="$obj" install \
 	> "$out/build.log" 2>&1; then
@@ -55,7 +58,7 @@ else
 fi
 
 "$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$module" \
-	--copy "$inst" --rmmod --timeout 600 -- \
+	--module "$sim_module" --copy "$inst" --rmmod --timeout 600 -- \
 	'rm -f /usr/bin/timeout && cd kselftest_install && ./run_kselftest.sh -t xsched:uapi' \
 	> "$out/vm.log" 2>&1
 rc=$?

@@ -41,7 +41,8 @@
 #
 # `make check-debug` runs the sim suites through this script on its debug kernel:
 #   QEMU_KERNEL=bzImage  boot it instead of Debian's kernel
-#   MODULE=path.ko       the module built for it (default kmod/xsched_kfd.ko)
+#   MODULE=path.ko       the module built for it (default kmod/xsched_kfd.ko); the
+#                        sim GPU is sim/xsched_sim.ko beside it
 #   TOOLS=dir            where xschedctl and xsched-demo are (default $BUILD/tools)
 #   VM_TIMEOUT=s         limit of the main VM run (default 2400)
 set -uo pipefail
@@ -50,6 +51,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}" "${KDIR:?}"
 groups=${CHECK_SUITES:-unit vm gate nokfd kfd pkg lint}
 module=${MODULE:-$top/kmod/xsched_kfd.ko}
+# The sim suites load the core, then the sim GPU (a test device) beside it.
+sim_module=${module%/*}/sim/xsched_sim.ko
 tools=${TOOLS:-$BUILD/tools}
 ksft_only=${CHECK_KSELFTESTS:-}
 logs=$BUILD/check
@@ -160,7 +163,7 @@ if want vm; then
 	cp "$tools/xschedctl" "$tools/xsched-demo" "$tools/xsched-load" "$tools/jsonflat" \
 		"$tools/ptyscreen" "$top/tests/tools/run.sh" "$vm/tools/"
 	note "booting ${QEMU_KERNEL:-$KREL} in QEMU with $module"
-	qemu --module "$module" --copy "$vm" --rmmod --timeout "${VM_TIMEOUT:-2400}" -- \
+	qemu --module "$module" --module "$sim_module" --copy "$vm" --rmmod --timeout "${VM_TIMEOUT:-2400}" -- \
 		"cd vm && KSFT='$ksft_only' ./check-vm.sh" 2>&1 | tee "$logs/vm.log"
 	rc=${PIPESTATUS[0]}
 	for s in $expect; do
@@ -174,7 +177,7 @@ fi
 # kernel log printed.  If it did not, every suite's "no splat" would mean nothing.
 if want gate; then
 	note "booting $KREL with an injected kernel warning (the splat gate must catch it)"
-	qemu --module "$module:debug_inject_warn=1" --copy "$vm/kselftest" \
+	qemu --module "$module:debug_inject_warn=1" --module "$sim_module" --copy "$vm/kselftest" \
 		--rmmod --timeout 600 -- 'cd kselftest && ./run.sh exactly_once' \
 		> "$logs/splat-gate.log" 2>&1
 	rc=$?
@@ -204,7 +207,8 @@ if want nokfd; then
 	note "building the module without the kfd backend"
 	if nokfd_ko=$("$top/tools/build-module.sh" "$BUILD/nokfd" "$KDIR" 2> "$logs/nokfd-build.log"); then
 		note "booting $KREL in QEMU with the module built without kfd"
-		qemu --module "$nokfd_ko" --copy "$vm/kselftest" --rmmod --timeout 600 -- \
+		qemu --module "$nokfd_ko" --module "${nokfd_ko%/*}/sim/xsched_sim.ko" \
+			--copy "$vm/kselftest" --rmmod --timeout 600 -- \
 			'cd kselftest && SUITE=xsched-nokfd-uapi ./run.sh uapi' 2>&1 | tee "$logs/vm-nokfd.log"
 		rc=${PIPESTATUS[0]}
 		if grep -qE '^xsched-nokfd-uapi: [0-9]+ passed, 0 failed' "$logs/vm-nokfd.log"; then

@@ -10,7 +10,7 @@
 #   --cache DIR       kernel cache root (default: <repo>/.cache/kernel)
 #   --module F.ko[:ARGS]
 #                     insmod F.ko in the guest before COMMAND, with module parameters
-#                     ARGS (e.g. kmod/xsched_kfd.ko:sim_cus=4); repeatable, in order
+#                     ARGS (e.g. kmod/sim/xsched_sim.ko:sim_cus=4); repeatable, in order
 #   --amdgpu          first load Debian's amdgpu.ko and its dependencies (the order
 #                     `modprobe --show-depends` gives); /dev/kfd appears with no GPU
 #   --copy PATH       copy a file or directory into the guest's /xsched/ (repeatable;

@@ -25,6 +25,7 @@
  * Absolute figures from a TCG VM are slow and noisy; compare within a run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 #include <xsched.h>
 
 enum mode { M_NONE, M_LV1, M_LV2, M_LV3, M_COUNT };
@@ -113,10 +115,17 @@ static void stream_open(struct stream *s, struct xsched_sim *sim, bool raw,
 		die("SIM_MEM_ALLOC", ret);
 	if (raw) {
 		/* Registered without arbitration: only to read its counters. */
+		static int raw_cfd = -1;
+
+		if (raw_cfd < 0)
+			raw_cfd = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+		if (raw_cfd < 0)
+			die("open /dev/" XSCHED_DEVICE_NAME, errno);
 		memset(&reg, 0, sizeof(reg));
 		reg.backend = XSCHED_BACKEND_SIM;
 		reg.handle = s->qid;
-		ret = ioctl(xsched_sim_fd(sim), XSCHED_IOC_REGISTER, &reg);
+		reg.backend_fd = (uint32_t)xsched_sim_fd(sim);
+		ret = ioctl(raw_cfd, XSCHED_IOC_REGISTER, &reg);
 		if (ret < 0)
 			die("REGISTER", errno);
 		s->qfd = (int)reg.queue_fd;
@@ -493,7 +502,7 @@ int main(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct xsched_version ver;
+	struct xsched_sim_info ver;
 	struct xsched_sim *sim;
 	struct result alone_u, alone_b, r;
 	double direct, direct_e2e = 0;
@@ -519,15 +528,15 @@ int main(int argc, char **argv)
 
 	ret = xsched_sim_open(&sim, NULL);
 	if (ret)
-		die("cannot open /dev/xsched (is xsched_kfd loaded?)", ret);
+		die("cannot open /dev/xsched and /dev/xsched_sim (are xsched_kfd and xsched_sim loaded?)", ret);
 	memset(&ver, 0, sizeof(ver));
-	if (ioctl(xsched_sim_fd(sim), XSCHED_IOC_VERSION, &ver) < 0)
-		die("VERSION", errno);
+	if (ioctl(xsched_sim_fd(sim), XSCHED_IOC_SIM_INFO, &ver) < 0)
+		die("SIM_INFO", errno);
 	xsched_sim_close(sim);
-	opt.slots = ver.sim_cus * ver.sim_waves_per_cu;
+	opt.slots = ver.cus * ver.waves_per_cu;
 
 	printf("xsched-bench: sim GPU %u CUs x %u wave slots; urgent: %u workgroups x 4 steps of %llu us every %d us, %d samples after %d warm-up\n",
-	       ver.sim_cus, ver.sim_waves_per_cu, opt.slots,
+	       ver.cus, ver.waves_per_cu, opt.slots,
 	       (unsigned long long)(opt.step_ns / 1000), opt.period_us, opt.samples,
 	       opt.warmup);
 	printf("batch: kernels of %u workgroups (2 per slot), 4 outstanding; Lv1 threshold %u, batch %u\n\n",

@@ -161,15 +161,17 @@ struct xsched_decision {
 
 struct xsched_platform;		/* where XQueues run: sim GPU, mock, ... */
 struct xsched_xqueue;		/* one submission stream */
-struct xsched_sim;		/* an open /dev/xsched client */
+struct xsched_sim;		/* an open /dev/xsched_sim and /dev/xsched client */
 
-/* ---- the sim platform: the xsched_kfd module's software GPU ------------- */
+/* ---- the sim platform: xsched_sim.ko's software GPU (a test device) ------ */
 
-/* Open /dev/xsched (or @path) and check the API version and the sim backend. */
+/* Open /dev/xsched (or @path), check the API version and the sim backend,
+ * and open /dev/xsched_sim. */
 int xsched_sim_open(struct xsched_sim **simp, const char *path);
 /* Close; every XQueue of this sim must have been destroyed. */
 void xsched_sim_close(struct xsched_sim *sim);
-/* The client fd, for direct ioctls. */
+/* The /dev/xsched_sim fd, for direct sim ioctls (<linux/xsched_sim.h>) and as
+ * XSCHED_IOC_REGISTER's backend_fd. */
 int xsched_sim_fd(const struct xsched_sim *sim);
 /* Allocate sim device memory and map it; *cpu stays valid until close. */
 int xsched_sim_alloc(struct xsched_sim *sim, uint64_t size, uint64_t *gpu_addr,

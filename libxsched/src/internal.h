@@ -227,6 +227,7 @@ uint64_t xs_now_ns(void);
 struct xs_modq {
 	int qfd;		/* the queue fd */
 	int devfd;		/* the /dev/xsched client it was registered on */
+	int backend_fd;		/* sim: the /dev/xsched_sim fd owning it; kfd: 0 */
 	uint32_t backend;	/* XSCHED_BACKEND_* */
 	uint64_t handle;
 	int32_t prio;		/* as registered with the module */
@@ -236,7 +237,8 @@ struct xs_modq {
 int xs_ioctl(int fd, unsigned long req, void *arg);
 int xs_ioctl0(int fd, unsigned long req, void *arg);	/* 0 or -errno */
 int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
-		     uint64_t handle, int32_t prio, bool arbiter, const char *what);
+		     int backend_fd, uint64_t handle, int32_t prio, bool arbiter,
+		     const char *what);
 int xs_modq_set_arbiter(struct xs_modq *m, bool on, const char *what);
 void xs_modq_close(struct xs_modq *m);
 int xs_modq_query(const struct xs_modq *m, struct xsched_queue_info *qi);

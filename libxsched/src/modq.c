@@ -30,7 +30,8 @@ int xs_ioctl0(int fd, unsigned long req, void *arg)
 }
 
 int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
-		     uint64_t handle, int32_t prio, bool arbiter, const char *what)
+		     int backend_fd, uint64_t handle, int32_t prio, bool arbiter,
+		     const char *what)
 {
 	struct xsched_register reg;
 	int ret;
@@ -39,6 +40,7 @@ int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
 	reg.backend = backend;
 	reg.flags = arbiter ? XSCHED_REGISTER_ARBITRATE : 0;
 	reg.handle = handle;
+	reg.backend_fd = (uint32_t)backend_fd;
 	reg.priority = prio;
 	ret = xs_ioctl(devfd, XSCHED_IOC_REGISTER, &reg);
 	if (ret == -EPERM && prio > 0) {
@@ -53,6 +55,7 @@ int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
 		return ret;
 	m->qfd = (int)reg.queue_fd;
 	m->devfd = devfd;
+	m->backend_fd = backend_fd;
 	m->backend = backend;
 	m->handle = handle;
 	m->prio = prio;
@@ -73,12 +76,14 @@ int xs_modq_set_arbiter(struct xs_modq *m, bool on, const char *what)
 		return 0;
 	close(m->qfd);
 	m->qfd = -1;
-	ret = xs_modq_register(m, m->devfd, m->backend, m->handle, m->prio, on, what);
+	ret = xs_modq_register(m, m->devfd, m->backend, m->backend_fd, m->handle,
+			       m->prio, on, what);
 	if (!ret)
 		return 0;
 	xs_warn("%s: re-registering %s the arbiter failed: %s", what,
 		on ? "with" : "without", strerror(-ret));
-	if (!xs_modq_register(m, m->devfd, m->backend, m->handle, m->prio, !on, what))
+	if (!xs_modq_register(m, m->devfd, m->backend, m->backend_fd,
+			      m->handle, m->prio, !on, what))
 		return ret;
 	xs_err("%s: cannot register it again; it is lost", what);
 	return -EIO;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sim platform: XQueues over the xsched_kfd module's software GPU.
+ * The sim platform: XQueues over the sim GPU (xsched_sim.ko, a test device
+ * loaded beside xsched_kfd.ko).
  *
- * A struct xsched_sim is one client of /dev/xsched: its device memory and its
- * sim queues.  Binding a sim queue registers it with the module, which gives
+ * A struct xsched_sim is one /dev/xsched_sim fd (its device memory and its sim
+ * queues) and one /dev/xsched client.  Binding a sim queue registers it with
+ * the module (REGISTER on the client, naming the sim fd), which gives
  * a queue fd for suspend/resume/query/poll; unbinding closes that fd (the
  * module resumes the queue if it was suspended).  In arbiter mode a queue is
  * registered with XSCHED_REGISTER_ARBITRATE: the module's arbiter then
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 
 #include "internal.h"
 
@@ -29,7 +32,8 @@ struct sim_map {
 };
 
 struct xsched_sim {
-	int fd;
+	int fd;				/* /dev/xsched_sim */
+	int cfd;			/* /dev/xsched, where queues are registered */
 	struct xsched_platform plat;
 	struct xsched_version ver;
 	pthread_mutex_t lock;		/* maps[] */
@@ -68,7 +72,7 @@ static int sim_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 	q->id = (uint32_t)handle;
 	q->ring_size = sim->ring_sizes[handle];
 	snprintf(q->what, sizeof(q->what), "sim queue %u", q->id);
-	ret = xs_modq_register(&q->mq, sim->fd, XSCHED_BACKEND_SIM, q->id, prio,
+	ret = xs_modq_register(&q->mq, sim->cfd, XSCHED_BACKEND_SIM, sim->fd, q->id, prio,
 			       flags & XS_BIND_ARBITER, q->what);
 	if (ret < 0) {
 		free(q);
@@ -231,14 +235,15 @@ XS_EXPORT int xsched_sim_open(struct xsched_sim **simp, const char *path)
 		return -ENOMEM;
 	if (!path)
 		path = "/dev/" XSCHED_DEVICE_NAME;
-	sim->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (sim->fd < 0) {
+	sim->cfd = open(path, O_RDWR | O_CLOEXEC);
+	if (sim->cfd < 0) {
 		ret = -errno;
 		xs_info("cannot open %s: %s", path, strerror(-ret));
 		free(sim);
 		return ret;
 	}
-	ret = xs_ioctl(sim->fd, XSCHED_IOC_VERSION, &sim->ver);
+	sim->fd = -1;
+	ret = xs_ioctl(sim->cfd, XSCHED_IOC_VERSION, &sim->ver);
 	if (ret < 0)
 		goto fail;
 	if (sim->ver.api_version != XSCHED_API_VERSION) {
@@ -248,8 +253,15 @@ XS_EXPORT int xsched_sim_open(struct xsched_sim **simp, const char *path)
 		goto fail;
 	}
 	if (!(sim->ver.backends & (1U << XSCHED_BACKEND_SIM))) {
-		xs_err("%s has no sim backend", path);
+		xs_err("%s has no sim backend (is xsched_sim.ko loaded?)", path);
 		ret = -ENODEV;
+		goto fail;
+	}
+	sim->fd = open("/dev/" XSCHED_SIM_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (sim->fd < 0) {
+		ret = -errno;
+		xs_err("cannot open /dev/" XSCHED_SIM_DEVICE_NAME ": %s",
+		       strerror(-ret));
 		goto fail;
 	}
 	pthread_mutex_init(&sim->lock, NULL);
@@ -258,7 +270,9 @@ XS_EXPORT int xsched_sim_open(struct xsched_sim **simp, const char *path)
 	*simp = sim;
 	return 0;
 fail:
-	close(sim->fd);
+	if (sim->fd >= 0)
+		close(sim->fd);
+	close(sim->cfd);
 	free(sim);
 	return ret;
 }
@@ -272,6 +286,7 @@ XS_EXPORT void xsched_sim_close(struct xsched_sim *sim)
 	for (i = 0; i < sim->nmaps; i++)
 		munmap(sim->maps[i].cpu, sim->maps[i].size);
 	close(sim->fd);
+	close(sim->cfd);
 	pthread_mutex_destroy(&sim->lock);
 	free(sim);
 }

@@ -30,8 +30,10 @@
 #include <unistd.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 
-static int dev;
+static int dev;		/* /dev/xsched: registration */
+static int simdev;	/* /dev/xsched_sim: memory, queues, packets */
 
 struct q {
 	uint32_t id, uid;
@@ -50,10 +52,11 @@ static void open_queue(struct q *q, int prio, uint32_t flags)
 	struct xsched_sim_queue_create c = { .ring_size = 64 };
 	struct xsched_register r = { .backend = XSCHED_BACKEND_SIM, .flags = flags };
 
-	if (ioctl(dev, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
+	if (ioctl(simdev, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
 		die("XSCHED_IOC_SIM_QUEUE_CREATE");
 	r.handle = c.queue_id;
 	r.priority = prio;
+	r.backend_fd = (__u32)simdev;
 	q->fd = ioctl(dev, XSCHED_IOC_REGISTER, &r);
 	if (q->fd < 0)
 		die("XSCHED_IOC_REGISTER");
@@ -72,7 +75,7 @@ static void submit(struct q *q, uint32_t grid, uint32_t steps, uint64_t step_ns,
 		.queue_id = q->id, .count = 1, .packets = (uintptr_t)&p,
 	};
 
-	if (ioctl(dev, XSCHED_IOC_SIM_SUBMIT, &s))
+	if (ioctl(simdev, XSCHED_IOC_SIM_SUBMIT, &s))
 		die("XSCHED_IOC_SIM_SUBMIT");
 	q->seq = s.seq;
 }
@@ -83,7 +86,7 @@ static uint64_t completed(struct q *q, uint64_t seq, uint64_t timeout_ns)
 		.queue_id = q->id, .seq = seq, .timeout_ns = timeout_ns,
 	};
 
-	if (ioctl(dev, XSCHED_IOC_SIM_WAIT, &w) && errno != ETIMEDOUT)
+	if (ioctl(simdev, XSCHED_IOC_SIM_WAIT, &w) && errno != ETIMEDOUT)
 		die("XSCHED_IOC_SIM_WAIT");
 	return w.completed;
 }
@@ -106,7 +109,7 @@ static uint64_t now_ns(void)
 int main(int argc, char **argv)
 {
 	struct xsched_sim_mem m = { .size = 1 << 16 };
-	struct xsched_version v = {};
+	struct xsched_sim_info v = {};
 	struct q batch = {}, urgent = {}, manual = {};
 	uint64_t end, tick = 0;
 	uint32_t slots;
@@ -121,9 +124,12 @@ int main(int argc, char **argv)
 	dev = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		die("/dev/" XSCHED_DEVICE_NAME);
-	if (ioctl(dev, XSCHED_IOC_VERSION, &v) || ioctl(dev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
-		die("XSCHED_IOC_VERSION/SIM_MEM_ALLOC");
-	slots = v.sim_cus * v.sim_waves_per_cu;
+	simdev = open("/dev/" XSCHED_SIM_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (simdev < 0)
+		die("open /dev/" XSCHED_SIM_DEVICE_NAME " (is xsched_sim.ko loaded?)");
+	if (ioctl(simdev, XSCHED_IOC_SIM_INFO, &v) || ioctl(simdev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
+		die("XSCHED_IOC_SIM_INFO/SIM_MEM_ALLOC");
+	slots = v.cus * v.waves_per_cu;
 	if (plain) {
 		open_queue(&batch, -1, XSCHED_REGISTER_ARBITRATE);
 		open_queue(&manual, 0, 0);
@@ -168,6 +174,7 @@ int main(int argc, char **argv)
 	close(manual.fd);
 	close(urgent.fd);
 	close(batch.fd);
+	close(simdev);
 	close(dev);
 	return 0;
 }

@@ -30,7 +30,8 @@ rm -f "$out"/latency-cdf.svg "$out"/samples.tsv "$out"/timeline.json "$out"/cdf-
 
 # idle=poll: an idle TCG vCPU wakes slowly, which would penalise the quietest case.
 "$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --append idle=poll \
-	--module "$module" --copy "$tools/xsched-demo" --copy "$tools/xsched-once" \
+	--module "$module" --module "${module%/*}/sim/xsched_sim.ko" \
+	--copy "$tools/xsched-demo" --copy "$tools/xsched-once" \
 	--copy "$tools/xschedctl" --rmmod -- \
 	"sleep $settle; ./xsched-demo -S $args && ./xschedctl timeline -o /tmp/once.json -- ./xsched-once &&
 	 echo xsched-timeline-begin && cat /tmp/once.json && echo xsched-timeline-end" |

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 
 struct opts {
 	unsigned int requests;
@@ -65,7 +66,8 @@ struct queue {
 /* Urgent requests per HWS-model case: P90 from 100 samples has 10 above it. */
 #define HWS_REQUESTS	100
 
-static int dev;
+static int dev;		/* /dev/xsched: registration */
+static int simdev;	/* /dev/xsched_sim: memory, queues, packets */
 static uint32_t gpu_slots;
 static uint64_t batch_addr, urgent_addr;
 static atomic_bool batch_stop;
@@ -88,7 +90,7 @@ static uint64_t mem_alloc(uint64_t size)
 {
 	struct xsched_sim_mem m = { .size = size };
 
-	if (ioctl(dev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
+	if (ioctl(simdev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
 		die("XSCHED_IOC_SIM_MEM_ALLOC");
 	return m.gpu_addr;
 }
@@ -98,10 +100,11 @@ static void queue_open(struct queue *q, int priority, uint32_t flags)
 	struct xsched_sim_queue_create c = { .ring_size = 64 };
 	struct xsched_register r = { .backend = XSCHED_BACKEND_SIM, .flags = flags };
 
-	if (ioctl(dev, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
+	if (ioctl(simdev, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
 		die("XSCHED_IOC_SIM_QUEUE_CREATE");
 	r.handle = c.queue_id;
 	r.priority = priority;
+	r.backend_fd = (__u32)simdev;
 	q->fd = ioctl(dev, XSCHED_IOC_REGISTER, &r);
 	if (q->fd < 0)
 		die("XSCHED_IOC_REGISTER");
@@ -121,7 +124,7 @@ static uint64_t submit(struct queue *q, uint32_t grid, uint32_t steps,
 		.queue_id = q->id, .count = 1, .packets = (uintptr_t)&p,
 	};
 
-	while (ioctl(dev, XSCHED_IOC_SIM_SUBMIT, &s)) {
+	while (ioctl(simdev, XSCHED_IOC_SIM_SUBMIT, &s)) {
 		if (errno != EAGAIN)
 			die("XSCHED_IOC_SIM_SUBMIT");
 		usleep(100);
@@ -135,7 +138,7 @@ static int wait_seq(struct queue *q, uint64_t seq, uint64_t timeout_ns)
 		.queue_id = q->id, .seq = seq, .timeout_ns = timeout_ns,
 	};
 
-	return ioctl(dev, XSCHED_IOC_SIM_WAIT, &w) ? -errno : 0;
+	return ioctl(simdev, XSCHED_IOC_SIM_WAIT, &w) ? -errno : 0;
 }
 
 static struct queue batch_q, urgent_q;
@@ -397,7 +400,7 @@ static void hws_case(unsigned int nq, bool batch, struct hws_result *r)
 	uint64_t *lat = calloc(requests, sizeof(*lat));
 	struct queue *bq = calloc(nq, sizeof(*bq)), uq;
 	uint64_t u0 = 0, u1, steps0 = 0, steps1, t0 = 0, t1, seq, addr;
-	int main_dev = dev;
+	int main_dev = dev, main_simdev = simdev;
 	unsigned int i;
 
 	if (!lat || !bq)
@@ -407,6 +410,9 @@ static void hws_case(unsigned int nq, bool batch, struct hws_result *r)
 	dev = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		die("open /dev/xsched");
+	simdev = open("/dev/" XSCHED_SIM_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (simdev < 0)
+		die("open /dev/" XSCHED_SIM_DEVICE_NAME " (is xsched_sim.ko loaded?)");
 	addr = mem_alloc(4096);
 	fprintf(stderr, "xsched-demo: HWS model, %u batch queues, batches %s...\n",
 		nq, batch ? "on" : "off");
@@ -444,8 +450,10 @@ static void hws_case(unsigned int nq, bool batch, struct hws_result *r)
 	for (i = 0; i < nq; i++)
 		close(bq[i].fd);
 	close(uq.fd);
+	close(simdev);
 	close(dev);
 	dev = main_dev;
+	simdev = main_simdev;
 	qsort(lat, requests, sizeof(*lat), cmp_u64);
 	r->nq = nq;
 	r->batch = batch;
@@ -518,7 +526,7 @@ static unsigned int arg_uint(const char *s)
 
 int main(int argc, char **argv)
 {
-	struct xsched_version v = {};
+	struct xsched_sim_info v = {};
 	struct result r[5];
 	int c, i;
 
@@ -537,16 +545,19 @@ int main(int argc, char **argv)
 	dev = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		die("open /dev/xsched (is xsched_kfd.ko loaded?)");
-	if (ioctl(dev, XSCHED_IOC_VERSION, &v))
-		die("XSCHED_IOC_VERSION");
-	gpu_slots = v.sim_cus * v.sim_waves_per_cu;
+	simdev = open("/dev/" XSCHED_SIM_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (simdev < 0)
+		die("open /dev/" XSCHED_SIM_DEVICE_NAME " (is xsched_sim.ko loaded?)");
+	if (ioctl(simdev, XSCHED_IOC_SIM_INFO, &v))
+		die("XSCHED_IOC_SIM_INFO");
+	gpu_slots = v.cus * v.waves_per_cu;
 	batch_addr = mem_alloc(gpu_slots * 8);
 	urgent_addr = mem_alloc(4096);
 	queue_open(&batch_q, -1, 0);
 	queue_open(&urgent_q, 0, 0);
 
 	printf("sim GPU: %u CUs x %u wave slots; batch: %u workgroups of %u ms; urgent: 4 workgroups x %u steps x %u us, every %u us\n",
-	       v.sim_cus, v.sim_waves_per_cu, gpu_slots, opt.batch_wg_ms,
+	       v.cus, v.waves_per_cu, gpu_slots, opt.batch_wg_ms,
 	       opt.urgent_steps, opt.urgent_step_us, opt.period_us);
 	run_case("alone", 0, 0, &r[0]);
 	run_case("none (no preemption)", 1, 0, &r[1]);
@@ -584,6 +595,7 @@ int main(int argc, char **argv)
 	close(batch_q.fd);
 	close(urgent_q.fd);
 	hws_table();
+	close(simdev);
 	close(dev);
 	return 0;
 }

@@ -18,8 +18,10 @@
 #include <unistd.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 
-static int dev;
+static int dev;		/* /dev/xsched: registration */
+static int simdev;	/* /dev/xsched_sim: memory, queues, packets */
 
 static void die(const char *what)
 {
@@ -44,9 +46,10 @@ static uint32_t queue(int prio, int *fd)
 		.priority = prio,
 	};
 
-	if (ioctl(dev, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
+	if (ioctl(simdev, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
 		die("XSCHED_IOC_SIM_QUEUE_CREATE");
 	r.handle = c.queue_id;
+	r.backend_fd = (__u32)simdev;
 	*fd = ioctl(dev, XSCHED_IOC_REGISTER, &r);
 	if (*fd < 0)
 		die("XSCHED_IOC_REGISTER");
@@ -62,7 +65,7 @@ static uint64_t submit(uint32_t q, uint32_t grid, uint32_t steps, uint64_t step_
 	};
 	struct xsched_sim_submit s = { .queue_id = q, .count = 1, .packets = (uintptr_t)&p };
 
-	if (ioctl(dev, XSCHED_IOC_SIM_SUBMIT, &s))
+	if (ioctl(simdev, XSCHED_IOC_SIM_SUBMIT, &s))
 		die("XSCHED_IOC_SIM_SUBMIT");
 	return s.seq;
 }
@@ -70,7 +73,7 @@ static uint64_t submit(uint32_t q, uint32_t grid, uint32_t steps, uint64_t step_
 int main(void)
 {
 	struct xsched_sim_mem m = { .size = 1 << 16 };
-	struct xsched_version v = {};
+	struct xsched_sim_info v = {};
 	int bfd, ufd;
 	uint32_t bq, uq, slots;
 	uint64_t t0, seq;
@@ -78,9 +81,12 @@ int main(void)
 	dev = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		die("open /dev/xsched (is xsched_kfd.ko loaded?)");
-	if (ioctl(dev, XSCHED_IOC_VERSION, &v) || ioctl(dev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
-		die("XSCHED_IOC_VERSION/SIM_MEM_ALLOC");
-	slots = v.sim_cus * v.sim_waves_per_cu;
+	simdev = open("/dev/" XSCHED_SIM_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (simdev < 0)
+		die("open /dev/" XSCHED_SIM_DEVICE_NAME " (is xsched_sim.ko loaded?)");
+	if (ioctl(simdev, XSCHED_IOC_SIM_INFO, &v) || ioctl(simdev, XSCHED_IOC_SIM_MEM_ALLOC, &m))
+		die("XSCHED_IOC_SIM_INFO/SIM_MEM_ALLOC");
+	slots = v.cus * v.waves_per_cu;
 	bq = queue(-1, &bfd);
 	uq = queue(0, &ufd);
 	/* Workgroups of 40 x 10 ms: the batch kernel runs on well past the request. */
@@ -93,7 +99,7 @@ int main(void)
 			.queue_id = uq, .seq = seq, .timeout_ns = 60ull * 1000000000ull,
 		};
 
-		if (ioctl(dev, XSCHED_IOC_SIM_WAIT, &w))
+		if (ioctl(simdev, XSCHED_IOC_SIM_WAIT, &w))
 			die("XSCHED_IOC_SIM_WAIT");
 	}
 	printf("urgent request: %.2f ms while the batch queue filled the GPU\n",
@@ -102,6 +108,7 @@ int main(void)
 	usleep(50000);
 	close(ufd);
 	close(bfd);
+	close(simdev);
 	close(dev);
 	return 0;
 }

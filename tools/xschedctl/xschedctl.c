@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 
 #include "xschedctl.h"
 
@@ -150,6 +151,7 @@ static int write_str(const char *path, const char *val)
 static int cmd_version(void)
 {
 	struct xsched_version v = {};
+	struct xsched_sim_info si = {};
 	int fd = open("/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -162,11 +164,16 @@ static int cmd_version(void)
 		return 1;
 	}
 	close(fd);
-	printf("api %u\nbackends%s%s\nsim %u CUs x %u wave slots, %u bytes per saved wave\n",
-	       v.api_version,
+	printf("api %u\nbackends%s%s\n", v.api_version,
 	       v.backends & (1u << XSCHED_BACKEND_SIM) ? " sim" : "",
-	       v.backends & (1u << XSCHED_BACKEND_KFD) ? " kfd" : "",
-	       v.sim_cus, v.sim_waves_per_cu, v.sim_wave_state_bytes);
+	       v.backends & (1u << XSCHED_BACKEND_KFD) ? " kfd" : "");
+	/* The sim is a test device of its own module, often not loaded. */
+	fd = open("/dev/" XSCHED_SIM_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && !ioctl(fd, XSCHED_IOC_SIM_INFO, &si))
+		printf("sim %u CUs x %u wave slots, %u bytes per saved wave\n",
+		       si.cus, si.waves_per_cu, si.wave_state_bytes);
+	if (fd >= 0)
+		close(fd);
 	return 0;
 }
 

@@ -26,15 +26,16 @@ bool vm_env_open(struct vm_env *env)
 	memset(env, 0, sizeof(*env));
 	ret = xsched_sim_open(&env->sim, NULL);
 	if (ret) {
-		printf("# cannot open the sim GPU (/dev/xsched): %s\n", strerror(-ret));
+		printf("# cannot open the sim GPU (/dev/xsched, /dev/xsched_sim): %s\n",
+		       strerror(-ret));
 		return false;
 	}
-	if (ioctl(xsched_sim_fd(env->sim), XSCHED_IOC_VERSION, &env->ver) < 0) {
-		printf("# XSCHED_IOC_VERSION: %s\n", strerror(errno));
+	if (ioctl(xsched_sim_fd(env->sim), XSCHED_IOC_SIM_INFO, &env->info) < 0) {
+		printf("# XSCHED_IOC_SIM_INFO: %s\n", strerror(errno));
 		xsched_sim_close(env->sim);
 		return false;
 	}
-	env->slots = env->ver.sim_cus * env->ver.sim_waves_per_cu;
+	env->slots = env->info.cus * env->info.waves_per_cu;
 	return true;
 }
 

@@ -12,12 +12,13 @@
 #include <stdio.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 #include <xsched.h>
 
 struct vm_env {
 	struct xsched_sim *sim;
-	struct xsched_version ver;
-	uint32_t slots;			/* sim_cus * sim_waves_per_cu */
+	struct xsched_sim_info info;
+	uint32_t slots;			/* cus * waves_per_cu */
 };
 
 /* Open the sim; prints why and returns false when it cannot. */

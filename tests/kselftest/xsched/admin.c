@@ -19,8 +19,9 @@
 #define NOBODY	65534
 
 FIXTURE(admin) {
-	int cfd;
+	int cfd, sfd;
 	struct xsched_version ver;
+	struct xsched_sim_info sim;
 	uint32_t id, uid;
 	int qfd;
 };
@@ -28,9 +29,11 @@ FIXTURE(admin) {
 FIXTURE_SETUP(admin)
 {
 	self->qfd = -1;
+	self->sfd = -1;
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 64, &self->id, NULL));
-	self->qfd = xs_register(self->cfd, self->id, 0, &self->uid);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 64, &self->id, NULL));
+	self->qfd = xs_register(self->cfd, self->sfd, self->id, 0, &self->uid);
 	ASSERT_LE(0, self->qfd) TH_LOG("register: %s", xs_err(self->qfd));
 }
 
@@ -38,6 +41,8 @@ FIXTURE_TEARDOWN(admin)
 {
 	if (self->qfd >= 0)
 		close(self->qfd);
+	if (self->sfd >= 0)
+		close(self->sfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
 }
@@ -191,16 +196,16 @@ TEST_F_TIMEOUT(admin, blocking_save_reports_latency_and_bytes, 60)
 	struct xs_buf buf;
 	uint64_t seq;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, xs_slots(&self->ver) * 8, &buf));
-	p = xs_packet(xs_slots(&self->ver), 100, XS_MS, 3, buf.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, xs_slots(&self->sim) * 8, &buf));
+	p = xs_packet(xs_slots(&self->sim), 100, XS_MS, 3, buf.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &p, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, admin_suspend(self->cfd, self->uid, XSCHED_MODE_SAVE, 0, &out));
 	EXPECT_GT(out.latency_ns, 0);
 	EXPECT_GT(out.saved_bytes, 0) TH_LOG("SAVE of running waves saved nothing");
 	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(self->qfd));
 	EXPECT_EQ(0, admin_resume(self->cfd, self->uid, NULL));
-	EXPECT_EQ(0, xs_wait(self->cfd, self->id, seq, 30 * XS_SEC, NULL));
+	EXPECT_EQ(0, xs_wait(self->sfd, self->id, seq, 30 * XS_SEC, NULL));
 	EXPECT_EQ(-1, xs_packet_mismatch(&p, NULL, buf.map));
 	xs_buf_free(&buf);
 }
@@ -213,9 +218,9 @@ TEST_F_TIMEOUT(admin, nonblock_returns_before_stopped, 60)
 
 	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_write("save_delay_us", 300000));
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, xs_slots(&self->ver) * 8, &buf));
-	p = xs_packet(xs_slots(&self->ver), 100, XS_MS, 3, buf.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, xs_slots(&self->sim) * 8, &buf));
+	p = xs_packet(xs_slots(&self->sim), 100, XS_MS, 3, buf.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &p, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, 10 * XS_SEC));
 	EXPECT_EQ(0, admin_suspend(self->cfd, self->uid, XSCHED_MODE_SAVE,
 				   XSCHED_ADMIN_NONBLOCK, NULL));
@@ -223,7 +228,7 @@ TEST_F_TIMEOUT(admin, nonblock_returns_before_stopped, 60)
 	EXPECT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, 10 * XS_SEC));
 	EXPECT_EQ(0, xs_knob_write("save_delay_us", 0));
 	EXPECT_EQ(0, admin_resume(self->cfd, self->uid, NULL));
-	EXPECT_EQ(0, xs_wait(self->cfd, self->id, seq, 30 * XS_SEC, NULL));
+	EXPECT_EQ(0, xs_wait(self->sfd, self->id, seq, 30 * XS_SEC, NULL));
 	xs_buf_free(&buf);
 }
 
@@ -276,8 +281,9 @@ TEST_F(admin, arbitrated_queue_suspend_resume_ebusy)
 	uint32_t id;
 	int qfd;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	r.handle = id;
+	r.backend_fd = (__u32)self->sfd;
 	qfd = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r);
 	ASSERT_LE(0, qfd);
 	EXPECT_EQ(-EBUSY, admin_suspend(self->cfd, r.queue_uid, XSCHED_MODE_SAVE, 0, NULL));
@@ -498,17 +504,17 @@ TEST(own_queue_needs_no_capability)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		int cfd = -1, qfd = -1, ret, step = 0;
+		int cfd = -1, sfd = -1, qfd = -1, ret, step = 0;
 		uint32_t id, uid = 0;
 
 		close(p[0]);
 		ret = become(NOBODY, 0);
 		if (!ret && ++step)
-			ret = xs_client_open(&cfd, NULL);
+			ret = xs_client_open(&cfd, NULL) ?: xs_sim_open(&sfd, NULL);
 		if (!ret && ++step)
-			ret = xs_queue_create(cfd, 8, &id, NULL);
+			ret = xs_queue_create(sfd, 8, &id, NULL);
 		if (!ret && ++step)
-			ret = (qfd = xs_register(cfd, id, 0, &uid)) < 0 ? qfd : 0;
+			ret = (qfd = xs_register(cfd, sfd, id, 0, &uid)) < 0 ? qfd : 0;
 		if (!ret && ++step)
 			ret = admin_suspend(cfd, uid, XSCHED_MODE_SAVE, 0, NULL);
 		if (!ret && ++step)
@@ -528,7 +534,7 @@ TEST(own_queue_needs_no_capability)
 	close(p[0]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	if (res[0] == 1 && (res[1] == ENOENT || res[1] == ENODEV))
-		SKIP(return, "/dev/xsched: %s", strerror(res[1]));
+		SKIP(return, "/dev/xsched or /dev/xsched_sim: %s", strerror(res[1]));
 	EXPECT_EQ(8, res[0]) TH_LOG("step %d failed: %s", res[0],
 				    res[1] ? strerror(res[1]) : "success");
 	EXPECT_EQ(EPERM, res[1]) TH_LOG("raising above 0 as nobody: %s",

@@ -22,12 +22,13 @@
 #define WAIT_NS		(30 * XS_SEC)
 #define ARBITER_BATCH_PARAM	"/sys/module/xsched_kfd/parameters/arbiter_batch"
 
-static int reg_arb(int cfd, uint32_t id, int32_t prio)
+static int reg_arb(int cfd, int sfd, uint32_t id, int32_t prio)
 {
 	struct xsched_register r = {
 		.backend = XSCHED_BACKEND_SIM,
 		.flags = XSCHED_REGISTER_ARBITRATE,
 		.handle = id,
+		.backend_fd = (__u32)sfd,
 		.priority = prio,
 	};
 
@@ -37,6 +38,8 @@ static int reg_arb(int cfd, uint32_t id, int32_t prio)
 FIXTURE(arb) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	struct xs_buf out;
 	uint32_t id;
 	int qfd;
@@ -47,11 +50,12 @@ FIXTURE(arb) {
 FIXTURE_SETUP(arb)
 {
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 16 * xs_slots(&self->ver), &self->out));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &self->id, NULL));
-	self->qfd = reg_arb(self->cfd, self->id, -1);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 16 * xs_slots(&self->sim), &self->out));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 16, &self->id, NULL));
+	self->qfd = reg_arb(self->cfd, self->sfd, self->id, -1);
 	ASSERT_LE(0, self->qfd) TH_LOG("register arbitrated: %s", xs_err(self->qfd));
-	self->pkt = xs_mark_packet(xs_slots(&self->ver), BATCH_STEPS, BATCH_STEP_NS, 7,
+	self->pkt = xs_mark_packet(xs_slots(&self->sim), BATCH_STEPS, BATCH_STEP_NS, 7,
 				   self->out.gpu_addr, 0);
 	xs_marks_clear(&self->pkt, self->out.map);
 }
@@ -66,6 +70,7 @@ FIXTURE_TEARDOWN(arb)
 	close(self->qfd);
 	xs_buf_free(&self->out);
 	close(self->cfd);
+	close(self->sfd);
 }
 
 /* Batch kernel output, step marks and step count: exactly the CPU reference. */
@@ -76,7 +81,7 @@ static void check_batch_done(struct __test_metadata *_metadata,
 	uint64_t want[n];
 	struct xsched_queue_info info;
 
-	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, self->id, self->seq, WAIT_NS, NULL));
 	xs_ref_packet(&self->pkt, NULL, want);
 	EXPECT_EQ(-1, xs_first_mismatch(self->out.map, want, n));
 	XS_EXPECT_MARKS(&self->pkt, self->out.map);
@@ -101,19 +106,20 @@ static uint64_t urgent_in_child(int32_t prio, uint32_t steps, uint64_t step_ns)
 		struct xs_buf b;
 		uint64_t seq, t0;
 		uint32_t id;
-		int cfd, qfd;
+		int cfd, sfd, qfd;
 
 		close(pfd[0]);
-		if (xs_client_open(&cfd, NULL) || xs_buf_alloc(cfd, 4096, &b) ||
-		    xs_queue_create(cfd, 4, &id, NULL))
+		if (xs_client_open(&cfd, NULL) || xs_sim_open(&sfd, NULL) ||
+		    xs_buf_alloc(sfd, 4096, &b) ||
+		    xs_queue_create(sfd, 4, &id, NULL))
 			_exit(1);
-		qfd = reg_arb(cfd, id, prio);
+		qfd = reg_arb(cfd, sfd, id, prio);
 		if (qfd < 0)
 			_exit(2);
 		struct xsched_sim_packet p = xs_packet(4, steps, step_ns, 3, b.gpu_addr, 0);
 
 		t0 = xs_now_ns();
-		if (xs_submit(cfd, id, &p, 1, &seq) || xs_wait(cfd, id, seq, WAIT_NS, NULL))
+		if (xs_submit(sfd, id, &p, 1, &seq) || xs_wait(sfd, id, seq, WAIT_NS, NULL))
 			_exit(3);
 		lat = xs_now_ns() - t0;
 		if (b.map[1] != xs_ref_workgroup(3, 1, steps, NULL))
@@ -141,7 +147,7 @@ TEST_F(arb, urgent_process_preempts_batch_process)
 	struct xsched_queue_info info;
 	uint64_t lat;
 
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, WAIT_NS));
 
 	lat = urgent_in_child(0, 5, XS_MS);
@@ -172,6 +178,7 @@ TEST_F(arb, unknown_register_flag_is_rejected)
 		.backend = XSCHED_BACKEND_SIM,
 		.flags = XSCHED_REGISTER_FLAGS << 1,
 		.handle = self->id,
+		.backend_fd = (__u32)self->sfd,
 	};
 
 	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
@@ -184,17 +191,17 @@ TEST_F(arb, equal_priority_queues_are_left_alone)
 	uint64_t seq2;
 	int q2;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &id2, NULL));
-	q2 = reg_arb(self->cfd, id2, -1);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &id2, NULL));
+	q2 = reg_arb(self->cfd, self->sfd, id2, -1);
 	ASSERT_LE(0, q2);
 	struct xsched_sim_packet p = xs_packet(2, 20, XS_MS, 1, self->out.gpu_addr, 0);
 
 	self->pkt.steps = 20;
 	self->pkt.step_ns = XS_MS;
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
-	ASSERT_EQ(0, xs_submit(self->cfd, id2, &p, 1, &seq2));
-	ASSERT_EQ(0, xs_wait(self->cfd, id2, seq2, WAIT_NS, NULL));
-	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id2, &p, 1, &seq2));
+	ASSERT_EQ(0, xs_wait(self->sfd, id2, seq2, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, self->id, self->seq, WAIT_NS, NULL));
 	ASSERT_EQ(0, xs_query(self->qfd, &info));
 	EXPECT_EQ(0, info.arbiter_suspends);
 	ASSERT_EQ(0, xs_query(q2, &info));
@@ -208,21 +215,21 @@ TEST_F(arb, closing_the_busy_urgent_queue_resumes_batch)
 	uint64_t useq;
 	int uq;
 
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, WAIT_NS));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
-	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, self->sfd, uid, 0);
 	ASSERT_LE(0, uq);
 	/* Long enough that it is still busy when closed. */
 	struct xsched_sim_packet p = xs_packet(1, 1000, 10 * XS_MS, 1,
 					       self->out.gpu_addr, 0);
 
-	ASSERT_EQ(0, xs_submit(self->cfd, uid, &p, 1, &useq));
+	ASSERT_EQ(0, xs_submit(self->sfd, uid, &p, 1, &useq));
 	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, WAIT_NS));
 	close(uq);
 	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_ACTIVE, WAIT_NS));
 	/* The unregistered queue still runs p, writing out[0]; compare the rest. */
-	ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, self->id, self->seq, WAIT_NS, NULL));
 	uint64_t want[self->pkt.grid];
 
 	xs_ref_packet(&self->pkt, NULL, want);
@@ -237,16 +244,16 @@ TEST_F(arb, raising_priority_swaps_who_runs)
 	struct xs_buf ub;
 	int uq;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
-	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 4096, &ub));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, self->sfd, uid, 0);
 	ASSERT_LE(0, uq);
-	struct xsched_sim_packet p = xs_mark_packet(xs_slots(&self->ver), 40, 5 * XS_MS, 2,
+	struct xsched_sim_packet p = xs_mark_packet(xs_slots(&self->sim), 40, 5 * XS_MS, 2,
 						    ub.gpu_addr, 0);
 
 	xs_marks_clear(&p, ub.map);
-	ASSERT_EQ(0, xs_submit(self->cfd, uid, &p, 1, &useq));
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, uid, &p, 1, &useq));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_SUSPENDED, WAIT_NS));
 	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(uq));
 
@@ -255,7 +262,7 @@ TEST_F(arb, raising_priority_swaps_who_runs)
 	ASSERT_EQ(0, xs_wait_state(self->qfd, XSCHED_STATE_ACTIVE, WAIT_NS));
 	check_batch_done(_metadata, self);
 	/* Batch idle: the other queue gets the GPU back and finishes correctly. */
-	ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, uid, useq, WAIT_NS, NULL));
 	EXPECT_EQ(-1, xs_packet_mismatch(&p, NULL, ub.map));
 	XS_EXPECT_MARKS(&p, ub.map);
 	close(uq);
@@ -268,7 +275,7 @@ TEST_F(arb, killed_urgent_process_releases_batch)
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_steps(self->qfd, 1, WAIT_NS));
 	ASSERT_EQ(0, pipe(pfd));
 	pid = fork();
@@ -277,14 +284,15 @@ TEST_F(arb, killed_urgent_process_releases_batch)
 		struct xs_buf b;
 		uint64_t seq;
 		uint32_t id;
-		int cfd;
+		int cfd, sfd;
 
-		if (xs_client_open(&cfd, NULL) || xs_buf_alloc(cfd, 4096, &b) ||
-		    xs_queue_create(cfd, 4, &id, NULL) || reg_arb(cfd, id, 0) < 0)
+		if (xs_client_open(&cfd, NULL) || xs_sim_open(&sfd, NULL) ||
+		    xs_buf_alloc(sfd, 4096, &b) ||
+		    xs_queue_create(sfd, 4, &id, NULL) || reg_arb(cfd, sfd, id, 0) < 0)
 			_exit(1);
 		struct xsched_sim_packet p = xs_packet(1, 1000, 10 * XS_MS, 1, b.gpu_addr, 0);
 
-		if (xs_submit(cfd, id, &p, 1, &seq))
+		if (xs_submit(sfd, id, &p, 1, &seq))
 			_exit(2);
 		if (write(pfd[1], "x", 1) != 1)
 			_exit(3);
@@ -337,7 +345,7 @@ static int hws_updates(uint64_t before, uint64_t expect, uint64_t *updates)
 static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self,
 		      bool batch, uint64_t expect, uint64_t *updates)
 {
-	uint32_t slots = xs_slots(&self->ver);
+	uint32_t slots = xs_slots(&self->sim);
 	struct xsched_sim_packet p[NQ];
 	struct xsched_queue_info info;
 	uint64_t seq[NQ], useq, before = 0, t0, t1;
@@ -349,28 +357,28 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 	ASSERT_EQ(0, xs_write_file(ARBITER_BATCH_PARAM, batch ? "Y" : "N"));
 	ASSERT_EQ(0, xs_knob_write("hws", 1));
 	/* The urgent queue first: nothing slow between batch start and urgent submit. */
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
-	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 4096, &ub));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, self->sfd, uid, 0);
 	ASSERT_LE(0, uq);
 	struct xsched_sim_packet up = xs_packet(slots, 5, XS_MS, 3, ub.gpu_addr, 0);
 
 	for (i = 0; i < NQ; i++) {
-		ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &b[i]));
-		ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &id[i], NULL));
-		qfd[i] = reg_arb(self->cfd, id[i], -1);
+		ASSERT_EQ(0, xs_buf_alloc(self->sfd, 4096, &b[i]));
+		ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &id[i], NULL));
+		qfd[i] = reg_arb(self->cfd, self->sfd, id[i], -1);
 		ASSERT_LE(0, qfd[i]);
 		p[i] = xs_mark_packet(2, HWS_STEPS, 2 * XS_MS, 10 + i, b[i].gpu_addr, 0);
 		xs_marks_clear(&p[i], b[i].map);
-		ASSERT_EQ(0, xs_submit(self->cfd, id[i], &p[i], 1, &seq[i]));
+		ASSERT_EQ(0, xs_submit(self->sfd, id[i], &p[i], 1, &seq[i]));
 	}
 	for (i = 0; i < NQ; i++)
 		ASSERT_EQ(0, xs_wait_steps(qfd[i], 1, WAIT_NS));
 
 	ASSERT_EQ(0, xs_knob_read("runlist_updates", &before));
 	t0 = xs_now_ns();
-	ASSERT_EQ(0, xs_submit(self->cfd, uid, &up, 1, &useq));
-	ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, uid, &up, 1, &useq));
+	ASSERT_EQ(0, xs_wait(self->sfd, uid, useq, WAIT_NS, NULL));
 	EXPECT_EQ(-1, xs_packet_mismatch(&up, NULL, ub.map));
 	/* Every batch queue was stopped once and is running again. */
 	for (i = 0; i < NQ; i++) {
@@ -393,7 +401,7 @@ static void hws_round(struct __test_metadata *_metadata, FIXTURE_DATA(arb) *self
 	for (i = 0; i < NQ; i++) {
 		uint64_t want[2];
 
-		ASSERT_EQ(0, xs_wait(self->cfd, id[i], seq[i], WAIT_NS, NULL));
+		ASSERT_EQ(0, xs_wait(self->sfd, id[i], seq[i], WAIT_NS, NULL));
 		xs_ref_packet(&p[i], NULL, want);
 		EXPECT_EQ(-1, xs_first_mismatch(b[i].map, want, 2));
 		XS_EXPECT_MARKS(&p[i], b[i].map);
@@ -470,34 +478,39 @@ static int churn_round(unsigned int round)
 	struct xs_buf b;
 	uint64_t seq;
 	uint32_t id;
-	int cfd, qfd = -1, ret = CHURN_OK;
+	int cfd, sfd, qfd = -1, ret = CHURN_OK;
 
 	if (xs_client_open(&cfd, NULL))
 		return CHURN_OPEN;
-	if (xs_buf_alloc(cfd, 4096, &b)) {
+	if (xs_sim_open(&sfd, NULL)) {
+		close(cfd);
+		return CHURN_OPEN;
+	}
+	if (xs_buf_alloc(sfd, 4096, &b)) {
+		close(sfd);
 		close(cfd);
 		return CHURN_ALLOC;
 	}
 	p = xs_mark_packet(2, 4, XS_MS, 5 + round, b.gpu_addr, 0);
 	xs_marks_clear(&p, b.map);
-	if (xs_queue_create(cfd, 4, &id, NULL))
+	if (xs_queue_create(sfd, 4, &id, NULL))
 		ret = CHURN_CREATE;
 	if (!ret) {
-		qfd = reg_arb(cfd, id, -1);
+		qfd = reg_arb(cfd, sfd, id, -1);
 		if (qfd < 0)
 			ret = CHURN_REGISTER;
 	}
-	if (!ret && xs_submit(cfd, id, &p, 1, &seq))
+	if (!ret && xs_submit(sfd, id, &p, 1, &seq))
 		ret = CHURN_SUBMIT;
 	if (!ret && round % 4 == 1)
 		xs_sleep_ns(XS_MS);
-	else if (!ret && round % 4 == 2 && xs_wait(cfd, id, seq, WAIT_NS, NULL))
+	else if (!ret && round % 4 == 2 && xs_wait(sfd, id, seq, WAIT_NS, NULL))
 		ret = CHURN_WAIT_REGISTERED;
 	if (qfd >= 0)
 		close(qfd);
 	if (!ret && round % 4 != 3) {
 		/* 4 ms of work, no longer arbitrated: 5 s is plenty. */
-		if (xs_wait(cfd, id, seq, 5 * XS_SEC, NULL))
+		if (xs_wait(sfd, id, seq, 5 * XS_SEC, NULL))
 			ret = CHURN_STOPPED;
 		else if (xs_packet_mismatch(&p, NULL, b.map) != -1)
 			ret = CHURN_RESULT;
@@ -505,6 +518,7 @@ static int churn_round(unsigned int round)
 			ret = CHURN_MARKS;
 	}
 	xs_buf_free(&b);
+	close(sfd);
 	close(cfd);
 	return ret;
 }
@@ -531,9 +545,9 @@ TEST_F(arb, queues_closed_while_the_arbiter_acts_on_them)
 	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_write("hws", 1));
 	ASSERT_EQ(0, xs_knob_read("runlist_updates", &before));
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4096, &ub));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &uid, NULL));
-	uq = reg_arb(self->cfd, uid, 0);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 4096, &ub));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &uid, NULL));
+	uq = reg_arb(self->cfd, self->sfd, uid, 0);
 	ASSERT_LE(0, uq);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, churn_thread, &c[i]));
@@ -543,8 +557,8 @@ TEST_F(arb, queues_closed_while_the_arbiter_acts_on_them)
 							     ub.gpu_addr, 0);
 
 		xs_marks_clear(&up, ub.map);
-		ASSERT_EQ(0, xs_submit(self->cfd, uid, &up, 1, &useq));
-		ASSERT_EQ(0, xs_wait(self->cfd, uid, useq, WAIT_NS, NULL));
+		ASSERT_EQ(0, xs_submit(self->sfd, uid, &up, 1, &useq));
+		ASSERT_EQ(0, xs_wait(self->sfd, uid, useq, WAIT_NS, NULL));
 		EXPECT_EQ(xs_ref_workgroup(40 + n % 8, 0, 2, NULL), ub.map[0]);
 		XS_EXPECT_MARKS(&up, ub.map);
 		n++;

@@ -30,12 +30,13 @@
 #define LOAD_RATIO	3
 #define ROUNDS		15
 
-static int reg_arb(int cfd, uint32_t id, int32_t prio)
+static int reg_arb(int cfd, int sfd, uint32_t id, int32_t prio)
 {
 	struct xsched_register r = {
 		.backend = XSCHED_BACKEND_SIM,
 		.flags = XSCHED_REGISTER_ARBITRATE,
 		.handle = id,
+		.backend_fd = (__u32)sfd,
 		.priority = prio,
 	};
 
@@ -114,19 +115,21 @@ static void other_stop(struct other *o)
  */
 static int idle_queues(void *arg, int up, int down)
 {
-	static int cfd[LOAD_QUEUES / XSCHED_SIM_QUEUES + 1], qfd[LOAD_QUEUES];
+	/* A sim fd holds at most XSCHED_SIM_QUEUES queues. */
+	static int sfd[LOAD_QUEUES / XSCHED_SIM_QUEUES + 1], qfd[LOAD_QUEUES];
 	uint32_t id[LOAD_QUEUES];
-	int i, ret = 0;
+	int cfd, i, ret;
 	char c;
 
 	(void)arg;
+	ret = xs_client_open(&cfd, NULL);
 	for (i = 0; i < LOAD_QUEUES && !ret; i++) {
 		if (i % XSCHED_SIM_QUEUES == 0)
-			ret = xs_client_open(&cfd[i / XSCHED_SIM_QUEUES], NULL);
+			ret = xs_sim_open(&sfd[i / XSCHED_SIM_QUEUES], NULL);
 		if (!ret)
-			ret = xs_queue_create(cfd[i / XSCHED_SIM_QUEUES], 2, &id[i], NULL);
+			ret = xs_queue_create(sfd[i / XSCHED_SIM_QUEUES], 2, &id[i], NULL);
 		if (!ret)
-			qfd[i] = xs_register(cfd[i / XSCHED_SIM_QUEUES], id[i], 0, NULL);
+			qfd[i] = xs_register(cfd, sfd[i / XSCHED_SIM_QUEUES], id[i], 0, NULL);
 		if (!ret && qfd[i] < 0)
 			ret = qfd[i];
 	}
@@ -136,7 +139,7 @@ static int idle_queues(void *arg, int up, int down)
 		return -EPIPE;
 	for (i = 0; i < LOAD_QUEUES; i++) {
 		close(qfd[i]);
-		qfd[i] = reg_arb(cfd[i / XSCHED_SIM_QUEUES], id[i], 0);
+		qfd[i] = reg_arb(cfd, sfd[i / XSCHED_SIM_QUEUES], id[i], 0);
 		if (qfd[i] < 0)
 			return qfd[i];
 	}
@@ -144,8 +147,9 @@ static int idle_queues(void *arg, int up, int down)
 }
 
 FIXTURE(users) {
-	int cfd;
+	int cfd, sfd;
 	struct xsched_version ver;
+	struct xsched_sim_info sim;
 	char cross_user[8];
 	char max_queues[16];
 };
@@ -166,7 +170,9 @@ FIXTURE_SETUP(users)
 {
 	struct rlimit rl = { 8192, 8192 };
 
+	self->sfd = -1;
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
 	if (geteuid())
 		SKIP(return, "needs root: setresuid() and module parameters");
 	/* Restored by the teardown; the tests that change them need them. */
@@ -182,19 +188,21 @@ FIXTURE_TEARDOWN(users)
 		xs_write_file(CROSS_USER, self->cross_user);
 	if (self->max_queues[0])
 		xs_write_file(MAX_QUEUES, self->max_queues);
+	if (self->sfd >= 0)
+		close(self->sfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
 }
 
 /* One batch queue (prio -1) kept busy, and an urgent queue (prio 0). */
 struct victim {
-	int cfd, bq, uq;
+	int cfd, sfd, bq, uq;
 	uint32_t bid, uid;
 	struct xs_buf bbuf, ubuf;
 	struct xsched_sim_packet urgent;
 };
 
-static int victim_start(struct victim *v, const struct xsched_version *ver)
+static int victim_start(struct victim *v, const struct xsched_sim_info *sim)
 {
 	struct xsched_sim_packet batch;
 	uint64_t seq;
@@ -203,25 +211,27 @@ static int victim_start(struct victim *v, const struct xsched_version *ver)
 	memset(v, 0, sizeof(*v));
 	ret = xs_client_open(&v->cfd, NULL);
 	if (!ret)
-		ret = xs_buf_alloc(v->cfd, 8 * xs_slots(ver), &v->bbuf);
+		ret = xs_sim_open(&v->sfd, NULL);
 	if (!ret)
-		ret = xs_buf_alloc(v->cfd, 4096, &v->ubuf);
+		ret = xs_buf_alloc(v->sfd, 8 * xs_slots(sim), &v->bbuf);
 	if (!ret)
-		ret = xs_queue_create(v->cfd, 4, &v->bid, NULL);
+		ret = xs_buf_alloc(v->sfd, 4096, &v->ubuf);
 	if (!ret)
-		ret = xs_queue_create(v->cfd, 4, &v->uid, NULL);
+		ret = xs_queue_create(v->sfd, 4, &v->bid, NULL);
+	if (!ret)
+		ret = xs_queue_create(v->sfd, 4, &v->uid, NULL);
 	if (ret)
 		return ret;
-	v->bq = reg_arb(v->cfd, v->bid, -1);
+	v->bq = reg_arb(v->cfd, v->sfd, v->bid, -1);
 	if (v->bq < 0)
 		return v->bq;
-	v->uq = reg_arb(v->cfd, v->uid, 0);
+	v->uq = reg_arb(v->cfd, v->sfd, v->uid, 0);
 	if (v->uq < 0)
 		return v->uq;
 	/* Every slot, for minutes: the urgent kernel runs only if it is stopped. */
-	batch = xs_packet(xs_slots(ver), 60000, XS_MS, 7, v->bbuf.gpu_addr, 0);
+	batch = xs_packet(xs_slots(sim), 60000, XS_MS, 7, v->bbuf.gpu_addr, 0);
 	v->urgent = xs_packet(1, 2, 100 * XS_US, 3, v->ubuf.gpu_addr, 0);
-	ret = xs_submit(v->cfd, v->bid, &batch, 1, &seq);
+	ret = xs_submit(v->sfd, v->bid, &batch, 1, &seq);
 	if (!ret)
 		ret = xs_wait_steps(v->bq, 1, WAIT_NS);
 	return ret;
@@ -233,6 +243,7 @@ static void victim_stop(struct victim *v)
 	close(v->bq);
 	xs_buf_free(&v->ubuf);
 	xs_buf_free(&v->bbuf);
+	close(v->sfd);
 	close(v->cfd);
 }
 
@@ -256,7 +267,7 @@ static int victim_round(struct victim *v, uint64_t *react_ns, uint64_t *wait_ns,
 	before = info.arbiter_suspends;
 	t0 = xs_now_ns();
 	*step = "submit";
-	ret = xs_submit(v->cfd, v->uid, &v->urgent, 1, &seq);
+	ret = xs_submit(v->sfd, v->uid, &v->urgent, 1, &seq);
 	if (ret)
 		return ret;
 	*step = "the arbiter suspends the batch queue";
@@ -272,7 +283,7 @@ static int victim_round(struct victim *v, uint64_t *react_ns, uint64_t *wait_ns,
 	}
 	*react_ns = xs_now_ns() - t0;
 	*step = "urgent kernel done";
-	ret = xs_wait(v->cfd, v->uid, seq, WAIT_NS, NULL);
+	ret = xs_wait(v->sfd, v->uid, seq, WAIT_NS, NULL);
 	if (ret)
 		return ret;
 	*wait_ns = xs_now_ns() - t0;
@@ -317,7 +328,7 @@ TEST_F_TIMEOUT(users, other_users_idle_queues_leave_reaction_and_wait_alone, 600
 	int ret;
 
 	/* LOAD_QUEUES is within the default arbiter_max_queues (4096). */
-	ASSERT_EQ(0, victim_start(&v, &self->ver));
+	ASSERT_EQ(0, victim_start(&v, &self->sim));
 	ret = victim_measure(&v, &react0, &wait0);
 	ASSERT_EQ(0, ret) TH_LOG("no other queues: %s", xs_err(ret));
 
@@ -355,26 +366,29 @@ static int urgent_kernel(void *arg, int up, int down)
 	struct xs_buf b;
 	uint64_t seq;
 	uint32_t id;
-	int cfd, qfd, ret;
+	int cfd, sfd, qfd, ret;
 
 	(void)arg;
 	(void)up;
 	(void)down;
+	/* /dev/xsched_sim is mode 0666: this user opens a sim of its own. */
 	ret = xs_client_open(&cfd, NULL);
 	if (!ret)
-		ret = xs_buf_alloc(cfd, 4096, &b);
+		ret = xs_sim_open(&sfd, NULL);
 	if (!ret)
-		ret = xs_queue_create(cfd, 4, &id, NULL);
+		ret = xs_buf_alloc(sfd, 4096, &b);
+	if (!ret)
+		ret = xs_queue_create(sfd, 4, &id, NULL);
 	if (ret)
 		return ret;
-	qfd = reg_arb(cfd, id, 0);
+	qfd = reg_arb(cfd, sfd, id, 0);
 	if (qfd < 0)
 		return qfd;
 	struct xsched_sim_packet p = xs_packet(1, 20, XS_MS, 5, b.gpu_addr, 0);
 
-	ret = xs_submit(cfd, id, &p, 1, &seq);
+	ret = xs_submit(sfd, id, &p, 1, &seq);
 	if (!ret)
-		ret = xs_wait(cfd, id, seq, WAIT_NS, NULL);
+		ret = xs_wait(sfd, id, seq, WAIT_NS, NULL);
 	if (!ret && b.map[0] != xs_ref_workgroup(5, 0, 20, NULL))
 		ret = -EBADMSG;
 	return ret;
@@ -391,14 +405,14 @@ static uint64_t batch_suspends_beside_other_user(struct __test_metadata *_metada
 	uint32_t id;
 	int qfd, ret;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 8 * xs_slots(&self->ver), &b));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 4, &id, NULL));
-	qfd = reg_arb(self->cfd, id, -1);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 8 * xs_slots(&self->sim), &b));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &id, NULL));
+	qfd = reg_arb(self->cfd, self->sfd, id, -1);
 	ASSERT_LE(0, qfd);
-	struct xsched_sim_packet p = xs_packet(xs_slots(&self->ver), 400,
+	struct xsched_sim_packet p = xs_packet(xs_slots(&self->sim), 400,
 					       XS_MS, 9, b.gpu_addr, 0);
 
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, WAIT_NS));
 	ASSERT_EQ(0, other_start(&o, OTHER_UID, urgent_kernel, NULL));
 	ret = other_result(&o);
@@ -406,7 +420,7 @@ static uint64_t batch_suspends_beside_other_user(struct __test_metadata *_metada
 	EXPECT_EQ(0, ret) TH_LOG("the other user's urgent kernel: %s", xs_err(ret));
 	ASSERT_EQ(0, xs_query(qfd, &info));
 	/* The batch kernel is right either way. */
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, WAIT_NS, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, WAIT_NS, NULL));
 	EXPECT_EQ(xs_ref_workgroup(9, 1, 400, NULL), b.map[1]);
 	close(qfd);
 	xs_buf_free(&b);
@@ -434,27 +448,27 @@ struct fill {
 static int fill_queues(void *arg, int up, int down)
 {
 	struct fill *f = arg;
-	int cfd, i, ret;
+	int cfd, sfd, i, ret;
 	uint32_t id;
 
 	(void)up;
 	(void)down;
-	ret = xs_client_open(&cfd, NULL);
+	ret = xs_client_open(&cfd, NULL) ?: xs_sim_open(&sfd, NULL);
 	if (ret)
 		return ret;
 	for (i = 0; i < XSCHED_SIM_QUEUES - 1; i++) {
-		ret = xs_queue_create(cfd, 2, &id, NULL);
+		ret = xs_queue_create(sfd, 2, &id, NULL);
 		if (ret)
 			return ret;
-		ret = reg_arb(cfd, id, 0);
+		ret = reg_arb(cfd, sfd, id, 0);
 		if (ret < 0)
 			break;
 	}
 	f->arbitrated = i;
 	f->err = ret < 0 ? ret : 0;
-	if (xs_queue_create(cfd, 2, &id, NULL))
+	if (xs_queue_create(sfd, 2, &id, NULL))
 		return -ENOSPC;
-	f->plain = xs_register(cfd, id, 0, NULL);
+	f->plain = xs_register(cfd, sfd, id, 0, NULL);
 	/* Packed for the pipe: count, errno, plain registration's result. */
 	return f->arbitrated | (-f->err) << 8 | (f->plain < 0 ? -f->plain : 0) << 16;
 }
@@ -485,8 +499,8 @@ TEST_F(users, per_user_limit_gives_edquot)
 	}
 	/* Root has CAP_SYS_RESOURCE: past the limit. */
 	for (i = 0; i < 6; i++) {
-		ASSERT_EQ(0, xs_queue_create(self->cfd, 2, &id, NULL));
-		q[i] = reg_arb(self->cfd, id, 0);
+		ASSERT_EQ(0, xs_queue_create(self->sfd, 2, &id, NULL));
+		q[i] = reg_arb(self->cfd, self->sfd, id, 0);
 		EXPECT_LE(0, q[i]) TH_LOG("root's queue %d: %s", i, xs_err(q[i]));
 	}
 	for (i = 0; i < 6; i++)

@@ -18,6 +18,8 @@
 FIXTURE(cl) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	unsigned int slots;
 	uint32_t id;
 	struct xs_buf dst;
@@ -31,11 +33,12 @@ FIXTURE_SETUP(cl)
 {
 	self->child = 0;
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	self->slots = xs_slots(&self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
+	self->slots = xs_slots(&self->sim);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 2 * self->slots * sizeof(uint64_t),
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 2 * self->slots * sizeof(uint64_t),
 				  &self->dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &self->id, NULL));
 	XS_DEBUGFS_OR_SKIP();
 }
 
@@ -50,6 +53,9 @@ FIXTURE_TEARDOWN(cl)
 		xs_knob_write("save_timeout_ms", self->save_timeout_ms);
 	if (self->cfd >= 0)
 		close(self->cfd);
+	/* 0 if the client was missing: setup skipped before the sim */
+	if (self->sfd > 0)
+		close(self->sfd);
 }
 
 /*
@@ -117,7 +123,7 @@ static void start_work(struct __test_metadata *_metadata,
 	self->pkt = xs_mark_packet(grid, steps, step_ns, 0xc1ea0000 + grid + steps,
 				   self->dst.gpu_addr, 0);
 	xs_marks_clear(&self->pkt, self->dst.map);
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
 }
 
 static void expect_output(struct __test_metadata *_metadata,
@@ -140,10 +146,10 @@ static void expect_work_done(struct __test_metadata *_metadata,
 	struct xsched_queue_info info;
 	int ret, qfd;
 
-	ret = xs_wait(self->cfd, self->id, self->seq, 30 * XS_SEC, NULL);
+	ret = xs_wait(self->sfd, self->id, self->seq, 30 * XS_SEC, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("work of the surviving client: %s", xs_err(ret));
 	expect_output(_metadata, self);
-	qfd = xs_register(self->cfd, self->id, 0, NULL);
+	qfd = xs_register(self->cfd, self->sfd, self->id, 0, NULL);
 	ASSERT_LE(0, qfd) TH_LOG("re-register after the owner died: %s",
 				 xs_err(qfd));
 	ASSERT_EQ(0, xs_query(qfd, &info));
@@ -182,7 +188,7 @@ TEST_F_TIMEOUT(cl, killed_with_suspended_queue_resumes_it, 60)
 	if (!self->child) {
 		/* registers the parent's queue on the shared client, stops it */
 		uint32_t uid = 0;
-		int qfd = xs_register(self->cfd, self->id, 0, &uid);
+		int qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 
 		if (qfd < 0) {
 			child_report(pfd[1], 1, qfd, NULL, 0);
@@ -199,7 +205,7 @@ TEST_F_TIMEOUT(cl, killed_with_suspended_queue_resumes_it, 60)
 	ASSERT_EQ(0, r.err) TH_LOG("child's register/suspend: %s", xs_err(r.err));
 	EXPECT_EQ(1, xs_table_state(r.uids[0], state, sizeof(state)));
 	EXPECT_STREQ("suspended", state);
-	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, self->id, self->seq, 0, NULL));
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->sfd, self->id, self->seq, 0, NULL));
 	kill_child(_metadata, self);
 	expect_unlisted(_metadata, r.uids, 1);
 	expect_work_done(_metadata, self, xs_packet_steps(&self->pkt));
@@ -218,19 +224,21 @@ TEST_F_TIMEOUT(cl, killed_with_many_suspended_queues_leaves_none, 60)
 		struct xsched_sim_packet p;
 		uint32_t uids[6] = { 0 }, id = 0;
 		uint64_t addr = 0, seq;
-		int cfd, i, qfd, ret;
+		int cfd, sfd = -1, i, qfd, ret;
 
 		ret = xs_client_open(&cfd, NULL);
 		if (!ret)
-			ret = xs_mem_alloc(cfd, XS_PAGE, &addr);
+			ret = xs_sim_open(&sfd, NULL);
+		if (!ret)
+			ret = xs_mem_alloc(sfd, XS_PAGE, &addr);
 		for (i = 0; !ret && i < 6; i++) {
 			p = xs_packet(2, 200, 5 * XS_MS, i, addr + 16 * i, 0);
-			ret = xs_queue_create(cfd, 4, &id, NULL);
+			ret = xs_queue_create(sfd, 4, &id, NULL);
 			if (!ret)
-				ret = xs_submit(cfd, id, &p, 1, &seq);
+				ret = xs_submit(sfd, id, &p, 1, &seq);
 			if (ret)
 				break;
-			qfd = xs_register(cfd, id, 0, &uids[i]);
+			qfd = xs_register(cfd, sfd, id, 0, &uids[i]);
 			if (qfd < 0) {
 				ret = qfd;
 				break;
@@ -272,7 +280,7 @@ TEST_F_TIMEOUT(cl, killed_mid_blocking_suspend_leaves_queue_running, 60)
 	ASSERT_LE(0, self->child);
 	if (!self->child) {
 		uint32_t uid = 0;
-		int qfd = xs_register(self->cfd, self->id, 0, &uid);
+		int qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 
 		if (qfd < 0) {
 			child_report(pfd[1], 1, qfd, NULL, 0);
@@ -316,19 +324,21 @@ TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_own_client, 60)
 		struct xsched_sim_packet p;
 		uint32_t id = 0, uid = 0;
 		uint64_t addr = 0, seq = 0;
-		int cfd, qfd, ret;
+		int cfd, sfd = -1, qfd, ret;
 
 		ret = xs_client_open(&cfd, NULL);
 		if (!ret)
-			ret = xs_mem_alloc(cfd, XS_PAGE, &addr);
+			ret = xs_sim_open(&sfd, NULL);
 		if (!ret)
-			ret = xs_queue_create(cfd, 4, &id, NULL);
+			ret = xs_mem_alloc(sfd, XS_PAGE, &addr);
+		if (!ret)
+			ret = xs_queue_create(sfd, 4, &id, NULL);
 		p = xs_packet(1, 300, 10 * XS_MS, 1, addr, 0);	/* 3 s */
 		if (!ret)
-			ret = xs_submit(cfd, id, &p, 1, &seq);
-		qfd = ret ? ret : xs_register(cfd, id, 0, &uid);
+			ret = xs_submit(sfd, id, &p, 1, &seq);
+		qfd = ret ? ret : xs_register(cfd, sfd, id, 0, &uid);
 		child_report(pfd[1], 1, qfd < 0 ? qfd : 0, &uid, 1);
-		ret = xs_wait(cfd, id, seq, 60 * XS_SEC, NULL);
+		ret = xs_wait(sfd, id, seq, 60 * XS_SEC, NULL);
 		child_report(pfd[1], 2, ret, &uid, 1);
 		_exit(0);
 	}
@@ -354,7 +364,7 @@ TEST_F_TIMEOUT(cl, killed_mid_sim_wait_on_shared_client, 60)
 		int ret;
 
 		child_report(pfd[1], 1, 0, NULL, 0);
-		ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
+		ret = xs_wait(self->sfd, self->id, self->seq, 60 * XS_SEC, NULL);
 		child_report(pfd[1], 2, ret, NULL, 0);
 		_exit(0);
 	}
@@ -376,7 +386,7 @@ TEST_F_TIMEOUT(cl, killed_waiting_on_own_suspended_queue, 60)
 	if (!self->child) {
 		/* stops the queue, then waits for work that cannot finish */
 		uint32_t uid = 0;
-		int qfd = xs_register(self->cfd, self->id, 0, &uid);
+		int qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 		int ret = qfd < 0 ? qfd : 0;
 
 		if (!ret) {
@@ -384,7 +394,7 @@ TEST_F_TIMEOUT(cl, killed_waiting_on_own_suspended_queue, 60)
 			ret = xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL);
 		}
 		child_report(pfd[1], 1, ret, &uid, 1);
-		ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
+		ret = xs_wait(self->sfd, self->id, self->seq, 60 * XS_SEC, NULL);
 		child_report(pfd[1], 2, ret, &uid, 1);
 		_exit(0);
 	}
@@ -408,7 +418,7 @@ TEST_F_TIMEOUT(cl, closing_suspended_queue_fd_resumes_it, 60)
 
 		start_work(_metadata, self, self->slots, 40, 5 * XS_MS);
 		steps += xs_packet_steps(&self->pkt);
-		qfd = xs_register(self->cfd, self->id, 0, &uid);
+		qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 		ASSERT_LE(0, qfd);
 		ASSERT_EQ(0, xs_wait_steps(qfd, before + 1, 10 * XS_SEC));
 		ASSERT_EQ(0, xs_suspend(qfd, modes[i], 0, 0, NULL));
@@ -428,7 +438,7 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 	/* DRAIN of a 60 x 10 ms workgroup stays SUSPENDING for a while */
 	start_work(_metadata, self, 1, 60, 10 * XS_MS);
 	steps = xs_packet_steps(&self->pkt);
-	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, XSCHED_SUSPEND_NONBLOCK,
@@ -443,7 +453,7 @@ TEST_F_TIMEOUT(cl, closing_suspending_queue_fd_resumes_it, 60)
 	/* and a slow SAVE caught half-way, once the new kernel runs */
 	slow_saves(_metadata, self, 200000);
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
-	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, xs_wait_steps(qfd, steps + 1, 10 * XS_SEC));
 	steps += xs_packet_steps(&self->pkt);
@@ -469,15 +479,17 @@ TEST_F_TIMEOUT(cl, closing_client_first_keeps_queue_fd_working, 60)
 	long bad;
 
 	/* two packets: the second reads the first's output */
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, self->slots * sizeof(uint64_t), &out));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, self->slots * sizeof(uint64_t), &out));
 	p[0] = xs_packet(self->slots, 30, 5 * XS_MS, 99, self->dst.gpu_addr, 0);
 	p[1] = xs_packet(self->slots, 30, 5 * XS_MS, 98, out.gpu_addr,
 			 self->dst.gpu_addr);
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, p, 2, &seq));
-	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, p, 2, &seq));
+	qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, close(self->cfd));
 	self->cfd = -1;
+	ASSERT_EQ(0, close(self->sfd));
+	self->sfd = 0;
 
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
@@ -535,7 +547,7 @@ TEST_F_TIMEOUT(cl, closing_queue_fd_during_blocking_suspend_resumes_it, 60)
 
 	slow_saves(_metadata, self, 300000);
 	start_work(_metadata, self, 2, 100, 5 * XS_MS);
-	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 	b.fd = qfd;
@@ -565,15 +577,15 @@ TEST_F_TIMEOUT(cl, closing_client_fd_during_sim_wait, 60)
 	pthread_t t;
 
 	start_work(_metadata, self, self->slots, 30, 10 * XS_MS);	/* 0.3 s */
-	b.fd = self->cfd;
+	b.fd = self->sfd;
 	ASSERT_EQ(0, pthread_create(&t, NULL, blocking_wait, &b));
 	while (!atomic_load(&b.started))
 		xs_sleep_ns(XS_MS);
 	xs_sleep_ns(20 * XS_MS);
-	ASSERT_EQ(0, close(self->cfd));
-	self->cfd = -1;
+	ASSERT_EQ(0, close(self->sfd));
+	self->sfd = 0;
 	ASSERT_EQ(0, pthread_join(t, NULL));
-	EXPECT_EQ(0, b.ret) TH_LOG("SIM_WAIT while the client fd was closed: %s",
+	EXPECT_EQ(0, b.ret) TH_LOG("SIM_WAIT while the sim fd was closed: %s",
 				   xs_err(b.ret));
 	expect_output(_metadata, self);
 }
@@ -586,7 +598,7 @@ TEST_F_TIMEOUT(cl, queue_fd_shared_with_child_resumes_on_last_close, 60)
 	int pfd[2], qfd;
 
 	start_work(_metadata, self, self->slots, 60, 5 * XS_MS);
-	qfd = xs_register(self->cfd, self->id, 0, &uid);
+	qfd = xs_register(self->cfd, self->sfd, self->id, 0, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
@@ -603,7 +615,7 @@ TEST_F_TIMEOUT(cl, queue_fd_shared_with_child_resumes_on_last_close, 60)
 	/* our close is not the last one: the queue stays stopped */
 	ASSERT_EQ(0, close(qfd));
 	xs_sleep_ns(50 * XS_MS);
-	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, self->id, self->seq, 0, NULL))
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->sfd, self->id, self->seq, 0, NULL))
 		TH_LOG("resumed while the child still holds the queue fd");
 	EXPECT_EQ(1, xs_table_state(uid, state, sizeof(state)));
 	EXPECT_STREQ("suspended", state);

@@ -21,7 +21,8 @@
 
 /* Work fed to a queue: independent MARK packets, each with its own slice. */
 struct feed {
-	int cfd;
+	int cfd;		/* /dev/xsched: registration */
+	int sfd;		/* /dev/xsched_sim: memory, packets */
 	uint32_t id;
 	uint32_t grid, steps;
 	uint64_t step_ns;
@@ -184,7 +185,7 @@ static void *feeder(void *arg)
 	int ret;
 
 	while (!atomic_load(&w->a->stop) && f->submitted < PACKETS) {
-		ret = xs_submit(f->cfd, f->id, &f->pkt[f->submitted], 1, &f->last_seq);
+		ret = xs_submit(f->sfd, f->id, &f->pkt[f->submitted], 1, &f->last_seq);
 		if (ret == -EAGAIN) {
 			xs_sleep_ns(XS_MS);
 			continue;
@@ -205,19 +206,20 @@ static uint64_t *feed_out(const struct feed *f, unsigned int i)
 	return f->buf.map + (uint64_t)i * 2 * f->grid;
 }
 
-static int feed_init(struct feed *f, int cfd, uint32_t id, uint32_t grid,
-		     uint32_t steps, uint64_t step_ns, uint64_t seed)
+static int feed_init(struct feed *f, int cfd, int sfd, uint32_t id,
+		     uint32_t grid, uint32_t steps, uint64_t step_ns, uint64_t seed)
 {
 	unsigned int i;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
 	f->cfd = cfd;
+	f->sfd = sfd;
 	f->id = id;
 	f->grid = grid;
 	f->steps = steps;
 	f->step_ns = step_ns;
-	ret = xs_buf_alloc(cfd, (uint64_t)PACKETS * 2 * grid * sizeof(uint64_t), &f->buf);
+	ret = xs_buf_alloc(sfd, (uint64_t)PACKETS * 2 * grid * sizeof(uint64_t), &f->buf);
 	if (ret)
 		return ret;
 	for (i = 0; i < PACKETS; i++) {
@@ -240,7 +242,7 @@ static long feed_check(struct __test_metadata *_metadata, struct feed *f)
 
 	if (!f->submitted)
 		return -1;
-	ret = xs_wait(f->cfd, f->id, f->last_seq, 60 * XS_SEC, NULL);
+	ret = xs_wait(f->sfd, f->id, f->last_seq, 60 * XS_SEC, NULL);
 	EXPECT_EQ(0, ret) TH_LOG("waiting for %u packets: %s", f->submitted,
 				 xs_err(ret));
 	EXPECT_EQ(f->submitted, f->last_seq);
@@ -277,6 +279,8 @@ static int settle(int qfd)
 FIXTURE(cc) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	unsigned int slots;
 	uint32_t id;
 	int qfd;
@@ -288,16 +292,17 @@ FIXTURE_SETUP(cc)
 {
 	self->qfd = -1;
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	self->slots = xs_slots(&self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
+	self->slots = xs_slots(&self->sim);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
-	self->qfd = xs_register(self->cfd, self->id, 0, NULL);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &self->id, NULL));
+	self->qfd = xs_register(self->cfd, self->sfd, self->id, 0, NULL);
 	ASSERT_LE(0, self->qfd);
 	pthread_mutex_init(&self->arena.v.lock, NULL);
 	self->arena.seed = xs_seed(_metadata->name);
 	self->arena.slots = self->slots;
 	atomic_store(&self->arena.qfd, self->qfd);
-	ASSERT_EQ(0, feed_init(&self->feed, self->cfd, self->id,
+	ASSERT_EQ(0, feed_init(&self->feed, self->cfd, self->sfd, self->id,
 			       self->slots / 2 + 1, 20, XS_MS, self->arena.seed));
 	alarm(DEADLOCK_S);
 }
@@ -309,6 +314,9 @@ FIXTURE_TEARDOWN(cc)
 		close(self->qfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
+	/* 0 if the client was missing: setup skipped before the sim */
+	if (self->sfd > 0)
+		close(self->sfd);
 }
 
 /* Starts @n[kind] threads of each kind on the arena; returns how many. */
@@ -469,12 +477,12 @@ TEST_F_TIMEOUT(cc, each_completed_suspend_is_reported_to_its_caller, 90)
 }
 
 /* Registers @id, retrying while a racing release still holds it (EEXIST). */
-static int register_retry(int cfd, uint32_t id)
+static int register_retry(int cfd, int sfd, uint32_t id)
 {
 	int i, fd;
 
 	for (i = 0; i < 2000; i++) {
-		fd = xs_register(cfd, id, 0, NULL);
+		fd = xs_register(cfd, sfd, id, 0, NULL);
 		if (fd != -EEXIST)
 			return fd;
 		xs_sleep_ns(100 * XS_US);
@@ -506,7 +514,7 @@ static void *churn(void *arg)
 		/* the others may still use the old number; EBADF is fine */
 		atomic_store(&a->qfd, -1);
 		close(fd);
-		fd = register_retry(w->feed->cfd, w->feed->id);
+		fd = register_retry(w->feed->cfd, w->feed->sfd, w->feed->id);
 		if (fd < 0) {
 			verdict_bad(&a->v, "re-register: %s", xs_err(fd));
 			break;
@@ -537,15 +545,15 @@ TEST_F_TIMEOUT(cc, closing_and_reregistering_while_hammering, 90)
 	/* queue B: re-registered over and over while others poke at it */
 	ASSERT_NE(NULL, b);
 	ASSERT_NE(NULL, fb);
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &idb, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &idb, NULL));
 	pthread_mutex_init(&b->v.lock, NULL);
 	b->seed = self->arena.seed + 77;
 	b->slots = self->slots;
 	b->fd_may_vanish = true;
-	fd = xs_register(self->cfd, idb, 0, NULL);
+	fd = xs_register(self->cfd, self->sfd, idb, 0, NULL);
 	ASSERT_LE(0, fd);
 	atomic_store(&b->qfd, fd);
-	ASSERT_EQ(0, feed_init(fb, self->cfd, idb, self->slots / 2 + 1, 20, XS_MS,
+	ASSERT_EQ(0, feed_init(fb, self->cfd, self->sfd, idb, self->slots / 2 + 1, 20, XS_MS,
 			       b->seed));
 	count += spawn(_metadata, b, fb, nb, t + count, w + count);
 	wc = (struct worker){ .a = b, .kind = OP_CHURN, .feed = fb };
@@ -578,7 +586,7 @@ TEST_F_TIMEOUT(cc, closing_and_reregistering_while_hammering, 90)
 		EXPECT_EQ(-1, bad) TH_LOG("queue B entry %ld differs from the CPU reference",
 					  bad);
 	}
-	fd = xs_register(self->cfd, idb, 0, NULL);
+	fd = xs_register(self->cfd, self->sfd, idb, 0, NULL);
 	ASSERT_LE(0, fd) TH_LOG("register B at the end: %s", xs_err(fd));
 	{
 		struct xsched_queue_info info;
@@ -598,7 +606,7 @@ TEST_F_TIMEOUT(cc, closing_and_reregistering_while_hammering, 90)
 /* One client per thread: its own queue, submit and wait in a loop. */
 struct client_job {
 	struct arena *a;
-	int cfd;
+	int cfd, sfd;
 	uint32_t id;
 	int qfd;
 	struct feed feed;
@@ -614,9 +622,9 @@ static void *client_loop(void *arg)
 	int ret;
 
 	for (i = 0; i < 16 && !atomic_load(&c->a->stop); i++) {
-		ret = xs_submit(f->cfd, f->id, &f->pkt[i], 1, &f->last_seq);
+		ret = xs_submit(f->sfd, f->id, &f->pkt[i], 1, &f->last_seq);
 		if (!ret)
-			ret = xs_wait(f->cfd, f->id, f->last_seq, 30 * XS_SEC, NULL);
+			ret = xs_wait(f->sfd, f->id, f->last_seq, 30 * XS_SEC, NULL);
 		if (ret) {
 			c->err = ret;
 			break;
@@ -660,10 +668,11 @@ TEST_F_TIMEOUT(cc, clients_submit_and_wait_while_suspended_and_resumed, 90)
 	for (k = 0; k < 4; k++) {
 		c[k] = (struct client_job){ .a = &self->arena, .bad = -1 };
 		ASSERT_EQ(0, xs_client_open(&c[k].cfd, NULL));
-		ASSERT_EQ(0, xs_queue_create(c[k].cfd, 4, &c[k].id, NULL));
-		c[k].qfd = xs_register(c[k].cfd, c[k].id, 0, NULL);
+		ASSERT_EQ(0, xs_sim_open(&c[k].sfd, NULL));
+		ASSERT_EQ(0, xs_queue_create(c[k].sfd, 4, &c[k].id, NULL));
+		c[k].qfd = xs_register(c[k].cfd, c[k].sfd, c[k].id, 0, NULL);
 		ASSERT_LE(0, c[k].qfd);
-		ASSERT_EQ(0, feed_init(&c[k].feed, c[k].cfd, c[k].id, 3, 10, XS_MS,
+		ASSERT_EQ(0, feed_init(&c[k].feed, c[k].cfd, c[k].sfd, c[k].id, 3, 10, XS_MS,
 				       self->arena.seed + 1000 * k));
 	}
 	ASSERT_EQ(0, pthread_create(&ts, NULL, scheduler, c));
@@ -686,6 +695,7 @@ TEST_F_TIMEOUT(cc, clients_submit_and_wait_while_suspended_and_resumed, 90)
 		bad = feed_check(_metadata, &c[k].feed);
 		EXPECT_EQ(-1, bad) TH_LOG("client %d entry %ld differs", k, bad);
 		close(c[k].qfd);
+		close(c[k].sfd);
 		close(c[k].cfd);
 	}
 }

@@ -38,6 +38,8 @@ struct policy {
 FIXTURE(eo) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	unsigned int slots;
 	uint32_t id;
 	uint32_t uid;
@@ -51,10 +53,11 @@ FIXTURE(eo) {
 FIXTURE_SETUP(eo)
 {
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	self->slots = xs_slots(&self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
+	self->slots = xs_slots(&self->sim);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &self->id, NULL));
-	self->qfd = xs_register(self->cfd, self->id, 0, &self->uid);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 16, &self->id, NULL));
+	self->qfd = xs_register(self->cfd, self->sfd, self->id, 0, &self->uid);
 	ASSERT_LE(0, self->qfd) TH_LOG("register: %s", xs_err(self->qfd));
 	self->rng = xs_seed(_metadata->name);
 }
@@ -69,6 +72,9 @@ FIXTURE_TEARDOWN(eo)
 		close(self->qfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
+	/* 0 if the client was missing: setup skipped before the sim */
+	if (self->sfd > 0)
+		close(self->sfd);
 }
 
 /* A mapped buffer for @entries u64 words. */
@@ -79,7 +85,7 @@ static struct xs_buf *new_buf(struct __test_metadata *_metadata,
 
 	ASSERT_GT(8, self->nbufs);
 	b = &self->bufs[self->nbufs++];
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, entries * sizeof(uint64_t), b));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, entries * sizeof(uint64_t), b));
 	return b;
 }
 
@@ -168,11 +174,11 @@ static unsigned int run_with_suspends(struct __test_metadata *_metadata,
 	uint64_t steps_at_stop;
 	int ret, ev;
 
-	ASSERT_EQ(0, xs_submit_retry(self->cfd, self->id, job->pkt, job->n,
+	ASSERT_EQ(0, xs_submit_retry(self->sfd, self->id, job->pkt, job->n,
 				     &job->last_seq, 10 * XS_SEC));
 
 	while (cycles + cancels < pol->max_suspends &&
-	       xs_wait(self->cfd, self->id, job->last_seq, 0, NULL) == -ETIMEDOUT) {
+	       xs_wait(self->sfd, self->id, job->last_seq, 0, NULL) == -ETIMEDOUT) {
 		uint32_t mode = pick_mode(self, pol);
 		bool nonblock = pol->nonblock && (xs_rand(&self->rng) & 1);
 		uint64_t grace = 0;
@@ -253,7 +259,7 @@ static void check_job(struct __test_metadata *_metadata,
 	long bad;
 	int ret;
 
-	ret = xs_wait(self->cfd, self->id, job->last_seq, 60 * XS_SEC, &done);
+	ret = xs_wait(self->sfd, self->id, job->last_seq, 60 * XS_SEC, &done);
 	ASSERT_EQ(0, ret) TH_LOG("final wait: %s, completed %" PRIu64 " of %" PRIu64,
 				 xs_err(ret), done, job->last_seq);
 	EXPECT_EQ(0, xs_wait_no_saved_waves(self->qfd, 10 * XS_SEC));
@@ -397,7 +403,7 @@ TEST_F_TIMEOUT(eo, many_small_packets_wrap_the_ring_across_suspends, 120)
 
 		if (batch > job->n - n)
 			batch = job->n - n;
-		ret = xs_submit_retry(self->cfd, self->id, &job->pkt[n], batch,
+		ret = xs_submit_retry(self->sfd, self->id, &job->pkt[n], batch,
 				      &job->last_seq, 20 * XS_SEC);
 		ASSERT_EQ(0, ret) TH_LOG("submit of packets %u..%u: %s", n,
 					 n + batch - 1, xs_err(ret));

@@ -27,6 +27,8 @@
 FIXTURE(fl) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	unsigned int slots;
 	uint32_t id;
 	uint32_t uid;
@@ -41,15 +43,16 @@ FIXTURE_SETUP(fl)
 {
 	self->qfd = -1;
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
 	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_read("save_timeout_ms", &self->save_timeout_ms));
 	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SLOW_SAVE_TIMEOUT_MS));
-	self->slots = xs_slots(&self->ver);
+	self->slots = xs_slots(&self->sim);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 2 * self->slots * sizeof(uint64_t),
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 2 * self->slots * sizeof(uint64_t),
 				  &self->dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
-	self->qfd = xs_register(self->cfd, self->id, 0, &self->uid);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &self->id, NULL));
+	self->qfd = xs_register(self->cfd, self->sfd, self->id, 0, &self->uid);
 	ASSERT_LE(0, self->qfd) TH_LOG("register: %s", xs_err(self->qfd));
 }
 
@@ -64,6 +67,9 @@ FIXTURE_TEARDOWN(fl)
 		close(self->qfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
+	/* 0 if the client was missing: setup skipped before the sim */
+	if (self->sfd > 0)
+		close(self->sfd);
 }
 
 static uint64_t knob(struct __test_metadata *_metadata, const char *name)
@@ -88,7 +94,7 @@ static void start_on(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 				   dst_addr ? *dst_addr : self->dst.gpu_addr, 0);
 	if (!dst_addr)
 		xs_marks_clear(&self->pkt, self->dst.map);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &self->pkt, 1, &self->seq));
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 }
 
@@ -106,7 +112,7 @@ static void finish(struct __test_metadata *_metadata, FIXTURE_DATA(fl) *self,
 	long bad;
 	int ret;
 
-	ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
+	ret = xs_wait(self->sfd, self->id, self->seq, 60 * XS_SEC, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("wait: %s", xs_err(ret));
 	bad = xs_packet_mismatch(&self->pkt, NULL, self->dst.map);
 	EXPECT_EQ(-1, bad) TH_LOG("workgroup %ld differs from the CPU reference", bad);
@@ -149,10 +155,10 @@ static void expect_failed(struct __test_metadata *_metadata,
 	EXPECT_EQ(-EIO, xs_suspend(qfd, XSCHED_MODE_SAVE, XSCHED_SUSPEND_NONBLOCK,
 				   0, NULL));
 	EXPECT_EQ(-EIO, xs_resume(qfd, NULL));
-	EXPECT_EQ(-EIO, xs_submit(self->cfd, id, &p, 1, &seq));
+	EXPECT_EQ(-EIO, xs_submit(self->sfd, id, &p, 1, &seq));
 	done = ~0ULL;
 	if (info.wptr > info.rptr) {
-		EXPECT_EQ(-EIO, xs_wait(self->cfd, id, info.wptr, 5 * XS_SEC, &done));
+		EXPECT_EQ(-EIO, xs_wait(self->sfd, id, info.wptr, 5 * XS_SEC, &done));
 		EXPECT_EQ(info.rptr, done) TH_LOG("completed is reported on EIO");
 	}
 	/* it stays put: no progress, no change of state */
@@ -217,7 +223,7 @@ TEST_F_TIMEOUT(fl, fail_save_times_out_and_fails_queue, 60)
 		       (unsigned long long)took, SAVE_TIMEOUT_MS);
 	EXPECT_EQ(0, knob(_metadata, "fail_save")) TH_LOG("count not consumed");
 	done = ~0ULL;
-	EXPECT_EQ(-EIO, xs_wait(self->cfd, self->id, self->seq, 5 * XS_SEC, &done));
+	EXPECT_EQ(-EIO, xs_wait(self->sfd, self->id, self->seq, 5 * XS_SEC, &done));
 	EXPECT_EQ(0, done);
 	expect_failed(_metadata, self, self->id, self->qfd, -ETIMEDOUT);
 }
@@ -230,10 +236,10 @@ TEST_F_TIMEOUT(fl, fail_save_counts_save_suspends_only, 60)
 
 	/* two more busy queues on the same client */
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id[i], NULL));
-		qfd[i] = xs_register(self->cfd, id[i], 0, NULL);
+		ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id[i], NULL));
+		qfd[i] = xs_register(self->cfd, self->sfd, id[i], 0, NULL);
 		ASSERT_LE(0, qfd[i]);
-		ASSERT_EQ(0, xs_mem_alloc(self->cfd, XS_PAGE, &addr));
+		ASSERT_EQ(0, xs_mem_alloc(self->sfd, XS_PAGE, &addr));
 		start_on(_metadata, self, id[i], qfd[i], 2, 400, 5 * XS_MS, &addr);
 	}
 	start(_metadata, self, 2, 100, 5 * XS_MS);
@@ -303,11 +309,11 @@ TEST_F_TIMEOUT(fl, fail_resume_on_close_still_restarts_queue, 60)
 	ASSERT_EQ(0, xs_knob_write("fail_resume", 1));
 	ASSERT_EQ(0, close(self->qfd));
 	self->qfd = -1;
-	ret = xs_wait(self->cfd, self->id, self->seq, 30 * XS_SEC, NULL);
+	ret = xs_wait(self->sfd, self->id, self->seq, 30 * XS_SEC, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("work of a queue closed while suspended: %s",
 				 xs_err(ret));
 	EXPECT_EQ(0, xs_table_count_stopped());
-	self->qfd = xs_register(self->cfd, self->id, 0, NULL);
+	self->qfd = xs_register(self->cfd, self->sfd, self->id, 0, NULL);
 	ASSERT_LE(0, self->qfd);
 	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
@@ -319,7 +325,7 @@ TEST_F_TIMEOUT(fl, reset_queue_fails_busy_queue_with_eio, 60)
 	start(_metadata, self, self->slots, 200, 5 * XS_MS);
 	ASSERT_EQ(0, xs_knob_write("reset_queue", self->uid));
 	done = ~0ULL;
-	EXPECT_EQ(-EIO, xs_wait(self->cfd, self->id, self->seq, 5 * XS_SEC, &done));
+	EXPECT_EQ(-EIO, xs_wait(self->sfd, self->id, self->seq, 5 * XS_SEC, &done));
 	EXPECT_EQ(0, done);
 	expect_failed(_metadata, self, self->id, self->qfd, -EIO);
 }
@@ -377,9 +383,9 @@ static void expect_memory_fault(struct __test_metadata *_metadata,
 	uint64_t seq, done = ~0ULL;
 	int ret;
 
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, p, 1, &seq))
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, p, 1, &seq))
 		TH_LOG("device addresses are not checked at submit");
-	ret = xs_wait(self->cfd, self->id, seq, 10 * XS_SEC, &done);
+	ret = xs_wait(self->sfd, self->id, seq, 10 * XS_SEC, &done);
 	EXPECT_EQ(-EIO, ret) TH_LOG("wait: %s", xs_err(ret));
 	EXPECT_EQ(seq - 1, done);
 	expect_failed(_metadata, self, self->id, self->qfd, -EFAULT);
@@ -428,27 +434,27 @@ TEST_F(fl, memory_fault_stops_later_packets_only)
 	int qfd2, ret;
 
 	/* packet 1 fine, packet 2 faults, packet 3 never runs */
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &other));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &other));
 	p[0] = xs_packet(2, 3, 0, 5, self->dst.gpu_addr, 0);
 	p[1] = xs_packet(2, 3, 0, 6, UNMAPPED_ADDR, 0);
 	p[2] = xs_packet(2, 3, 0, 7, other.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, p, 3, &seq));
-	ret = xs_wait(self->cfd, self->id, 3, 10 * XS_SEC, &done);
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, p, 3, &seq));
+	ret = xs_wait(self->sfd, self->id, 3, 10 * XS_SEC, &done);
 	EXPECT_EQ(-EIO, ret) TH_LOG("wait: %s", xs_err(ret));
 	EXPECT_EQ(1, done);
-	EXPECT_EQ(0, xs_wait(self->cfd, self->id, 1, 0, NULL));
+	EXPECT_EQ(0, xs_wait(self->sfd, self->id, 1, 0, NULL));
 	EXPECT_EQ(xs_ref_workgroup(5, 1, 3, NULL), self->dst.map[1]);
 	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, other.map[0])
 		TH_LOG("a packet after the fault ran");
 	expect_failed(_metadata, self, self->id, self->qfd, -EFAULT);
 
 	/* another queue of the same client is not affected */
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id2, NULL));
-	qfd2 = xs_register(self->cfd, id2, 0, NULL);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id2, NULL));
+	qfd2 = xs_register(self->cfd, self->sfd, id2, 0, NULL);
 	ASSERT_LE(0, qfd2);
 	p[2] = xs_packet(2, 3, 0, 7, other.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id2, &p[2], 1, &seq));
-	ASSERT_EQ(0, xs_wait(self->cfd, id2, seq, 10 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, id2, &p[2], 1, &seq));
+	ASSERT_EQ(0, xs_wait(self->sfd, id2, seq, 10 * XS_SEC, NULL));
 	EXPECT_EQ(xs_ref_workgroup(7, 0, 3, NULL), other.map[0]);
 	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd2));
 	close(qfd2);
@@ -545,7 +551,7 @@ TEST_F_TIMEOUT(fl, poll_wakes_on_fault, 60)
 
 	/* the wave writes its bad dst at the end, 30 x 10 ms from now */
 	p = xs_packet(1, 30, 10 * XS_MS, 3, UNMAPPED_ADDR, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &p, 1, &seq));
 	t0 = xs_now_ns();
 	ev = xs_poll(self->qfd, POLLIN | POLLPRI, 30000);
 	ksft_print_msg("poll returned %#x after %.1f ms\n", ev,

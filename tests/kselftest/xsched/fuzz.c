@@ -32,7 +32,7 @@ static void on_alarm(int sig)
 
 /* Make a random argument plausible enough to reach deep into the module. */
 static void sanitize(unsigned long cmd, void *arg, uint64_t *rng, uint64_t dst,
-		     struct xsched_sim_packet *pkts)
+		     struct xsched_sim_packet *pkts, const int *sfd)
 {
 	unsigned int i;
 
@@ -86,6 +86,7 @@ static void sanitize(unsigned long cmd, void *arg, uint64_t *rng, uint64_t dst,
 		r->backend = xs_rand_range(rng, 0, 2);
 		r->flags = xs_rand_range(rng, 0, 1);
 		r->handle = xs_rand_range(rng, 0, NQ);
+		r->backend_fd = (__u32)sfd[xs_rand_range(rng, 0, 1)];
 		r->priority = (int32_t)xs_rand_range(rng, 0, 6) - 3;
 		break;
 	}
@@ -115,7 +116,7 @@ TEST(random_ioctls_leave_the_module_working)
 	struct itimerval it = { { 0, 3000 }, { 0, 3000 } };
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct xsched_sim_packet pkts[4];
-	int cfd[2], qfd[16], nq = 0, nullfd, fd, ret, i;
+	int cfd[2], sfd[2], qfd[16], nq = 0, nullfd, fd, ret, i;
 	uint64_t rng, dst, counts[4] = { 0 };
 	unsigned char arg[256];
 	struct xsched_version ver;
@@ -136,7 +137,9 @@ TEST(random_ioctls_leave_the_module_working)
 	ASSERT_LT(0, ret) TH_LOG("%s: %s", XS_OBJECTS_PATH, xs_err(ret));
 	ASSERT_EQ(0, xs_client_open(&cfd[0], &ver));
 	ASSERT_EQ(0, xs_client_open(&cfd[1], NULL));
-	ASSERT_EQ(0, xs_mem_alloc(cfd[0], 4096, &dst));
+	ASSERT_EQ(0, xs_sim_open(&sfd[0], NULL));
+	ASSERT_EQ(0, xs_sim_open(&sfd[1], NULL));
+	ASSERT_EQ(0, xs_mem_alloc(sfd[0], 4096, &dst));
 	nullfd = open("/dev/null", O_RDWR);
 	ASSERT_LE(0, nullfd);
 	rng = xs_seed("fuzz");
@@ -182,14 +185,14 @@ TEST(random_ioctls_leave_the_module_working)
 			for (size_t b = 0; b < sizeof(arg); b++)
 				arg[b] = xs_rand(&rng);
 		} else {
-			sanitize(cmd, arg, &rng, dst, pkts);
+			sanitize(cmd, arg, &rng, dst, pkts, sfd);
 		}
 		if (xs_rand_range(&rng, 0, 30) == 0)
 			p = (void *)(uintptr_t)(xs_rand_range(&rng, 0, 1) ? 8 : 0xffff800000000000ull);
 
 		pick = xs_rand_range(&rng, 0, 9);
-		if (pick < 5)
-			fd = cfd[pick & 1];
+		if (pick < 5)	/* a client or a sim fd */
+			fd = (pick & 2 ? sfd : cfd)[pick & 1];
 		else if (pick < 9 && nq)
 			fd = qfd[xs_rand_range(&rng, 0, nq - 1)];
 		else
@@ -219,6 +222,8 @@ TEST(random_ioctls_leave_the_module_working)
 
 	while (nq)
 		close(qfd[--nq]);
+	close(sfd[0]);
+	close(sfd[1]);
 	close(cfd[0]);
 	close(cfd[1]);
 	close(nullfd);
@@ -228,25 +233,27 @@ TEST(random_ioctls_leave_the_module_working)
 		struct xs_buf b;
 		uint64_t seq, want[8];
 		uint32_t id;
-		int c, q;
+		int c, sc, q;
 
 		ASSERT_EQ(0, xs_client_open(&c, NULL));
-		ASSERT_EQ(0, xs_buf_alloc(c, 4096, &b));
-		ASSERT_EQ(0, xs_queue_create(c, 4, &id, NULL));
-		q = xs_register(c, id, 0, NULL);
+		ASSERT_EQ(0, xs_sim_open(&sc, NULL));
+		ASSERT_EQ(0, xs_buf_alloc(sc, 4096, &b));
+		ASSERT_EQ(0, xs_queue_create(sc, 4, &id, NULL));
+		q = xs_register(c, sc, id, 0, NULL);
 		ASSERT_LE(0, q);
 		struct xsched_sim_packet pk = xs_mark_packet(8, 30, 50 * XS_US, 5, b.gpu_addr, 0);
 
 		xs_marks_clear(&pk, b.map);
-		ASSERT_EQ(0, xs_submit(c, id, &pk, 1, &seq));
+		ASSERT_EQ(0, xs_submit(sc, id, &pk, 1, &seq));
 		ASSERT_EQ(0, xs_suspend(q, XSCHED_MODE_SAVE, 0, 0, NULL));
 		ASSERT_EQ(0, xs_resume(q, NULL));
-		ASSERT_EQ(0, xs_wait(c, id, seq, 30 * XS_SEC, NULL));
+		ASSERT_EQ(0, xs_wait(sc, id, seq, 30 * XS_SEC, NULL));
 		xs_ref_packet(&pk, NULL, want);
 		EXPECT_EQ(-1, xs_first_mismatch(b.map, want, 8));
 		XS_EXPECT_MARKS(&pk, b.map);
 		close(q);
 		xs_buf_free(&b);
+		close(sc);
 		close(c);
 	}
 

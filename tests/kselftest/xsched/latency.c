@@ -17,6 +17,8 @@
 FIXTURE(lat) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	unsigned int slots;
 	uint32_t id;
 	int qfd;
@@ -26,12 +28,13 @@ FIXTURE(lat) {
 FIXTURE_SETUP(lat)
 {
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	self->slots = xs_slots(&self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
+	self->slots = xs_slots(&self->sim);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 4 * self->slots * sizeof(uint64_t),
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 4 * self->slots * sizeof(uint64_t),
 				  &self->dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id, NULL));
-	self->qfd = xs_register(self->cfd, self->id, 0, NULL);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &self->id, NULL));
+	self->qfd = xs_register(self->cfd, self->sfd, self->id, 0, NULL);
 	ASSERT_LE(0, self->qfd);
 }
 
@@ -41,6 +44,9 @@ FIXTURE_TEARDOWN(lat)
 		close(self->qfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
+	/* 0 if the client was missing: setup skipped before the sim */
+	if (self->sfd > 0)
+		close(self->sfd);
 }
 
 struct figures {
@@ -71,7 +77,7 @@ static struct figures measure(struct __test_metadata *_metadata,
 				xs_packet(4 * self->slots, steps, step_ns, run,
 					  self->dst.gpu_addr, 0);
 
-			ASSERT_EQ(0, xs_submit(self->cfd, self->id, &p, 1, &seq));
+			ASSERT_EQ(0, xs_submit(self->sfd, self->id, &p, 1, &seq));
 			info.wptr++;
 		}
 		/* run (k + 1/2) / RUNS of a workgroup, k a permutation of runs */

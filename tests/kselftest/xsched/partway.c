@@ -14,6 +14,8 @@
 FIXTURE(pw) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	unsigned int slots;
 	uint32_t id;
 	uint32_t uid;
@@ -27,13 +29,14 @@ FIXTURE(pw) {
 FIXTURE_SETUP(pw)
 {
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
-	self->slots = xs_slots(&self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
+	self->slots = xs_slots(&self->sim);
 	ASSERT_LT(0, self->slots);
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, 8 * self->slots * sizeof(uint64_t),
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 8 * self->slots * sizeof(uint64_t),
 				  &self->dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &self->id,
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &self->id,
 				     &self->save_area_size));
-	self->qfd = xs_register(self->cfd, self->id, 0, &self->uid);
+	self->qfd = xs_register(self->cfd, self->sfd, self->id, 0, &self->uid);
 	ASSERT_LE(0, self->qfd) TH_LOG("register: %s", xs_err(self->qfd));
 }
 
@@ -43,6 +46,9 @@ FIXTURE_TEARDOWN(pw)
 		close(self->qfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
+	/* 0 if the client was missing: setup skipped before the sim */
+	if (self->sfd > 0)
+		close(self->sfd);
 }
 
 static uint64_t total_steps(FIXTURE_DATA(pw) *self)
@@ -61,7 +67,7 @@ static void start_kernel(struct __test_metadata *_metadata,
 	self->pkt = xs_mark_packet(grid, steps, step_ns, 0xfeed0000 + grid * 31 + steps,
 				   self->dst.gpu_addr, 0);
 	xs_marks_clear(&self->pkt, self->dst.map);
-	ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
 	ret = xs_wait_steps(self->qfd, min_steps, 20 * XS_SEC);
 	ASSERT_EQ(0, ret) TH_LOG("kernel did not start: %s", xs_err(ret));
 }
@@ -74,7 +80,7 @@ static void finish_kernel(struct __test_metadata *_metadata,
 	long bad;
 	int ret;
 
-	ret = xs_wait(self->cfd, self->id, self->seq, 60 * XS_SEC, NULL);
+	ret = xs_wait(self->sfd, self->id, self->seq, 60 * XS_SEC, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("wait: %s", xs_err(ret));
 	EXPECT_EQ(0, xs_wait_no_saved_waves(self->qfd, 10 * XS_SEC))
 		TH_LOG("save area still holds waves after the kernel finished");
@@ -151,14 +157,14 @@ TEST_F_TIMEOUT(pw, save_suspend_reports_partial_progress, 60)
 	EXPECT_GE(self->pkt.grid, info.saved_waves);
 	EXPECT_LT(0, out.saved_bytes);
 	/* each trapped wave wrote one record of sim_wave_state_bytes */
-	EXPECT_EQ((uint64_t)info.saved_waves * self->ver.sim_wave_state_bytes,
+	EXPECT_EQ((uint64_t)info.saved_waves * self->sim.wave_state_bytes,
 		  out.saved_bytes);
 	EXPECT_EQ(out.saved_bytes, info.saved_bytes);
 	/* the save area holds a full GPU's worth of waves */
-	EXPECT_LE((uint64_t)self->slots * self->ver.sim_wave_state_bytes,
+	EXPECT_LE((uint64_t)self->slots * self->sim.wave_state_bytes,
 		  self->save_area_size)
 		TH_LOG("%u slots of %u bytes do not fit a save area of %" PRIu64,
-		       self->slots, self->ver.sim_wave_state_bytes,
+		       self->slots, self->sim.wave_state_bytes,
 		       self->save_area_size);
 	EXPECT_EQ(self->save_area_size, info.save_area_size);
 	EXPECT_EQ(0, info.rptr);
@@ -346,7 +352,7 @@ TEST_F_TIMEOUT(pw, suspended_idle_queue_holds_new_work, 60)
 		self->pkt = xs_mark_packet(self->slots, 4, XS_MS, 0x1d1e + i,
 					   self->dst.gpu_addr, 0);
 		xs_marks_clear(&self->pkt, self->dst.map);
-		ASSERT_EQ(0, xs_submit(self->cfd, self->id, &self->pkt, 1, &self->seq));
+		ASSERT_EQ(0, xs_submit(self->sfd, self->id, &self->pkt, 1, &self->seq));
 		xs_sleep_ns(50 * XS_MS);
 		ASSERT_EQ(0, xs_query(self->qfd, &info));
 		EXPECT_EQ(XSCHED_STATE_SUSPENDED, info.state);
@@ -358,7 +364,7 @@ TEST_F_TIMEOUT(pw, suspended_idle_queue_holds_new_work, 60)
 		EXPECT_EQ(POLLPRI, ev) TH_LOG("revents %#x", ev);
 		ASSERT_EQ(0, xs_resume(self->qfd, NULL));
 		done_steps += total_steps(self);
-		ASSERT_EQ(0, xs_wait(self->cfd, self->id, self->seq, 30 * XS_SEC, NULL));
+		ASSERT_EQ(0, xs_wait(self->sfd, self->id, self->seq, 30 * XS_SEC, NULL));
 		EXPECT_EQ(-1, xs_packet_mismatch(&self->pkt, NULL, self->dst.map));
 		XS_EXPECT_MARKS(&self->pkt, self->dst.map);
 	}
@@ -396,29 +402,31 @@ TEST(drain_grace_holds_with_only_saved_waves)
 {
 	const uint64_t other_ns = 400 * 10 * XS_MS;	/* 4 s workgroups */
 	struct xsched_version ver = { 0 };
+	struct xsched_sim_info sim = { 0 };
 	struct xsched_queue_info info;
 	struct xsched_sim_packet pa, pb;
 	uint32_t ida, idb;
 	uint64_t dst, seq, t0, took;
-	int cfd, qa, qb, ret;
+	int cfd, sfd, qa, qb, ret;
 
 	XS_CLIENT_OPEN_OR_SKIP(cfd, ver);
-	ASSERT_EQ(0, xs_mem_alloc(cfd, 8 * (xs_slots(&ver) + 1), &dst));
-	ASSERT_EQ(0, xs_queue_create(cfd, 4, &ida, NULL));
-	ASSERT_EQ(0, xs_queue_create(cfd, 4, &idb, NULL));
-	qa = xs_register(cfd, ida, 0, NULL);
+	XS_SIM_OPEN_OR_SKIP(sfd, sim);
+	ASSERT_EQ(0, xs_mem_alloc(sfd, 8 * (xs_slots(&sim) + 1), &dst));
+	ASSERT_EQ(0, xs_queue_create(sfd, 4, &ida, NULL));
+	ASSERT_EQ(0, xs_queue_create(sfd, 4, &idb, NULL));
+	qa = xs_register(cfd, sfd, ida, 0, NULL);
 	ASSERT_LE(0, qa);
-	qb = xs_register(cfd, idb, 0, NULL);
+	qb = xs_register(cfd, sfd, idb, 0, NULL);
 	ASSERT_LE(0, qb);
 
 	/* A: one long workgroup, started, then saved. */
 	pa = xs_packet(1, 2000, XS_MS, 1, dst, 0);
-	ASSERT_EQ(0, xs_submit(cfd, ida, &pa, 1, &seq));
+	ASSERT_EQ(0, xs_submit(sfd, ida, &pa, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(qa, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_suspend(qa, XSCHED_MODE_SAVE, 0, 0, NULL));
 	/* B fills every slot with long workgroups; then A may run again. */
-	pb = xs_packet(xs_slots(&ver), 400, 10 * XS_MS, 2, dst + 8, 0);
-	ASSERT_EQ(0, xs_submit(cfd, idb, &pb, 1, &seq));
+	pb = xs_packet(xs_slots(&sim), 400, 10 * XS_MS, 2, dst + 8, 0);
+	ASSERT_EQ(0, xs_submit(sfd, idb, &pb, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(qb, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_resume(qa, NULL));
 	ASSERT_EQ(0, xs_query(qa, &info));
@@ -435,6 +443,7 @@ TEST(drain_grace_holds_with_only_saved_waves)
 	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qa));
 	close(qa);
 	close(qb);
+	close(sfd);
 	close(cfd);
 }
 

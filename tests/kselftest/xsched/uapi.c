@@ -15,12 +15,15 @@
 FIXTURE(uapi) {
 	int cfd;
 	struct xsched_version ver;
+	int sfd;
+	struct xsched_sim_info sim;
 	void *guard;		/* a PROT_NONE page: a user pointer that faults */
 };
 
 FIXTURE_SETUP(uapi)
 {
 	XS_CLIENT_OPEN_OR_SKIP(self->cfd, self->ver);
+	XS_SIM_OPEN_OR_SKIP(self->sfd, self->sim);
 	self->guard = mmap(NULL, XS_PAGE, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->guard);
@@ -30,6 +33,9 @@ FIXTURE_TEARDOWN(uapi)
 {
 	if (self->cfd >= 0)
 		close(self->cfd);
+	/* 0 if the client was missing: setup skipped before the sim */
+	if (self->sfd > 0)
+		close(self->sfd);
 }
 
 /* User pointers that no ioctl may read or write. */
@@ -41,11 +47,11 @@ static void bad_pointers(FIXTURE_DATA(uapi) *self, void *out[3])
 }
 
 /* A sim queue of @ring packets, registered at priority 0. */
-static int make_queue(int cfd, uint32_t ring, uint32_t *id, uint32_t *uid)
+static int make_queue(int cfd, int sfd, uint32_t ring, uint32_t *id, uint32_t *uid)
 {
-	int ret = xs_queue_create(cfd, ring, id, NULL);
+	int ret = xs_queue_create(sfd, ring, id, NULL);
 
-	return ret ? ret : xs_register(cfd, *id, 0, uid);
+	return ret ? ret : xs_register(cfd, sfd, *id, 0, uid);
 }
 
 TEST_F(uapi, version_reports_api_and_sim_backend)
@@ -60,16 +66,16 @@ TEST_F(uapi, version_reports_api_and_sim_backend)
 		TH_LOG("backends 0x%x lacks the sim bit", v.backends);
 	EXPECT_EQ(0, v.backends & ~((1U << XSCHED_BACKEND_SIM) |
 				     (1U << XSCHED_BACKEND_KFD)));
-	EXPECT_GT(v.sim_cus, 0);
-	EXPECT_GT(v.sim_waves_per_cu, 0);
-	EXPECT_GT(v.sim_wave_state_bytes, 0);
-	EXPECT_EQ(0, v.reserved0);
 	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0, v.reserved0[i]) TH_LOG("reserved0[%d]", i);
 		EXPECT_EQ(0, v.reserved[i]) TH_LOG("reserved[%d]", i);
 	}
+	EXPECT_GT(self->sim.cus, 0);
+	EXPECT_GT(self->sim.waves_per_cu, 0);
+	EXPECT_GT(self->sim.wave_state_bytes, 0);
 	ksft_print_msg("sim GPU: %u CUs x %u waves, %u bytes per saved wave, backends 0x%x\n",
-		       v.sim_cus, v.sim_waves_per_cu, v.sim_wave_state_bytes,
-		       v.backends);
+		       self->sim.cus, self->sim.waves_per_cu,
+		       self->sim.wave_state_bytes, v.backends);
 }
 
 TEST_F(uapi, unknown_ioctl_on_client_fd_is_enotty)
@@ -107,7 +113,7 @@ TEST_F(uapi, unknown_ioctl_on_queue_fd_is_enotty)
 	size_t i;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		EXPECT_EQ(-ENOTTY, xs_ioctl(qfd, cmds[i], buf))
@@ -129,7 +135,7 @@ TEST_F(uapi, client_ioctls_on_queue_fd_are_enotty)
 	uint32_t id, uid;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
 	s.queue_id = id;
 	w.queue_id = id;
@@ -161,11 +167,12 @@ TEST_F(uapi, queue_ioctls_on_client_fd_are_enotty)
 
 TEST_F(uapi, bad_pointer_is_efault_for_every_client_ioctl)
 {
-	const unsigned long cmds[] = {
-		XSCHED_IOC_VERSION, XSCHED_IOC_SIM_MEM_ALLOC,
-		XSCHED_IOC_SIM_QUEUE_CREATE, XSCHED_IOC_SIM_SUBMIT,
-		XSCHED_IOC_SIM_WAIT, XSCHED_IOC_REGISTER,
-		XSCHED_IOC_KFD_ATTACH,
+	/* the client's, then the sim fd's (sim: 1) */
+	const struct { unsigned long cmd; int sim; } cmds[] = {
+		{ XSCHED_IOC_VERSION, 0 }, { XSCHED_IOC_REGISTER, 0 },
+		{ XSCHED_IOC_KFD_ATTACH, 0 }, { XSCHED_IOC_SIM_INFO, 1 },
+		{ XSCHED_IOC_SIM_MEM_ALLOC, 1 }, { XSCHED_IOC_SIM_QUEUE_CREATE, 1 },
+		{ XSCHED_IOC_SIM_SUBMIT, 1 }, { XSCHED_IOC_SIM_WAIT, 1 },
 	};
 	void *bad[3];
 	size_t i, j;
@@ -173,8 +180,9 @@ TEST_F(uapi, bad_pointer_is_efault_for_every_client_ioctl)
 	bad_pointers(self, bad);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		for (j = 0; j < 3; j++) {
-			EXPECT_EQ(-EFAULT, xs_ioctl(self->cfd, cmds[i], bad[j]))
-				TH_LOG("cmd 0x%lx, pointer %p", cmds[i], bad[j]);
+			EXPECT_EQ(-EFAULT, xs_ioctl(cmds[i].sim ? self->sfd : self->cfd,
+						    cmds[i].cmd, bad[j]))
+				TH_LOG("cmd 0x%lx, pointer %p", cmds[i].cmd, bad[j]);
 		}
 	}
 }
@@ -190,7 +198,7 @@ TEST_F(uapi, bad_pointer_is_efault_for_every_queue_ioctl)
 	size_t i, j;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
 	bad_pointers(self, bad);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -212,21 +220,21 @@ TEST_F(uapi, mem_alloc_rejects_flags_and_reserved)
 	memset(&m, 0, sizeof(m));
 	m.size = XS_PAGE;
 	m.flags = 1;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
 	m.flags = 0x80000000;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
 	m.flags = 0;
 	m.reserved0 = 1;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
 	m.reserved0 = 0;
 	for (i = 0; i < 2; i++) {
 		m.reserved[i] = 1ULL << 63;
-		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m))
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_MEM_ALLOC, &m))
 			TH_LOG("reserved[%d]", i);
 		m.reserved[i] = 0;
 	}
 	/* the same struct with everything zeroed is accepted */
-	EXPECT_EQ(0, xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
+	EXPECT_EQ(0, xs_ioctl(self->sfd, XSCHED_IOC_SIM_MEM_ALLOC, &m));
 }
 
 TEST_F(uapi, mem_alloc_rejects_bad_sizes)
@@ -240,12 +248,12 @@ TEST_F(uapi, mem_alloc_rejects_bad_sizes)
 	int ret;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		EXPECT_EQ(-EINVAL, xs_mem_alloc(self->cfd, bad[i], &addr))
+		EXPECT_EQ(-EINVAL, xs_mem_alloc(self->sfd, bad[i], &addr))
 			TH_LOG("size %#" PRIx64, bad[i]);
 	}
-	EXPECT_EQ(0, xs_mem_alloc(self->cfd, 1, &addr));
+	EXPECT_EQ(0, xs_mem_alloc(self->sfd, 1, &addr));
 	/* the largest size is legal; only memory pressure may refuse it */
-	ret = xs_mem_alloc(self->cfd, XSCHED_SIM_MEM_MAX, &addr);
+	ret = xs_mem_alloc(self->sfd, XSCHED_SIM_MEM_MAX, &addr);
 	EXPECT_TRUE(ret == 0 || ret == -ENOMEM)
 		TH_LOG("size XSCHED_SIM_MEM_MAX: expected 0 or ENOMEM, got %s",
 		       xs_err(ret));
@@ -257,14 +265,14 @@ TEST_F(uapi, mem_alloc_limit_is_enospc)
 	int i, j;
 
 	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS; i++) {
-		ASSERT_EQ(0, xs_mem_alloc(self->cfd, XS_PAGE, &addr[i]))
+		ASSERT_EQ(0, xs_mem_alloc(self->sfd, XS_PAGE, &addr[i]))
 			TH_LOG("buffer %d of %d", i, XSCHED_SIM_MEM_BUFFERS);
 		for (j = 0; j < i; j++) {
 			ASSERT_NE(addr[j], addr[i]);
 		}
 	}
-	EXPECT_EQ(-ENOSPC, xs_mem_alloc(self->cfd, XS_PAGE, NULL));
-	EXPECT_EQ(-ENOSPC, xs_mem_alloc(self->cfd, 1, NULL));
+	EXPECT_EQ(-ENOSPC, xs_mem_alloc(self->sfd, XS_PAGE, NULL));
+	EXPECT_EQ(-ENOSPC, xs_mem_alloc(self->sfd, 1, NULL));
 }
 
 TEST_F(uapi, mem_size_rounds_up_to_pages)
@@ -272,14 +280,14 @@ TEST_F(uapi, mem_size_rounds_up_to_pages)
 	uint64_t one, more;
 	void *p;
 
-	ASSERT_EQ(0, xs_mem_alloc(self->cfd, 1, &one));
+	ASSERT_EQ(0, xs_mem_alloc(self->sfd, 1, &one));
 	EXPECT_EQ(0, one % XS_PAGE) TH_LOG("gpu_addr %#" PRIx64, one);
-	p = mmap(NULL, XS_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->cfd,
+	p = mmap(NULL, XS_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->sfd,
 		 (off_t)one);
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("1-byte buffer, 1 page: %s", strerror(errno));
 	memset(p, 0x5a, XS_PAGE);
 	munmap(p, XS_PAGE);
-	p = mmap(NULL, 2 * XS_PAGE, PROT_READ, MAP_SHARED, self->cfd, (off_t)one);
+	p = mmap(NULL, 2 * XS_PAGE, PROT_READ, MAP_SHARED, self->sfd, (off_t)one);
 	EXPECT_EQ(MAP_FAILED, p) TH_LOG("1-byte buffer mapped as 2 pages");
 	if (p == MAP_FAILED) {
 		EXPECT_EQ(EINVAL, errno);
@@ -287,13 +295,13 @@ TEST_F(uapi, mem_size_rounds_up_to_pages)
 		munmap(p, 2 * XS_PAGE);
 	}
 
-	ASSERT_EQ(0, xs_mem_alloc(self->cfd, XS_PAGE + 1, &more));
+	ASSERT_EQ(0, xs_mem_alloc(self->sfd, XS_PAGE + 1, &more));
 	p = mmap(NULL, 2 * XS_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 self->cfd, (off_t)more);
+		 self->sfd, (off_t)more);
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("page+1 buffer, 2 pages: %s", strerror(errno));
 	memset(p, 0x5a, 2 * XS_PAGE);
 	munmap(p, 2 * XS_PAGE);
-	p = mmap(NULL, 3 * XS_PAGE, PROT_READ, MAP_SHARED, self->cfd, (off_t)more);
+	p = mmap(NULL, 3 * XS_PAGE, PROT_READ, MAP_SHARED, self->sfd, (off_t)more);
 	EXPECT_EQ(MAP_FAILED, p) TH_LOG("page+1 buffer mapped as 3 pages");
 	if (p == MAP_FAILED) {
 		EXPECT_EQ(EINVAL, errno);
@@ -307,24 +315,26 @@ TEST_F(uapi, mmap_unknown_offset_is_einval)
 	uint64_t addr, off;
 	void *p;
 
-	ASSERT_EQ(0, xs_mem_alloc(self->cfd, XS_PAGE, &addr));
+	ASSERT_EQ(0, xs_mem_alloc(self->sfd, XS_PAGE, &addr));
 	/* far past every buffer this client has */
 	off = addr + (1ULL << 36);
-	p = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, self->cfd, (off_t)off);
+	p = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, self->sfd, (off_t)off);
 	EXPECT_EQ(MAP_FAILED, p);
 	if (p == MAP_FAILED) {
 		EXPECT_EQ(EINVAL, errno);
 	}
 	/* a client with no buffers at all */
 	{
-		int cfd2;
+		int cfd2, sfd2;
 
 		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
-		p = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, cfd2, (off_t)addr);
+		ASSERT_EQ(0, xs_sim_open(&sfd2, NULL));
+		p = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, sfd2, (off_t)addr);
 		EXPECT_EQ(MAP_FAILED, p) TH_LOG("another client's buffer mapped");
 		if (p == MAP_FAILED) {
 			EXPECT_EQ(EINVAL, errno);
 		}
+		close(sfd2);
 		close(cfd2);
 	}
 }
@@ -336,15 +346,15 @@ TEST_F(uapi, mmap_shows_kernel_writes)
 	uint64_t ref[64], seq, *second;
 	uint32_t id;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, sizeof(ref), &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	second = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, self->cfd,
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, sizeof(ref), &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	second = mmap(NULL, XS_PAGE, PROT_READ, MAP_SHARED, self->sfd,
 		      (off_t)dst.gpu_addr);
 	ASSERT_NE(MAP_FAILED, second);
 	p = xs_packet(64, 7, 0, 0x1234, dst.gpu_addr, 0);
 	xs_ref_packet(&p, NULL, ref);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 20 * XS_SEC, NULL));
 	EXPECT_EQ(-1, xs_first_mismatch(dst.map, ref, 64));
 	EXPECT_EQ(-1, xs_first_mismatch(second, ref, 64));
 	munmap(second, XS_PAGE);
@@ -358,11 +368,11 @@ TEST_F(uapi, queue_create_rejects_bad_ring_sizes)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		EXPECT_EQ(-EINVAL, xs_queue_create(self->cfd, bad[i], &id, NULL))
+		EXPECT_EQ(-EINVAL, xs_queue_create(self->sfd, bad[i], &id, NULL))
 			TH_LOG("ring_size %u", bad[i]);
 	}
-	EXPECT_EQ(0, xs_queue_create(self->cfd, 2, &id, NULL));
-	EXPECT_EQ(0, xs_queue_create(self->cfd, XSCHED_SIM_RING_MAX, &id, NULL));
+	EXPECT_EQ(0, xs_queue_create(self->sfd, 2, &id, NULL));
+	EXPECT_EQ(0, xs_queue_create(self->sfd, XSCHED_SIM_RING_MAX, &id, NULL));
 }
 
 TEST_F(uapi, queue_create_rejects_flags_and_reserved)
@@ -373,18 +383,18 @@ TEST_F(uapi, queue_create_rejects_flags_and_reserved)
 	memset(&c, 0, sizeof(c));
 	c.ring_size = 8;
 	c.flags = 1;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
 	c.flags = 0;
 	c.reserved0 = 1;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
 	c.reserved0 = 0;
 	for (i = 0; i < 2; i++) {
 		c.reserved[i] = 1;
-		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
 			TH_LOG("reserved[%d]", i);
 		c.reserved[i] = 0;
 	}
-	EXPECT_EQ(0, xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	EXPECT_EQ(0, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
 	EXPECT_GT(c.save_area_size, 0);
 }
 
@@ -395,20 +405,22 @@ TEST_F(uapi, queue_create_limit_is_enospc)
 	int i, j;
 
 	for (i = 0; i < XSCHED_SIM_QUEUES; i++) {
-		ASSERT_EQ(0, xs_queue_create(self->cfd, 2, &ids[i], &save))
+		ASSERT_EQ(0, xs_queue_create(self->sfd, 2, &ids[i], &save))
 			TH_LOG("queue %d of %d", i, XSCHED_SIM_QUEUES);
 		EXPECT_GT(save, 0);
 		for (j = 0; j < i; j++) {
 			ASSERT_NE(ids[j], ids[i]);
 		}
 	}
-	EXPECT_EQ(-ENOSPC, xs_queue_create(self->cfd, 2, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, xs_queue_create(self->sfd, 2, NULL, NULL));
 	/* the limit is per client */
 	{
-		int cfd2;
+		int cfd2, sfd2;
 
 		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
-		EXPECT_EQ(0, xs_queue_create(cfd2, 2, NULL, NULL));
+		ASSERT_EQ(0, xs_sim_open(&sfd2, NULL));
+		EXPECT_EQ(0, xs_queue_create(sfd2, 2, NULL, NULL));
+		close(sfd2);
 		close(cfd2);
 	}
 }
@@ -419,15 +431,17 @@ TEST_F(uapi, submit_unknown_queue_is_enoent)
 	uint32_t id;
 	uint64_t seq;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	EXPECT_EQ(-ENOENT, xs_submit(self->cfd, id + 1000, &p, 1, &seq));
-	EXPECT_EQ(-ENOENT, xs_submit(self->cfd, ~0U, &p, 1, &seq));
-	/* another client's queue id means nothing here */
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	EXPECT_EQ(-ENOENT, xs_submit(self->sfd, id + 1000, &p, 1, &seq));
+	EXPECT_EQ(-ENOENT, xs_submit(self->sfd, ~0U, &p, 1, &seq));
+	/* another sim fd's queue id means nothing here */
 	{
-		int cfd2;
+		int cfd2, sfd2;
 
 		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
-		EXPECT_EQ(-ENOENT, xs_submit(cfd2, id, &p, 1, &seq));
+		ASSERT_EQ(0, xs_sim_open(&sfd2, NULL));
+		EXPECT_EQ(-ENOENT, xs_submit(sfd2, id, &p, 1, &seq));
+		close(sfd2);
 		close(cfd2);
 	}
 }
@@ -441,18 +455,18 @@ TEST_F(uapi, submit_bad_count_is_einval)
 	uint64_t seq;
 	size_t i;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
 	for (i = 0; i < XSCHED_SIM_SUBMIT_MAX + 1; i++)
 		p[i] = xs_packet(1, 1, 0, i, dst.gpu_addr, 0);
-	ASSERT_EQ(0, xs_queue_create(self->cfd, XSCHED_SIM_RING_MAX, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, XSCHED_SIM_RING_MAX, &id, NULL));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		EXPECT_EQ(-EINVAL, xs_submit(self->cfd, id, p, bad[i], &seq))
+		EXPECT_EQ(-EINVAL, xs_submit(self->sfd, id, p, bad[i], &seq))
 			TH_LOG("count %u", bad[i]);
 	}
 	/* the largest batch is accepted */
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p, XSCHED_SIM_SUBMIT_MAX, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p, XSCHED_SIM_SUBMIT_MAX, &seq));
 	EXPECT_EQ(XSCHED_SIM_SUBMIT_MAX, seq);
-	EXPECT_EQ(0, xs_wait(self->cfd, id, seq, 30 * XS_SEC, NULL));
+	EXPECT_EQ(0, xs_wait(self->sfd, id, seq, 30 * XS_SEC, NULL));
 }
 
 TEST_F(uapi, submit_bad_packets_pointer_is_efault)
@@ -463,10 +477,10 @@ TEST_F(uapi, submit_bad_packets_pointer_is_efault)
 	uint64_t seq;
 	int j;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	bad_pointers(self, bad);
 	for (j = 0; j < 3; j++) {
-		EXPECT_EQ(-EFAULT, xs_submit(self->cfd, id, bad[j], 1, &seq))
+		EXPECT_EQ(-EFAULT, xs_submit(self->sfd, id, bad[j], 1, &seq))
 			TH_LOG("packets %p", bad[j]);
 	}
 	/* a batch whose tail runs into an unmapped page */
@@ -479,11 +493,11 @@ TEST_F(uapi, submit_bad_packets_pointer_is_efault)
 		ASSERT_EQ(0, munmap(page + XS_PAGE, XS_PAGE));
 		tail = (void *)(page + XS_PAGE - sizeof(p));
 		*tail = p;
-		EXPECT_EQ(-EFAULT, xs_submit(self->cfd, id, tail, 2, &seq));
+		EXPECT_EQ(-EFAULT, xs_submit(self->sfd, id, tail, 2, &seq));
 		munmap(page, XS_PAGE);
 	}
 	/* nothing of it was queued: waiting for packet 1 is out of range */
-	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->sfd, id, 1, 0, NULL));
 }
 
 TEST_F(uapi, submit_rejects_flags_and_reserved)
@@ -493,24 +507,24 @@ TEST_F(uapi, submit_rejects_flags_and_reserved)
 	uint32_t id;
 	int i;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	memset(&s, 0, sizeof(s));
 	s.queue_id = id;
 	s.count = 1;
 	s.packets = (uintptr_t)&p;
 	s.flags = 1;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_SUBMIT, &s));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_SUBMIT, &s));
 	s.flags = 0;
 	s.reserved0 = 1;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_SUBMIT, &s));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_SUBMIT, &s));
 	s.reserved0 = 0;
 	for (i = 0; i < 2; i++) {
 		s.reserved[i] = 1;
-		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_SUBMIT, &s))
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_SUBMIT, &s))
 			TH_LOG("reserved[%d]", i);
 		s.reserved[i] = 0;
 	}
-	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->sfd, id, 1, 0, NULL));
 }
 
 struct bad_packet {
@@ -558,30 +572,30 @@ TEST_F(uapi, submit_invalid_packet_rejects_whole_batch)
 	uint32_t id;
 	size_t i, pos;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	for (i = 0; i < sizeof(bad_packets) / sizeof(bad_packets[0]); i++) {
 		for (pos = 0; pos < 3; pos++) {
 			batch[0] = xs_packet(1, 3, 0, 11, dst.gpu_addr, 0);
 			batch[1] = xs_packet(1, 3, 0, 12, dst.gpu_addr + 8, 0);
 			batch[2] = xs_packet(1, 3, 0, 13, dst.gpu_addr + 16, 0);
 			bad_packets[i].spoil(&batch[pos]);
-			EXPECT_EQ(-EINVAL, xs_submit(self->cfd, id, batch, 3, &seq))
+			EXPECT_EQ(-EINVAL, xs_submit(self->sfd, id, batch, 3, &seq))
 				TH_LOG("%s in packet %zu of 3", bad_packets[i].what, pos);
 		}
 	}
 	/* nothing was queued: packet 1 does not exist yet, memory untouched */
-	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->sfd, id, 1, 0, NULL));
 	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, dst.map[0]);
 	/* the first accepted packet is number 1 */
 	batch[0] = xs_packet(1, 3, 0, 11, dst.gpu_addr, 0);
 	batch[1] = xs_packet(1, 3, 0, 12, dst.gpu_addr + 8, 0);
 	batch[2] = xs_packet(1, 3, 0, 13, dst.gpu_addr + 16, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, batch, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, batch, 1, &seq));
 	EXPECT_EQ(1, seq);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, batch + 1, 2, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, batch + 1, 2, &seq));
 	EXPECT_EQ(3, seq);
-	ASSERT_EQ(0, xs_wait(self->cfd, id, 3, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, 3, 20 * XS_SEC, NULL));
 	for (i = 0; i < 3; i++)
 		ref[i] = xs_ref_workgroup(11 + i, 0, 3, NULL);
 	EXPECT_EQ(-1, xs_first_mismatch(dst.map, ref, 3));
@@ -600,17 +614,17 @@ TEST_F(uapi, mark_kernel_adds_one_mark_per_step_to_memory)
 	uint32_t id, wg;
 	int qfd;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	qfd = xs_register(self->cfd, id, 0, NULL);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	qfd = xs_register(self->cfd, self->sfd, id, 0, NULL);
 	ASSERT_LE(0, qfd);
 	p = xs_mark_packet(5, 7, 0, 21, dst.gpu_addr, 0);
 	EXPECT_EQ(10, xs_packet_entries(&p));
 	for (wg = 0; wg < p.grid; wg++)
 		dst.map[p.grid + wg] = 1000 * wg;
 	dst.map[2 * p.grid] = 0x5eed;	/* just past the marks */
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 20 * XS_SEC, NULL));
 	EXPECT_EQ(-1, xs_packet_mismatch(&p, NULL, dst.map));
 	for (wg = 0; wg < p.grid; wg++)
 		EXPECT_EQ(1000 * wg + p.steps, dst.map[p.grid + wg])
@@ -619,8 +633,8 @@ TEST_F(uapi, mark_kernel_adds_one_mark_per_step_to_memory)
 	ASSERT_EQ(0, xs_query(qfd, &info));
 	EXPECT_EQ(xs_packet_steps(&p), info.steps_done);
 	/* the same packet again: one more mark per step, same results */
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 20 * XS_SEC, NULL));
 	EXPECT_EQ(-1, xs_packet_mismatch(&p, NULL, dst.map));
 	for (wg = 0; wg < p.grid; wg++)
 		EXPECT_EQ(1000 * wg + 2 * p.steps, dst.map[p.grid + wg]);
@@ -635,14 +649,14 @@ TEST_F_TIMEOUT(uapi, submit_boundary_packets_are_accepted, 90)
 	uint64_t *ref, seq, one;
 	uint32_t id;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, grid * sizeof(uint64_t), &big));
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &small));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, grid * sizeof(uint64_t), &big));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &small));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	p[0] = xs_packet(grid, 1, 0, 77, big.gpu_addr, 0);
 	p[1] = xs_packet(1, 2, XSCHED_SIM_STEP_NS_MAX, 78, small.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 2, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p, 2, &seq));
 	EXPECT_EQ(2, seq);
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 60 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 60 * XS_SEC, NULL));
 	ref = calloc(grid, sizeof(*ref));
 	ASSERT_NE(NULL, ref);
 	xs_ref_packet(&p[0], NULL, ref);
@@ -660,20 +674,20 @@ TEST_F(uapi, submit_seq_counts_packets)
 	uint32_t id;
 	int i;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &id, NULL));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 16, &id, NULL));
 	for (i = 0; i < 5; i++)
 		p[i] = xs_packet(1, 2, 0, i, dst.gpu_addr + 8 * i, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p, 1, &seq));
 	EXPECT_EQ(1, seq);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p + 1, 3, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p + 1, 3, &seq));
 	EXPECT_EQ(4, seq);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p + 4, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p + 4, 1, &seq));
 	EXPECT_EQ(5, seq);
-	ASSERT_EQ(0, xs_wait(self->cfd, id, 5, 20 * XS_SEC, &done));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, 5, 20 * XS_SEC, &done));
 	EXPECT_EQ(5, done);
 	/* waiting again for an old packet succeeds at once */
-	EXPECT_EQ(0, xs_wait(self->cfd, id, 2, 0, &done));
+	EXPECT_EQ(0, xs_wait(self->sfd, id, 2, 0, &done));
 	EXPECT_EQ(5, done);
 }
 
@@ -685,25 +699,25 @@ TEST_F(uapi, submit_ring_full_is_eagain)
 	uint32_t id, uid;
 	int qfd, i;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
 	for (i = 0; i < 3; i++)
 		p[i] = xs_packet(1, 1, 0, i, dst.gpu_addr + 8 * i, 0);
-	qfd = make_queue(self->cfd, 2, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 2, &id, &uid);
 	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
 	/* more packets than the ring holds never fit */
-	EXPECT_EQ(-EAGAIN, xs_submit(self->cfd, id, p, 3, &seq));
+	EXPECT_EQ(-EAGAIN, xs_submit(self->sfd, id, p, 3, &seq));
 	/* a stopped queue consumes nothing: its ring fills up */
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, NULL));
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 2, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p, 2, &seq));
 	EXPECT_EQ(2, seq);
-	EXPECT_EQ(-EAGAIN, xs_submit(self->cfd, id, p + 2, 1, &seq));
-	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, id, 2, 0, NULL));
+	EXPECT_EQ(-EAGAIN, xs_submit(self->sfd, id, p + 2, 1, &seq));
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->sfd, id, 2, 0, NULL));
 	ASSERT_EQ(0, xs_resume(qfd, NULL));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, 2, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, 2, 20 * XS_SEC, NULL));
 	/* the rejected packet did not take a number */
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p + 2, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p + 2, 1, &seq));
 	EXPECT_EQ(3, seq);
-	EXPECT_EQ(0, xs_wait(self->cfd, id, 3, 20 * XS_SEC, NULL));
+	EXPECT_EQ(0, xs_wait(self->sfd, id, 3, 20 * XS_SEC, NULL));
 	close(qfd);
 }
 
@@ -711,9 +725,9 @@ TEST_F(uapi, wait_unknown_queue_is_enoent)
 {
 	uint32_t id;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	EXPECT_EQ(-ENOENT, xs_wait(self->cfd, id + 1000, 1, 0, NULL));
-	EXPECT_EQ(-ENOENT, xs_wait(self->cfd, ~0U, 1, 0, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	EXPECT_EQ(-ENOENT, xs_wait(self->sfd, id + 1000, 1, 0, NULL));
+	EXPECT_EQ(-ENOENT, xs_wait(self->sfd, ~0U, 1, 0, NULL));
 }
 
 TEST_F(uapi, wait_beyond_last_seq_is_einval)
@@ -723,15 +737,15 @@ TEST_F(uapi, wait_beyond_last_seq_is_einval)
 	uint64_t seq;
 	uint32_t id;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1, 0, NULL));
-	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, ~0ULL, XS_SEC, NULL));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->sfd, id, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->sfd, id, ~0ULL, XS_SEC, NULL));
 	p = xs_packet(1, 1, 0, 5, dst.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
-	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, seq + 1, XS_SEC, NULL));
-	EXPECT_EQ(-EINVAL, xs_wait(self->cfd, id, 1ULL << 62, XS_SEC, NULL));
-	EXPECT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
+	EXPECT_EQ(-EINVAL, xs_wait(self->sfd, id, seq + 1, XS_SEC, NULL));
+	EXPECT_EQ(-EINVAL, xs_wait(self->sfd, id, 1ULL << 62, XS_SEC, NULL));
+	EXPECT_EQ(0, xs_wait(self->sfd, id, seq, 20 * XS_SEC, NULL));
 }
 
 TEST_F(uapi, wait_rejects_flags_and_reserved)
@@ -740,15 +754,15 @@ TEST_F(uapi, wait_rejects_flags_and_reserved)
 	uint32_t id;
 	int i;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	memset(&w, 0, sizeof(w));
 	w.queue_id = id;
 	w.flags = 1;
-	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_WAIT, &w));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_WAIT, &w));
 	w.flags = 0;
 	for (i = 0; i < 2; i++) {
 		w.reserved[i] = 1;
-		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_SIM_WAIT, &w))
+		EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_WAIT, &w))
 			TH_LOG("reserved[%d]", i);
 		w.reserved[i] = 0;
 	}
@@ -761,24 +775,24 @@ TEST_F(uapi, wait_timeout_is_etimedout_and_reports_completed)
 	uint64_t seq, done;
 	uint32_t id;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	/* a quick packet, then a slow one (40 x 10 ms) */
 	p[0] = xs_packet(1, 1, 0, 1, dst.gpu_addr, 0);
 	p[1] = xs_packet(1, 40, 10 * XS_MS, 2, dst.gpu_addr + 8, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, p, 2, &seq));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, 1, 20 * XS_SEC, &done));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, p, 2, &seq));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, 1, 20 * XS_SEC, &done));
 	EXPECT_LE(1, done);
 	/* timeout 0 polls once */
 	done = ~0ULL;
-	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, id, 2, 0, &done));
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->sfd, id, 2, 0, &done));
 	EXPECT_EQ(1, done) TH_LOG("completed must be filled in on ETIMEDOUT");
 	done = ~0ULL;
-	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->cfd, id, 2, 5 * XS_MS, &done));
+	EXPECT_EQ(-ETIMEDOUT, xs_wait(self->sfd, id, 2, 5 * XS_MS, &done));
 	EXPECT_EQ(1, done);
-	ASSERT_EQ(0, xs_wait(self->cfd, id, 2, 30 * XS_SEC, &done));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, 2, 30 * XS_SEC, &done));
 	EXPECT_EQ(2, done);
-	EXPECT_EQ(0, xs_wait(self->cfd, id, 2, 0, &done));
+	EXPECT_EQ(0, xs_wait(self->sfd, id, 2, 0, &done));
 }
 
 TEST_F(uapi, wait_interrupted_by_signal_is_eintr)
@@ -791,18 +805,18 @@ TEST_F(uapi, wait_interrupted_by_signal_is_eintr)
 	uint32_t id;
 	int ret;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	p = xs_packet(1, 100, 10 * XS_MS, 3, dst.gpu_addr, 0);	/* 1 s */
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
 	done = ~0ULL;
-	ret = xs_wait(self->cfd, id, seq, 60 * XS_SEC, &done);
+	ret = xs_wait(self->sfd, id, seq, 60 * XS_SEC, &done);
 	EXPECT_EQ(-EINTR, ret) TH_LOG("got %s", xs_err(ret));
 	EXPECT_EQ(0, done);
 	/* the packet was not disturbed */
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 30 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 30 * XS_SEC, NULL));
 	EXPECT_EQ(xs_ref_workgroup(3, 0, 100, NULL), dst.map[0]);
 }
 
@@ -812,7 +826,7 @@ TEST_F(uapi, register_rejects_bad_backend_flags_reserved)
 	uint32_t id;
 	int i, qfd;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	memset(&r, 0, sizeof(r));
 	r.backend = XSCHED_BACKEND_SIM;
 	r.handle = id;
@@ -826,9 +840,16 @@ TEST_F(uapi, register_rejects_bad_backend_flags_reserved)
 	r.flags = 1U << 31;
 	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
 	r.flags = 0;
-	r.reserved0 = 1;
+	/* backend_fd must be a sim fd (here: the client), an open fd, 0 for kfd */
+	r.backend_fd = (__u32)self->cfd;
 	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
-	r.reserved0 = 0;
+	r.backend_fd = 100000;
+	EXPECT_EQ(-EBADF, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	r.backend = XSCHED_BACKEND_KFD;
+	r.backend_fd = (__u32)self->sfd;
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+	r.backend = XSCHED_BACKEND_SIM;
+	r.backend_fd = (__u32)self->sfd;
 	for (i = 0; i < 2; i++) {
 		r.reserved[i] = 1;
 		EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r))
@@ -850,16 +871,16 @@ TEST_F(uapi, register_rejects_priority_out_of_range)
 	size_t i;
 	int qfd;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		EXPECT_EQ(-EINVAL, xs_register(self->cfd, id, bad[i], NULL))
+		EXPECT_EQ(-EINVAL, xs_register(self->cfd, self->sfd, id, bad[i], NULL))
 			TH_LOG("priority %d", bad[i]);
 	}
-	qfd = xs_register(self->cfd, id, XSCHED_PRIO_MIN, NULL);
+	qfd = xs_register(self->cfd, self->sfd, id, XSCHED_PRIO_MIN, NULL);
 	ASSERT_LE(0, qfd) TH_LOG("priority MIN: %s", xs_err(qfd));
 	close(qfd);
 	/* root (CAP_SYS_NICE) may use the top priority */
-	qfd = xs_register(self->cfd, id, XSCHED_PRIO_MAX, NULL);
+	qfd = xs_register(self->cfd, self->sfd, id, XSCHED_PRIO_MAX, NULL);
 	ASSERT_LE(0, qfd) TH_LOG("priority MAX: %s", xs_err(qfd));
 	close(qfd);
 }
@@ -868,22 +889,25 @@ TEST_F(uapi, register_unknown_sim_queue_is_enoent)
 {
 	uint32_t id;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	EXPECT_EQ(-ENOENT, xs_register(self->cfd, id + 1000, 0, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	EXPECT_EQ(-ENOENT, xs_register(self->cfd, self->sfd, id + 1000, 0, NULL));
 	{
 		struct xsched_register r = {
 			.backend = XSCHED_BACKEND_SIM,
 			.handle = (1ULL << 32) | id,	/* ids are 32 bits */
+			.backend_fd = (__u32)self->sfd,
 		};
 
 		EXPECT_EQ(-ENOENT, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
 	}
 	/* another client's queue id means nothing here */
 	{
-		int cfd2;
+		int cfd2, sfd2;
 
 		ASSERT_EQ(0, xs_client_open(&cfd2, NULL));
-		EXPECT_EQ(-ENOENT, xs_register(cfd2, id, 0, NULL));
+		ASSERT_EQ(0, xs_sim_open(&sfd2, NULL));
+		EXPECT_EQ(-ENOENT, xs_register(cfd2, sfd2, id, 0, NULL));
+		close(sfd2);
 		close(cfd2);
 	}
 }
@@ -893,11 +917,11 @@ TEST_F(uapi, register_same_queue_twice_is_eexist)
 	uint32_t id, uid;
 	int qfd;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	qfd = xs_register(self->cfd, id, 0, &uid);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	qfd = xs_register(self->cfd, self->sfd, id, 0, &uid);
 	ASSERT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
-	EXPECT_EQ(-EEXIST, xs_register(self->cfd, id, 0, NULL));
-	EXPECT_EQ(-EEXIST, xs_register(self->cfd, id, -5, NULL));
+	EXPECT_EQ(-EEXIST, xs_register(self->cfd, self->sfd, id, 0, NULL));
+	EXPECT_EQ(-EEXIST, xs_register(self->cfd, self->sfd, id, -5, NULL));
 	close(qfd);
 }
 
@@ -910,10 +934,11 @@ TEST_F(uapi, register_returns_queue_fd_and_unique_uid)
 	int ret[2], i;
 
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id[i], NULL));
+		ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id[i], NULL));
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].backend = XSCHED_BACKEND_SIM;
 		r[i].handle = id[i];
+		r[i].backend_fd = (__u32)self->sfd;
 		r[i].priority = -i;
 		r[i].queue_fd = ~0U;
 		ret[i] = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r[i]);
@@ -947,15 +972,15 @@ TEST_F(uapi, register_again_after_close_succeeds)
 	char state[24];
 	int qfd;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	qfd = xs_register(self->cfd, id, 0, &uid1);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	qfd = xs_register(self->cfd, self->sfd, id, 0, &uid1);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, close(qfd));
 	if (!xs_debugfs_ready()) {
 		EXPECT_EQ(0, xs_table_state(uid1, state, sizeof(state)))
 			TH_LOG("closed queue uid %u still listed", uid1);
 	}
-	qfd = xs_register(self->cfd, id, 0, &uid2);
+	qfd = xs_register(self->cfd, self->sfd, id, 0, &uid2);
 	ASSERT_LE(0, qfd) TH_LOG("register after close: %s", xs_err(qfd));
 	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
 	close(qfd);
@@ -999,14 +1024,14 @@ TEST_F(uapi, positive_priority_needs_cap_sys_nice)
 	uint32_t id, id2;
 	int qfd, ret;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id2, NULL));
-	qfd = xs_register(self->cfd, id, 0, NULL);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id2, NULL));
+	qfd = xs_register(self->cfd, self->sfd, id, 0, NULL);
 	ASSERT_LE(0, qfd);
 	ret = drop_cap_sys_nice();
 	ASSERT_EQ(0, ret) TH_LOG("dropping CAP_SYS_NICE: %s", xs_err(ret));
-	EXPECT_EQ(-EPERM, xs_register(self->cfd, id2, 1, NULL));
-	EXPECT_EQ(-EPERM, xs_register(self->cfd, id2, XSCHED_PRIO_MAX, NULL));
+	EXPECT_EQ(-EPERM, xs_register(self->cfd, self->sfd, id2, 1, NULL));
+	EXPECT_EQ(-EPERM, xs_register(self->cfd, self->sfd, id2, XSCHED_PRIO_MAX, NULL));
 	EXPECT_EQ(-EPERM, xs_set_priority(qfd, 1));
 	EXPECT_EQ(-EPERM, xs_set_priority(qfd, XSCHED_PRIO_MAX));
 	/* range errors still win over permission */
@@ -1014,7 +1039,7 @@ TEST_F(uapi, positive_priority_needs_cap_sys_nice)
 	/* lowering and the default need nothing */
 	EXPECT_EQ(0, xs_set_priority(qfd, -7));
 	EXPECT_EQ(0, xs_set_priority(qfd, 0));
-	ret = xs_register(self->cfd, id2, -3, NULL);
+	ret = xs_register(self->cfd, self->sfd, id2, -3, NULL);
 	EXPECT_LE(0, ret) TH_LOG("priority -3 without CAP_SYS_NICE: %s", xs_err(ret));
 	if (ret >= 0)
 		close(ret);
@@ -1027,7 +1052,7 @@ TEST_F(uapi, set_priority_rejects_bad_input)
 	uint32_t id, uid;
 	int qfd, i;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	EXPECT_EQ(-EINVAL, xs_set_priority(qfd, XSCHED_PRIO_MIN - 1));
 	EXPECT_EQ(-EINVAL, xs_set_priority(qfd, XSCHED_PRIO_MAX + 1));
@@ -1060,7 +1085,7 @@ TEST_F(uapi, set_priority_shows_in_query)
 	size_t i;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	for (i = 0; i < sizeof(prios) / sizeof(prios[0]); i++) {
 		ASSERT_EQ(0, xs_set_priority(qfd, prios[i]));
@@ -1078,7 +1103,7 @@ TEST_F(uapi, suspend_rejects_bad_mode_flags_reserved)
 	size_t i;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		EXPECT_EQ(-EINVAL, xs_suspend(qfd, modes[i], 0, 0, NULL))
@@ -1104,7 +1129,7 @@ TEST_F(uapi, suspend_rejects_grace_over_60s)
 	uint32_t id, uid;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	EXPECT_EQ(-EINVAL, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 60 * XS_SEC + 1, NULL));
 	EXPECT_EQ(-EINVAL, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 60 * XS_SEC + 1, NULL));
@@ -1126,7 +1151,7 @@ TEST_F(uapi, suspend_twice_is_ealready)
 	size_t i, j;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, xs_suspend(qfd, modes[i], 0, 0, &out));
@@ -1152,12 +1177,12 @@ TEST_F(uapi, suspend_while_suspending_is_ealready)
 	uint32_t id, uid;
 	int qfd, ret;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	/* one workgroup of 30 x 10 ms: a DRAIN takes that long */
 	p = xs_packet(1, 30, 10 * XS_MS, 9, dst.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, XSCHED_SUSPEND_NONBLOCK,
 				0, NULL));
@@ -1169,7 +1194,7 @@ TEST_F(uapi, suspend_while_suspending_is_ealready)
 					XSCHED_SUSPEND_NONBLOCK, 0, NULL));
 	ASSERT_EQ(0, xs_wait_state(qfd, XSCHED_STATE_SUSPENDED, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_resume(qfd, NULL));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 20 * XS_SEC, NULL));
 	EXPECT_EQ(xs_ref_workgroup(9, 0, 30, NULL), dst.map[0]);
 	close(qfd);
 }
@@ -1179,7 +1204,7 @@ TEST_F(uapi, resume_active_queue_is_ealready)
 	uint32_t id, uid;
 	int qfd;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	EXPECT_EQ(-EALREADY, xs_resume(qfd, NULL));
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
@@ -1195,7 +1220,7 @@ TEST_F(uapi, resume_rejects_flags_and_reserved)
 	uint32_t id, uid;
 	int qfd, i;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, NULL));
 	memset(&r, 0, sizeof(r));
@@ -1222,7 +1247,7 @@ TEST_F(uapi, query_rejects_flags_and_reserved)
 	uint32_t id, uid;
 	int qfd, i;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	memset(&info, 0, sizeof(info));
 	info.flags = 1;
@@ -1243,8 +1268,8 @@ TEST_F(uapi, query_fresh_queue_reports_initial_state)
 	uint32_t id, uid;
 	int qfd;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 16, &id, &save));
-	qfd = xs_register(self->cfd, id, -9, &uid);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 16, &id, &save));
+	qfd = xs_register(self->cfd, self->sfd, id, -9, &uid);
 	ASSERT_LE(0, qfd);
 	memset(&info, 0, sizeof(info));
 	ASSERT_EQ(0, xs_ioctl(qfd, XSCHED_IOC_QUERY, &info));
@@ -1282,12 +1307,12 @@ TEST_F(uapi, suspend_resume_updates_counters)
 	uint32_t id, uid;
 	int qfd;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	p = xs_packet(3, 4, 0, 21, dst.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 20 * XS_SEC, NULL));
 
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, &out[0]));
 	ASSERT_EQ(0, xs_query(qfd, &info));
@@ -1327,14 +1352,14 @@ TEST_F(uapi, poll_reports_idle_busy_suspended)
 	uint32_t id, uid;
 	int qfd, ev;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	ev = xs_poll(qfd, POLLIN | POLLPRI, 0);
 	EXPECT_EQ(POLLIN, ev) TH_LOG("idle queue: revents %#x", ev);
 
 	p = xs_packet(1, 50, 10 * XS_MS, 4, dst.gpu_addr, 0);	/* 0.5 s */
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
 	ev = xs_poll(qfd, POLLIN | POLLPRI, 0);
 	EXPECT_EQ(0, ev) TH_LOG("busy queue: revents %#x", ev);
 
@@ -1349,7 +1374,7 @@ TEST_F(uapi, poll_reports_idle_busy_suspended)
 	/* POLLIN wakes up the poller when the work is done */
 	ev = xs_poll(qfd, POLLIN, 20000);
 	EXPECT_EQ(POLLIN, ev) TH_LOG("revents %#x after completion", ev);
-	EXPECT_EQ(0, xs_wait(self->cfd, id, seq, 0, NULL));
+	EXPECT_EQ(0, xs_wait(self->sfd, id, seq, 0, NULL));
 	close(qfd);
 }
 
@@ -1362,12 +1387,12 @@ TEST_F(uapi, nonblock_suspend_signals_pollpri)
 	uint32_t id, uid;
 	int qfd, ev;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	/* DRAIN of a 30 x 10 ms workgroup: SUSPENDING for a while */
 	p = xs_packet(1, 30, 10 * XS_MS, 5, dst.gpu_addr, 0);
-	ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, 10 * XS_SEC));
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, XSCHED_SUSPEND_NONBLOCK,
 				0, &out));
@@ -1375,7 +1400,7 @@ TEST_F(uapi, nonblock_suspend_signals_pollpri)
 	EXPECT_EQ(POLLPRI, ev & POLLPRI) TH_LOG("revents %#x", ev);
 	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
 	ASSERT_EQ(0, xs_resume(qfd, NULL));
-	ASSERT_EQ(0, xs_wait(self->cfd, id, seq, 20 * XS_SEC, NULL));
+	ASSERT_EQ(0, xs_wait(self->sfd, id, seq, 20 * XS_SEC, NULL));
 	EXPECT_EQ(xs_ref_workgroup(5, 0, 30, NULL), dst.map[0]);
 	close(qfd);
 }
@@ -1385,9 +1410,9 @@ TEST_F(uapi, double_close_is_ebadf)
 	struct xsched_version v = { 0 };
 	uint32_t id, uid;
 	char state[24];
-	int qfd, cfd2;
+	int qfd, cfd2, sfd2;
 
-	qfd = make_queue(self->cfd, 8, &id, &uid);
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	EXPECT_EQ(0, close(qfd));
 	EXPECT_EQ(-1, close(qfd));
@@ -1399,14 +1424,16 @@ TEST_F(uapi, double_close_is_ebadf)
 	self->cfd = -1;
 	/* the module still works */
 	ASSERT_EQ(0, xs_client_open(&cfd2, &v));
+	ASSERT_EQ(0, xs_sim_open(&sfd2, NULL));
 	EXPECT_EQ(XSCHED_API_VERSION, v.api_version);
-	qfd = make_queue(cfd2, 8, &id, &uid);
+	qfd = make_queue(cfd2, sfd2, 8, &id, &uid);
 	EXPECT_LE(0, qfd) TH_LOG("register: %s", xs_err(qfd));
 	if (qfd >= 0)
 		close(qfd);
 	if (!xs_debugfs_ready()) {
 		EXPECT_EQ(0, xs_table_state(uid, state, sizeof(state)));
 	}
+	close(sfd2);
 	close(cfd2);
 }
 
@@ -1420,14 +1447,14 @@ TEST_F(uapi, wait_with_huge_timeout_waits)
 	size_t i;
 	int ret;
 
-	ASSERT_EQ(0, xs_buf_alloc(self->cfd, XS_PAGE, &dst));
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &dst));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	for (i = 0; i < XS_ARRAY_SIZE(timeouts); i++) {
 		/* 10 x 5 ms: still running when the wait starts */
 		p = xs_packet(1, 10, 5 * XS_MS, i, dst.gpu_addr + 8 * i, 0);
-		ASSERT_EQ(0, xs_submit(self->cfd, id, &p, 1, &seq));
+		ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
 		done = 0;
-		ret = xs_wait(self->cfd, id, seq, timeouts[i], &done);
+		ret = xs_wait(self->sfd, id, seq, timeouts[i], &done);
 		EXPECT_EQ(0, ret) TH_LOG("timeout_ns %#llx: %s (an overflow?)",
 					 (unsigned long long)timeouts[i], xs_err(ret));
 		EXPECT_EQ(seq, done);
@@ -1470,12 +1497,12 @@ TEST_F(uapi, mem_alloc_efault_on_copy_out_leaks_nothing)
 	ASSERT_NE(NULL, ro);
 	/* more failed attempts than the per-client limit */
 	for (i = 0; i < XSCHED_SIM_MEM_BUFFERS + 8; i++) {
-		ret = xs_ioctl(self->cfd, XSCHED_IOC_SIM_MEM_ALLOC, ro);
+		ret = xs_ioctl(self->sfd, XSCHED_IOC_SIM_MEM_ALLOC, ro);
 		ASSERT_EQ(-EFAULT, ret)
 			TH_LOG("attempt %d with a read-only arg: %s (%d buffers leaked?)",
 			       i, xs_err(ret), i);
 	}
-	ret = xs_mem_alloc(self->cfd, XS_PAGE, NULL);
+	ret = xs_mem_alloc(self->sfd, XS_PAGE, NULL);
 	EXPECT_EQ(0, ret) TH_LOG("buffers leaked by EFAULT: %s", xs_err(ret));
 }
 
@@ -1487,12 +1514,12 @@ TEST_F(uapi, queue_create_efault_on_copy_out_leaks_nothing)
 
 	ASSERT_NE(NULL, ro);
 	for (i = 0; i < XSCHED_SIM_QUEUES + 8; i++) {
-		ret = xs_ioctl(self->cfd, XSCHED_IOC_SIM_QUEUE_CREATE, ro);
+		ret = xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, ro);
 		ASSERT_EQ(-EFAULT, ret)
 			TH_LOG("attempt %d with a read-only arg: %s (%d queues leaked?)",
 			       i, xs_err(ret), i);
 	}
-	ret = xs_queue_create(self->cfd, 2, NULL, NULL);
+	ret = xs_queue_create(self->sfd, 2, NULL, NULL);
 	EXPECT_EQ(0, ret) TH_LOG("queues leaked by EFAULT: %s", xs_err(ret));
 }
 
@@ -1504,7 +1531,7 @@ TEST_F(uapi, register_efault_on_copy_out_leaves_queue_unregistered)
 	void *ro;
 	int ret, qfd;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 2, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 2, &id, NULL));
 	r.handle = id;
 	ro = read_only_copy(&r, sizeof(r));
 	ASSERT_NE(NULL, ro);
@@ -1512,7 +1539,7 @@ TEST_F(uapi, register_efault_on_copy_out_leaves_queue_unregistered)
 	EXPECT_EQ(-EFAULT, ret) TH_LOG("read-only arg: %s", xs_err(ret));
 	if (ret >= 0)
 		close(ret);
-	qfd = xs_register(self->cfd, id, 0, &uid);
+	qfd = xs_register(self->cfd, self->sfd, id, 0, &uid);
 	EXPECT_LE(0, qfd) TH_LOG("register after EFAULT: %s (left registered?)",
 				 xs_err(qfd));
 	if (qfd >= 0 && !xs_debugfs_ready()) {
@@ -1528,7 +1555,7 @@ TEST_F(uapi, register_without_free_fd_is_emfile)
 	uint32_t id;
 	int fd, ret, top;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
 	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
 	/* fill every descriptor below a small limit */
 	top = dup(self->cfd);
@@ -1537,12 +1564,12 @@ TEST_F(uapi, register_without_free_fd_is_emfile)
 	low.rlim_cur = top;
 	low.rlim_max = old.rlim_max;
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &low));
-	ret = xs_register(self->cfd, id, 0, NULL);
+	ret = xs_register(self->cfd, self->sfd, id, 0, NULL);
 	EXPECT_EQ(-EMFILE, ret) TH_LOG("got %s", xs_err(ret));
 	if (ret >= 0)
 		close(ret);
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
-	fd = xs_register(self->cfd, id, 0, NULL);
+	fd = xs_register(self->cfd, self->sfd, id, 0, NULL);
 	EXPECT_LE(0, fd) TH_LOG("register after EMFILE: %s (left registered?)",
 				xs_err(fd));
 	if (fd >= 0)
@@ -1554,8 +1581,8 @@ TEST_F(uapi, lowering_a_positive_priority_needs_no_capability)
 	uint32_t id;
 	int qfd, ret;
 
-	ASSERT_EQ(0, xs_queue_create(self->cfd, 8, &id, NULL));
-	qfd = xs_register(self->cfd, id, 50, NULL);
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id, NULL));
+	qfd = xs_register(self->cfd, self->sfd, id, 50, NULL);
 	ASSERT_LE(0, qfd) TH_LOG("priority 50 as root: %s", xs_err(qfd));
 	ret = drop_cap_sys_nice();
 	ASSERT_EQ(0, ret) TH_LOG("dropping CAP_SYS_NICE: %s", xs_err(ret));

@@ -29,10 +29,12 @@
 #include <sys/stat.h>
 
 #include <linux/xsched_kfd.h>
+#include <linux/xsched_sim.h>
 
 #include "kselftest_harness.h"
 
 #define XS_DEV_PATH	"/dev/" XSCHED_DEVICE_NAME
+#define XS_SIM_PATH	"/dev/" XSCHED_SIM_DEVICE_NAME
 #define XS_DEBUGFS_ROOT	"/sys/kernel/debug"
 #define XS_DEBUGFS_DIR	XS_DEBUGFS_ROOT "/xsched"
 #define XS_SIM_DIR	XS_DEBUGFS_DIR "/sim"
@@ -95,10 +97,42 @@ static inline int xs_client_open(int *cfd, struct xsched_version *ver)
 	ASSERT_EQ(0, __ret) TH_LOG("open/VERSION: %s", xs_err(__ret));		\
 } while (0)
 
-/* Wave slots of the whole sim GPU: how many workgroups run at once. */
-static inline unsigned int xs_slots(const struct xsched_version *v)
+/* Opens the sim GPU (xsched_sim.ko) and reads its shape; -errno if missing. */
+static inline int xs_sim_open(int *sfd, struct xsched_sim_info *info)
 {
-	return v->sim_cus * v->sim_waves_per_cu;
+	struct xsched_sim_info i;
+	int fd, ret;
+
+	*sfd = -1;
+	fd = open(XS_SIM_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&i, 0, sizeof(i));
+	ret = xs_ioctl(fd, XSCHED_IOC_SIM_INFO, &i);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	if (info)
+		*info = i;
+	*sfd = fd;
+	return 0;
+}
+
+/* For FIXTURE_SETUP(): the sim GPU, skipping when xsched_sim.ko is not loaded. */
+#define XS_SIM_OPEN_OR_SKIP(sfd, info) do {					\
+	int __ret = xs_sim_open(&(sfd), &(info));				\
+										\
+	if (__ret == -ENOENT || __ret == -ENODEV || __ret == -ENXIO)		\
+		SKIP(return, "%s: %s (is xsched_sim.ko loaded?)", XS_SIM_PATH,	\
+		     xs_err(__ret));						\
+	ASSERT_EQ(0, __ret) TH_LOG("open/SIM_INFO: %s", xs_err(__ret));	\
+} while (0)
+
+/* Wave slots of the whole sim GPU: how many workgroups run at once. */
+static inline unsigned int xs_slots(const struct xsched_sim_info *s)
+{
+	return s->cus * s->waves_per_cu;
 }
 
 struct xs_buf {
@@ -108,10 +142,10 @@ struct xs_buf {
 	uint64_t *map;
 };
 
-static inline int xs_mem_alloc(int cfd, uint64_t size, uint64_t *gpu_addr)
+static inline int xs_mem_alloc(int sfd, uint64_t size, uint64_t *gpu_addr)
 {
 	struct xsched_sim_mem m = { .size = size };
-	int ret = xs_ioctl(cfd, XSCHED_IOC_SIM_MEM_ALLOC, &m);
+	int ret = xs_ioctl(sfd, XSCHED_IOC_SIM_MEM_ALLOC, &m);
 
 	if (ret >= 0 && gpu_addr)
 		*gpu_addr = m.gpu_addr;
@@ -119,18 +153,18 @@ static inline int xs_mem_alloc(int cfd, uint64_t size, uint64_t *gpu_addr)
 }
 
 /* Allocates device memory and maps it; the mapping starts poisoned. */
-static inline int xs_buf_alloc(int cfd, uint64_t size, struct xs_buf *b)
+static inline int xs_buf_alloc(int sfd, uint64_t size, struct xs_buf *b)
 {
 	void *p;
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	ret = xs_mem_alloc(cfd, size, &b->gpu_addr);
+	ret = xs_mem_alloc(sfd, size, &b->gpu_addr);
 	if (ret)
 		return ret;
 	b->size = size;
 	b->map_size = (size + XS_PAGE - 1) & ~(XS_PAGE - 1);
-	p = mmap(NULL, b->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, cfd,
+	p = mmap(NULL, b->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, sfd,
 		 (off_t)b->gpu_addr);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -146,11 +180,11 @@ static inline void xs_buf_free(struct xs_buf *b)
 	b->map = NULL;
 }
 
-static inline int xs_queue_create(int cfd, uint32_t ring_size, uint32_t *id,
+static inline int xs_queue_create(int sfd, uint32_t ring_size, uint32_t *id,
 				  uint64_t *save_area_size)
 {
 	struct xsched_sim_queue_create c = { .ring_size = ring_size };
-	int ret = xs_ioctl(cfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c);
+	int ret = xs_ioctl(sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c);
 
 	if (ret < 0)
 		return ret;
@@ -161,13 +195,14 @@ static inline int xs_queue_create(int cfd, uint32_t ring_size, uint32_t *id,
 	return 0;
 }
 
-/* Registers sim queue @id; returns the queue fd or -errno. */
-static inline int xs_register(int cfd, uint32_t id, int32_t priority,
+/* Registers sim queue @id of sim fd @sfd on client @cfd; the queue fd or -errno. */
+static inline int xs_register(int cfd, int sfd, uint32_t id, int32_t priority,
 			      uint32_t *uid)
 {
 	struct xsched_register r = {
 		.backend = XSCHED_BACKEND_SIM,
 		.handle = id,
+		.backend_fd = (__u32)sfd,
 		.priority = priority,
 	};
 	int ret = xs_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
@@ -258,7 +293,7 @@ static inline uint64_t xs_packet_steps(const struct xsched_sim_packet *p)
 	return (uint64_t)p->grid * p->steps;
 }
 
-static inline int xs_submit(int cfd, uint32_t id,
+static inline int xs_submit(int sfd, uint32_t id,
 			    const struct xsched_sim_packet *pkts, uint32_t count,
 			    uint64_t *seq)
 {
@@ -267,14 +302,14 @@ static inline int xs_submit(int cfd, uint32_t id,
 		.count = count,
 		.packets = (uintptr_t)pkts,
 	};
-	int ret = xs_ioctl(cfd, XSCHED_IOC_SIM_SUBMIT, &s);
+	int ret = xs_ioctl(sfd, XSCHED_IOC_SIM_SUBMIT, &s);
 
 	if (ret >= 0 && seq)
 		*seq = s.seq;
 	return ret < 0 ? ret : 0;
 }
 
-static inline int xs_wait(int cfd, uint32_t id, uint64_t seq,
+static inline int xs_wait(int sfd, uint32_t id, uint64_t seq,
 			  uint64_t timeout_ns, uint64_t *completed)
 {
 	struct xsched_sim_wait w = {
@@ -283,7 +318,7 @@ static inline int xs_wait(int cfd, uint32_t id, uint64_t seq,
 		.timeout_ns = timeout_ns,
 		.completed = ~0ULL,
 	};
-	int ret = xs_ioctl(cfd, XSCHED_IOC_SIM_WAIT, &w);
+	int ret = xs_ioctl(sfd, XSCHED_IOC_SIM_WAIT, &w);
 
 	if (completed)
 		*completed = w.completed;
@@ -386,7 +421,7 @@ static inline void xs_sleep_ns(uint64_t ns)
 }
 
 /* Submits, retrying while the ring is full (EAGAIN) for up to @patience_ns. */
-static inline int xs_submit_retry(int cfd, uint32_t id,
+static inline int xs_submit_retry(int sfd, uint32_t id,
 				  const struct xsched_sim_packet *pkts,
 				  uint32_t count, uint64_t *seq,
 				  uint64_t patience_ns)
@@ -395,7 +430,7 @@ static inline int xs_submit_retry(int cfd, uint32_t id,
 	int ret;
 
 	for (;;) {
-		ret = xs_submit(cfd, id, pkts, count, seq);
+		ret = xs_submit(sfd, id, pkts, count, seq);
 		if (ret != -EAGAIN || xs_now_ns() > end)
 			return ret;
 		xs_sleep_ns(XS_MS);

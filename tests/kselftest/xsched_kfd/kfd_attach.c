@@ -15,6 +15,8 @@
  */
 #include <sys/syscall.h>
 
+#include <linux/xsched_sim.h>
+
 #include "kfd_test.h"
 
 FIXTURE(kfd)
@@ -49,6 +51,44 @@ TEST_F(kfd, version_reports_kfd_backend)
 
 	ASSERT_EQ(0, kt_version(self->cfd, &v));
 	EXPECT_NE(0, v.backends & (1U << XSCHED_BACKEND_KFD));
+}
+
+/*
+ * This VM loads xsched_kfd.ko alone, as a production server does: no sim
+ * backend, no sim device, and the sim's old client ioctls are unknown.
+ */
+TEST_F(kfd, production_load_has_no_sim)
+{
+	struct xsched_register r = {
+		.backend = XSCHED_BACKEND_SIM,
+		.backend_fd = (uint32_t)self->cfd,
+	};
+	char buf[64] = { 0 };
+	struct xsched_version v;
+	unsigned int nr;
+	int ret;
+
+	ASSERT_EQ(0, kt_version(self->cfd, &v));
+	EXPECT_EQ(0, v.backends & (1U << XSCHED_BACKEND_SIM))
+		TH_LOG("backends 0x%x: is xsched_sim.ko loaded in this VM?", v.backends);
+	EXPECT_EQ(-1, access("/dev/" XSCHED_SIM_DEVICE_NAME, F_OK));
+	EXPECT_EQ(ENOENT, errno);
+	ret = ioctl(self->cfd, XSCHED_IOC_REGISTER, &r);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(ENODEV, errno) TH_LOG("REGISTER sim: %s", strerror(errno));
+	/* 0x01-0x04 were the sim's on /dev/xsched, at these sizes. */
+	for (nr = 1; nr <= 4; nr++) {
+		static const unsigned int sizes[] = {
+			0, sizeof(struct xsched_sim_mem),
+			sizeof(struct xsched_sim_queue_create),
+			sizeof(struct xsched_sim_submit), sizeof(struct xsched_sim_wait),
+		};
+
+		ret = ioctl(self->cfd, _IOC(_IOC_READ | _IOC_WRITE, XSCHED_IOC_MAGIC,
+					    nr, sizes[nr]), buf);
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(ENOTTY, errno) TH_LOG("old sim ioctl 0x%02x", nr);
+	}
 }
 
 TEST_F(kfd, attach_own_kfd_fd_succeeds)

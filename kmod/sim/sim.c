@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sim backend: a software GPU faithful enough for the core's tests.
+ * xsched_sim.ko, the sim backend: a software GPU faithful enough for the
+ * core's tests.  A test device (netdevsim's pattern): its own module and its
+ * own device node, /dev/xsched_sim, whose fd is a context of device memory and
+ * queues (include/uapi/linux/xsched_sim.h).  It registers the sim backend with
+ * xsched_kfd.ko (backend.c), which reaches it only through xsim_ops.
  *
  * Compute units are kernel threads, each with wave slots.  A queue is a ring of
  * dispatch packets with read and write pointers; packets run in order, each
@@ -15,13 +19,16 @@
  * Locking: xsim.lock (spinlock) protects every queue's ring pointers, run
  * state, save area and every CU's slots.  It nests inside xsched_queue.lock
  * and outside xsched_queue.state_lock.  xsim_vm.lock (mutex) protects a
- * client's buffer and queue tables.
+ * sim fd's buffer and queue tables.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
+#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -29,6 +36,8 @@
 #include <linux/unaligned.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+
+#include <linux/xsched_sim.h>
 
 #include "xsched.h"
 
@@ -44,10 +53,10 @@ static unsigned int sim_save_ns = 20000;
 module_param(sim_save_ns, uint, 0644);
 MODULE_PARM_DESC(sim_save_ns, "Time to save one wave's state, ns (default 20000)");
 
-/* /dev/xsched is open to every user: bound what they can pin together. */
+/* /dev/xsched_sim is open to every user: bound what they can pin together. */
 static unsigned int sim_mem_max_mb = 512;
 module_param(sim_mem_max_mb, uint, 0644);
-MODULE_PARM_DESC(sim_mem_max_mb, "Sim device memory of all clients together, MiB (default 512)");
+MODULE_PARM_DESC(sim_mem_max_mb, "Sim device memory of all sim fds together, MiB (default 512)");
 
 static unsigned int sim_restore_ns = 20000;
 module_param(sim_restore_ns, uint, 0644);
@@ -107,7 +116,7 @@ struct xsim_buffer {
 	u64 size;
 };
 
-/* A client's GPU address space: its device memory and its sim queues. */
+/* A sim fd's GPU address space: its device memory and its sim queues. */
 struct xsim_vm {
 	struct kref ref;
 	struct mutex lock;		/* protects bufs[] and queues[] */
@@ -697,8 +706,12 @@ static void xsim_op_batch_end(void *batch)
 	xsim_hws_wait(updated);
 }
 
+static struct xsched_queue *xsim_op_bind(int fd, u64 handle, s32 priority);
+
 static const struct xsched_backend_ops xsim_ops = {
 	.name = "sim",
+	.owner = THIS_MODULE,
+	.bind = xsim_op_bind,
 	.modes = BIT(XSCHED_MODE_DRAIN) | BIT(XSCHED_MODE_SAVE),
 	.suspend = xsim_op_suspend,
 	.resume = xsim_op_resume,
@@ -710,9 +723,9 @@ static const struct xsched_backend_ops xsim_ops = {
 
 /* Client side: device memory, queues, submission. */
 
-struct xsim_vm *xsim_vm_create(void)
+static struct xsim_vm *xsim_vm_create(void)
 {
-	struct xsim_vm *vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	struct xsim_vm *vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
 
 	if (!vm)
 		return NULL;
@@ -739,8 +752,8 @@ static void xsim_vm_release(struct kref *ref)
 	xsched_obj_dec(XSCHED_OBJ_SIM_VM);
 }
 
-/* The client is gone: drop its queues; registered ones live on. */
-void xsim_vm_put(struct xsim_vm *vm)
+/* The sim fd is closed: drop its queues; registered ones live on. */
+static void xsim_vm_put(struct xsim_vm *vm)
 {
 	struct xsim_queue *q;
 	int i;
@@ -756,7 +769,7 @@ void xsim_vm_put(struct xsim_vm *vm)
 	kref_put(&vm->ref, xsim_vm_release);
 }
 
-int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
+static int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 {
 	u64 size;
 	void *p;
@@ -797,7 +810,7 @@ int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 	return 0;
 }
 
-int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
+static int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 {
 	u64 addr = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 len = vma->vm_end - vma->vm_start;
@@ -816,7 +829,7 @@ int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 				   (addr & ((1ULL << XSIM_ADDR_SHIFT) - 1)) >> PAGE_SHIFT);
 }
 
-int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
+static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
 {
 	struct xsim_queue *q;
 	int i, ret;
@@ -827,7 +840,7 @@ int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
 	    !is_power_of_2(c->ring_size))
 		return -EINVAL;
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
 		return -ENOMEM;
 	kref_init(&q->ref);
@@ -924,7 +937,7 @@ static int xsim_packet_check(const struct xsched_sim_packet *p)
 	return 0;
 }
 
-int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s)
+static int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s)
 {
 	struct xsched_sim_packet *pkts;
 	struct xsim_queue *q;
@@ -975,7 +988,7 @@ out_put:
 	return ret;
 }
 
-int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *wt)
+static int xsim_wait(struct xsim_vm *vm, struct xsched_sim_wait *wt)
 {
 	struct xsim_queue *q;
 	ktime_t timeout;
@@ -1023,7 +1036,7 @@ out:
 	return ret;
 }
 
-struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priority)
+static struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priority)
 {
 	struct xsched_queue *xq;
 	struct xsim_queue *q;
@@ -1082,14 +1095,130 @@ static int xsim_reset_set(void *data, u64 uid)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(xsim_reset_fops, NULL, xsim_reset_set, "%llu\n");
 
-void xsim_version(struct xsched_version *v)
+static const struct file_operations xsim_fops;
+
+/* XSCHED_IOC_REGISTER of the core, backend sim: @fd is the sim fd owning @handle. */
+static struct xsched_queue *xsim_op_bind(int fd, u64 handle, s32 priority)
 {
-	v->sim_cus = xsim.ncu;
-	v->sim_waves_per_cu = xsim.nwaves;
-	v->sim_wave_state_bytes = sizeof(struct xsim_wave_state);
+	struct xsched_queue *xq;
+	struct file *file;
+
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	/* Only a sim fd carries an xsim_vm. */
+	if (file->f_op != &xsim_fops)
+		xq = ERR_PTR(-EINVAL);
+	else
+		xq = xsim_register(file->private_data, handle, priority);
+	fput(file);
+	return xq;
 }
 
-int xsim_init(struct dentry *debugfs_root)
+/* The device: /dev/xsched_sim, one sim context (xsim_vm) per open. */
+
+static int xsim_open(struct inode *inode, struct file *file)
+{
+	struct xsim_vm *vm = xsim_vm_create();
+
+	if (!vm)
+		return -ENOMEM;
+	file->private_data = vm;
+	return 0;
+}
+
+static int xsim_release(struct inode *inode, struct file *file)
+{
+	xsim_vm_put(file->private_data);
+	return 0;
+}
+
+static int xsim_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return xsim_mmap(file->private_data, vma);
+}
+
+static long xsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct xsim_vm *vm = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	union {
+		struct xsched_sim_info i;
+		struct xsched_sim_mem m;
+		struct xsched_sim_queue_create qc;
+		struct xsched_sim_submit s;
+		struct xsched_sim_wait w;
+	} u;
+	long ret;
+
+	switch (cmd) {
+	case XSCHED_IOC_SIM_INFO:
+		memset(&u.i, 0, sizeof(u.i));
+		u.i.cus = xsim.ncu;
+		u.i.waves_per_cu = xsim.nwaves;
+		u.i.wave_state_bytes = sizeof(struct xsim_wave_state);
+		return copy_to_user(uarg, &u.i, sizeof(u.i)) ? -EFAULT : 0;
+	case XSCHED_IOC_SIM_MEM_ALLOC:
+	case XSCHED_IOC_SIM_QUEUE_CREATE:
+	case XSCHED_IOC_SIM_SUBMIT:
+	case XSCHED_IOC_SIM_WAIT:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	/*
+	 * Probe that the results can be written back before anything is
+	 * created: a read-only argument must not leave a buffer, queue or
+	 * submission behind an EFAULT.  Only a concurrent munmap() or
+	 * mprotect() can still make the final copy fail.
+	 */
+	if (copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		return -EFAULT;
+
+	switch (cmd) {
+	case XSCHED_IOC_SIM_MEM_ALLOC:
+		ret = xsim_mem_alloc(vm, &u.m);
+		break;
+	case XSCHED_IOC_SIM_QUEUE_CREATE:
+		ret = xsim_queue_create(vm, &u.qc);
+		break;
+	case XSCHED_IOC_SIM_SUBMIT:
+		ret = xsim_submit(vm, &u.s);
+		break;
+	default:
+		ret = xsim_wait(vm, &u.w);
+		/* completed is reported on timeout and failure too */
+		if (ret && ret != -EFAULT && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+			return -EFAULT;
+		break;
+	}
+	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	return ret;
+}
+
+static const struct file_operations xsim_fops = {
+	.owner = THIS_MODULE,
+	.open = xsim_open,
+	.release = xsim_release,
+	.unlocked_ioctl = xsim_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = xsim_file_mmap,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice xsim_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = XSCHED_SIM_DEVICE_NAME,
+	.fops = &xsim_fops,
+	.mode = 0666,
+};
+
+static void xsim_stop_cus(void);
+
+static int __init xsim_init(void)
 {
 	unsigned int i;
 	int ret;
@@ -1124,7 +1253,7 @@ int xsim_init(struct dentry *debugfs_root)
 		}
 	}
 
-	xsim.dir = debugfs_create_dir("sim", debugfs_root);
+	xsim.dir = debugfs_create_dir("sim", xsched_debugfs_dir());
 	debugfs_create_u32("save_delay_us", 0644, xsim.dir, &xsim.save_delay_us);
 	debugfs_create_u32("fail_save", 0644, xsim.dir, &xsim.fail_save);
 	debugfs_create_u32("fail_resume", 0644, xsim.dir, &xsim.fail_resume);
@@ -1134,13 +1263,38 @@ int xsim_init(struct dentry *debugfs_root)
 	debugfs_create_u64("runlist_updates", 0444, xsim.dir, &xsim.runlist_updates);
 	debugfs_create_file_unsafe("reset_queue", 0200, xsim.dir, NULL,
 				   &xsim_reset_fops);
+	ret = misc_register(&xsim_misc);
+	if (ret)
+		goto err_debugfs;
+	ret = xsched_backend_register(XSCHED_BACKEND_SIM, &xsim_ops);
+	if (ret)
+		goto err_misc;
+	pr_info("xsched_sim: /dev/%s ready (a test device), %u CUs x %u waves\n",
+		XSCHED_SIM_DEVICE_NAME, xsim.ncu, xsim.nwaves);
 	return 0;
+
+err_misc:
+	misc_deregister(&xsim_misc);
+err_debugfs:
+	debugfs_remove_recursive(xsim.dir);
 err:
-	xsim_exit();
+	xsim_stop_cus();
 	return ret;
 }
 
-void xsim_exit(void)
+/*
+ * Every sim fd and every queue registered from one pins the module, so at
+ * exit no queue is left and no bind can start.
+ */
+static void __exit xsim_exit(void)
+{
+	xsched_backend_unregister(XSCHED_BACKEND_SIM, &xsim_ops);
+	misc_deregister(&xsim_misc);
+	debugfs_remove_recursive(xsim.dir);
+	xsim_stop_cus();
+}
+
+static void xsim_stop_cus(void)
 {
 	unsigned int i;
 
@@ -1155,3 +1309,8 @@ void xsim_exit(void)
 	xsim.cus = NULL;
 	WARN_ON(!list_empty(&xsim.queues));
 }
+
+module_init(xsim_init);
+module_exit(xsim_exit);
+MODULE_DESCRIPTION("xsched sim GPU: a software GPU backend for tests");
+MODULE_LICENSE("GPL");
