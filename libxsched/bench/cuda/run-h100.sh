@@ -28,6 +28,13 @@
 #             each natively and preloaded; libxsched at threshold 64 beside
 #             ResNet-50 b16; the urgent loop waiting on the whole device
 #             beside the GEMM
+#   port1     the interposer on the interposition core (the shipped code):
+#             smoke test, per-launch overhead, transparency, urgent alone
+#             natively and preloaded with REQ_MAIN requests each
+#   port2     urgent beside the GEMM in one process (high priority),
+#             natively and preloaded, REQ_MAIN requests each
+#   port3     urgent beside ResNet-50 b16 in one process (high priority) and
+#             in two processes (equal), natively and preloaded, REQ_MAIN each
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 set -u
@@ -161,6 +168,21 @@ alone_pair() {
 	run_py xsched 300 alone --requests "$REQ" --tag alone-xsched
 }
 
+compare_transparency() {
+	$PY - "$RES" <<'EOF2' | tee -a "$LOG"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if '"transparency"' in l]
+nat = [r for r in rows if r["xsched"] == "native"][-1:]
+xs = [r for r in rows if r["xsched"] == "xsched"][-1:]
+if nat and xs:
+    skip = {"xsched", "wall_s", "infer_r50b16_its", "train_r50b16_its"}
+    diff = [k for k in nat[0] if k not in skip and nat[0][k] != xs[0].get(k)]
+    print("TRANSPARENCY", "identical" if not diff else "DIFFERENT: %s" % diff)
+    for k in ("infer_r50b16_its", "train_r50b16_its"):
+        print("throughput %s native %.2f xsched %.2f ratio %.3f" % (k, nat[0][k], xs[0][k], xs[0][k] / nat[0][k]))
+EOF2
+}
+
 plan_xsched() {
 	info
 	build
@@ -183,18 +205,7 @@ print("smoke ok", torch.equal(a, b), float(a.sum()))
 	say "transparency"
 	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
 	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
-	$PY - "$RES" <<'EOF2' | tee -a "$LOG"
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if '"transparency"' in l]
-nat = [r for r in rows if r["xsched"] == "native"][-1:]
-xs = [r for r in rows if r["xsched"] == "xsched"][-1:]
-if nat and xs:
-    skip = {"xsched", "wall_s", "infer_r50b16_its", "train_r50b16_its"}
-    diff = [k for k in nat[0] if k not in skip and nat[0][k] != xs[0].get(k)]
-    print("TRANSPARENCY", "identical" if not diff else "DIFFERENT: %s" % diff)
-    for k in ("infer_r50b16_its", "train_r50b16_its"):
-        print("throughput %s native %.2f xsched %.2f ratio %.3f" % (k, nat[0][k], xs[0][k], xs[0][k] / nat[0][k]))
-EOF2
+	compare_transparency
 	alone_pair
 	pair stream high r50b16 r50b256
 }
@@ -229,12 +240,75 @@ plan_more() {
 	run_py native 200 stream --batch gemm --prio high --sync device --requests 60 --warmup 5 --tag stream-devsync-gemm
 }
 
+smoke() {
+	say "smoke: PyTorch under the interposer, XSCHED_LOG=debug"
+	XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
+import torch, torchvision
+x = torch.randn(4, 3, 224, 224, device="cuda")
+m = torchvision.models.resnet18(weights=None).cuda().eval()
+hi = torch.cuda.Stream(priority=-1)
+with torch.no_grad():
+    a = m(x)
+    with torch.cuda.stream(hi):
+        b = m(x)
+    hi.synchronize()
+print("smoke ok", torch.equal(a, b), float(a.sum()))
+' >"$OUT/smoke.log" 2>&1
+	say "smoke rc=$?: $(grep -c . "$OUT/smoke.log") lines; $(tail -n 1 "$OUT/smoke.log")"
+	grep -o 'debug: cuda: [A-Za-z_0-9]* stream [^:]*: [a-z-]*' "$OUT/smoke.log" |
+		sed 's/stream [^:]*:/stream:/' | sort | uniq -c | sort -rn | head -30 | tee -a "$LOG"
+}
+
+# pair_main MODE PRIO BATCH...: as pair, with REQ_MAIN requests per case
+pair_main() {
+	local mode=$1 prio=$2 b n=$REQ_MAIN
+	shift 2
+	for b in "$@"; do
+		say "$mode $prio $b ($n requests): native, then libxsched"
+		run_py native $((n / 20 + 200)) "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
+		run_py xsched $((n / 20 + 200)) "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
+	done
+}
+
+plan_port1() {
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	smoke
+	overhead native xsched
+	say "transparency"
+	XBENCH_XSCHED=native timeout 150 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
+	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 150 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
+	compare_transparency
+	say "urgent alone ($REQ_MAIN requests), native and libxsched"
+	run_py native $((REQ_MAIN / 20 + 100)) alone --requests "$REQ_MAIN" --tag alone
+	run_py xsched $((REQ_MAIN / 20 + 100)) alone --requests "$REQ_MAIN" --tag alone-xsched
+}
+
+plan_port2() {
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	pair_main stream high gemm
+}
+
+plan_port3() {
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	pair_main stream high r50b16
+	pair_main proc equal r50b16
+}
+
 for p in "$@"; do
 	case $p in
 	native) plan_native ;;
 	xsched) plan_xsched ;;
 	final) plan_final ;;
 	more) plan_more ;;
+	port1) plan_port1 ;;
+	port2) plan_port2 ;;
+	port3) plan_port3 ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac
