@@ -39,7 +39,7 @@
 
 #include <linux/xsched_kfd.h>
 #include <linux/xsched_sim.h>
-#include <xsched.h>
+#include <xsched-sim.h>
 
 enum mode { M_NONE, M_LV1, M_LV2, M_LV3, M_COUNT };
 
