@@ -195,7 +195,7 @@ static void stream_snap(struct stream *s, struct snap *sn)
 
 	memset(sn, 0, sizeof(*sn));
 	if (s->xq) {
-		ret = xsched_query(s->xq, &info);
+		ret = xsched_query(s->xq, &info, sizeof(info));
 		if (ret)
 			die("xsched_query", ret);
 		sn->steps = info.hw_steps_done;

@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define XSCHED_LIB_VERSION_MAJOR 0
-#define XSCHED_LIB_VERSION_MINOR 2
+#define XSCHED_LIB_VERSION_MINOR 3
 
 /* The version of the library running (not the header compiled against):
  * major << 16 | minor. */
@@ -131,7 +131,22 @@ struct xsched_xq_info {
 	uint32_t arbiter;		/* 1: registered with the module's arbiter */
 	uint32_t reserved0;
 	uint64_t reserved[1];
+	/* ---- XSCHED_XQ_INFO_SIZE_VER0 ends here (0.1, 0.2) ---- */
+	uint32_t group;			/* the policy's scope (attr.group) */
+	uint32_t reserved1;
+	/* ---- XSCHED_XQ_INFO_SIZE_VER1 (0.3) ---- */
 };
+
+/*
+ * Growing structs (the sched_getattr() rule): xsched_query() and
+ * xsched_decisions() take the size of the caller's struct.  The library
+ * fills what it knows of it and zeroes the rest, so a program built against
+ * a newer header reads 0 from fields an older library does not have, and a
+ * program built against an older header gets only the fields it knows.
+ * Sizes below VER0 give -EINVAL.  Pass sizeof() of the struct.
+ */
+#define XSCHED_XQ_INFO_SIZE_VER0 168
+#define XSCHED_XQ_INFO_SIZE_VER1 176
 
 /* Scheduling decision records, read with xsched_decisions(). */
 enum xsched_action {
@@ -159,7 +174,15 @@ struct xsched_decision {
 	uint32_t level;		/* level the action used */
 	int32_t error;		/* negative errno if the action failed, else 0 */
 	uint64_t duration_ns;	/* resume: how long the XQueue was suspended */
+	/* ---- XSCHED_DECISION_SIZE_VER0 ends here (0.1, 0.2) ---- */
+	/* when the policy decided it; time_ns is when it was applied (by the
+	 * applier thread), or 0 for actions that are not the policy's */
+	uint64_t decided_ns;
+	/* ---- XSCHED_DECISION_SIZE_VER1 (0.3) ---- */
 };
+
+#define XSCHED_DECISION_SIZE_VER0 48
+#define XSCHED_DECISION_SIZE_VER1 56
 
 #define XSCHED_DECISION_LOG_SIZE 1024
 
@@ -293,14 +316,18 @@ int xsched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
 /* Wait until every XQueue of @group completed what was submitted to it. */
 int xsched_group_synchronize(uint32_t group);
 
-int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info);
+/* Fill *@info, a struct of @size bytes (sizeof(*info)). */
+int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info,
+		 size_t size);
 uint32_t xsched_xqueue_id(const struct xsched_xqueue *xq);
 
 /*
  * Copy up to @max of the most recent scheduling decisions, oldest first, into
- * @out.  Returns how many were copied.
+ * @out, an array of records of @size bytes each (sizeof(*out)).  Returns how
+ * many were copied.
  */
-int xsched_decisions(struct xsched_decision *out, unsigned int max);
+int xsched_decisions(struct xsched_decision *out, unsigned int max,
+		     size_t size);
 
 /* Names for printing. */
 const char *xsched_action_name(uint32_t action);

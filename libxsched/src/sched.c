@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,8 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 	d->level = q->s_level;
 	d->error = err;
 	d->duration_ns = duration;
+	d->decided_ns = reason == XSCHED_WHY_USER || reason == XSCHED_WHY_ARBITER ?
+			0 : q->s_decided_ns ? q->s_decided_ns : now;
 
 	if (!xs_log_enabled(XS_LOG_DEBUG))
 		return;
@@ -436,6 +439,7 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 			continue;
 		q->s_hold &= ~XSCHED_HOLD_POLICY;
 		q->s_retry = false;
+		q->s_decided_ns = now;
 		apply(q, why_resume, cause ? cause : q->s_blocker);
 		q->s_blocker = 0;
 	}
@@ -447,6 +451,8 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 		q->s_blocker = out[i].blocker;
 		if ((q->s_hold & XSCHED_HOLD_POLICY) && !q->s_retry)
 			continue;
+		if (!(q->s_hold & XSCHED_HOLD_POLICY))
+			q->s_decided_ns = now;
 		q->s_hold |= XSCHED_HOLD_POLICY;
 		apply(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
 		      XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
@@ -892,23 +898,39 @@ XS_EXPORT int xsched_set_priority(struct xsched_xqueue *xq, int32_t priority)
 	return xs_sched_set_priority(xq, priority);
 }
 
-XS_EXPORT int xsched_decisions(struct xsched_decision *out, unsigned int max)
+_Static_assert(offsetof(struct xsched_decision, decided_ns) ==
+	       XSCHED_DECISION_SIZE_VER0, "xsched_decision: 0.1's fields moved");
+_Static_assert(sizeof(struct xsched_decision) == XSCHED_DECISION_SIZE_VER1,
+	       "xsched_decision: size of 0.3");
+
+XS_EXPORT int xsched_decisions(struct xsched_decision *out, unsigned int max,
+		     size_t size)
 {
 	uint64_t first, s;
 	unsigned int n = 0;
 
-	if (!out && max)
+	if ((!out && max) || size < XSCHED_DECISION_SIZE_VER0)
 		return -EINVAL;
 	pthread_mutex_lock(&sched.lock);
 	first = sched.log_seq > max ? sched.log_seq - max : 0;
 	if (sched.log_seq > XSCHED_DECISION_LOG_SIZE &&
 	    first < sched.log_seq - XSCHED_DECISION_LOG_SIZE)
 		first = sched.log_seq - XSCHED_DECISION_LOG_SIZE;
-	for (s = first; s < sched.log_seq; s++)
-		out[n++] = sched.log[s % XSCHED_DECISION_LOG_SIZE];
+	for (s = first; s < sched.log_seq; s++, n++)
+		xs_copy_out((char *)out + (size_t)n * size, size,
+			    &sched.log[s % XSCHED_DECISION_LOG_SIZE],
+			    sizeof(struct xsched_decision));
 	pthread_mutex_unlock(&sched.lock);
 	return (int)n;
 }
+
+/* 0.1: xsched_decisions(out, max) with the 0.1 record. */
+XS_EXPORT int xs_decisions_v01(struct xsched_decision *out, unsigned int max)
+{
+	return xsched_decisions(out, max, XSCHED_DECISION_SIZE_VER0);
+}
+XS_SYMVER("xs_decisions_v01", "xsched_decisions@LIBXSCHED_0.1");
+XS_SYMVER("xsched_decisions", "xsched_decisions@@@LIBXSCHED_0.3, remove");
 
 int xs_sched_count(void)
 {

@@ -118,7 +118,7 @@ TEST(policy_equal_priorities_do_not_suspend_each_other)
 	submit_n(b, 0, 3, NULL, 0);
 	ASSERT_EQ(mock_state(mp, h1), XS_HW_ACTIVE);
 	ASSERT_EQ(mock_state(mp, h2), XS_HW_ACTIVE);
-	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	mock_complete(mp, h1, 3);
 	mock_complete(mp, h2, 3);
 	ASSERT_EQ(xsched_xqueue_destroy(a), 0);
@@ -204,7 +204,7 @@ TEST(policy_priority_change_reevaluates)
 	ASSERT_EQ(xsched_set_priority(a, 9), 0);
 	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
 	ASSERT_EQ(mock_state(mp, hb), XS_HW_SUSPENDED);
-	n = xsched_decisions(d, 8);
+	n = xsched_decisions(d, 8, sizeof(*d));
 	ASSERT_EQ(n, 3);
 	ASSERT_EQ(d[0].reason, XSCHED_WHY_PRIORITY);
 	ASSERT_EQ(d[1].action, XSCHED_ACT_RESUME);
@@ -253,9 +253,9 @@ TEST(policy_failed_higher_queue_releases_lower)
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
 	mock_fail(mp, hh);
 	/* The record follows the resume: wait for it, not for the state. */
-	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4) >= 2, 2000));
+	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4, sizeof(*d)) >= 2, 2000));
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
-	n = xsched_decisions(d, 4);
+	n = xsched_decisions(d, 4, sizeof(*d));
 	ASSERT_EQ(n, 2);
 	ASSERT_EQ(d[1].action, XSCHED_ACT_RESUME);
 	ASSERT_EQ(d[1].reason, XSCHED_WHY_FAILED);
@@ -294,9 +294,9 @@ TEST(policy_decision_records_queue_reason_and_duration)
 	usleep(10000);
 	mock_complete(mp, hh, 1);
 	/* The record follows the resume: wait for it, not for the state. */
-	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4) >= 2, 2000));
+	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4, sizeof(*d)) >= 2, 2000));
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
-	ASSERT_EQ(xsched_decisions(d, 4), 2);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 2);
 	ASSERT_EQ(d[0].seq, 1);
 	ASSERT_EQ(d[0].action, XSCHED_ACT_SUSPEND);
 	ASSERT_EQ(d[0].reason, XSCHED_WHY_HIGHER_BUSY);
@@ -311,9 +311,9 @@ TEST(policy_decision_records_queue_reason_and_duration)
 	ASSERT_GE(d[1].duration_ns, 10000000);
 	ASSERT_GE(d[1].time_ns, d[0].time_ns + d[1].duration_ns);
 	ASSERT_GE(xq_info(lo).suspended_ns, 10000000);
-	ASSERT_EQ(xsched_decisions(d, 1), 1);	/* the last one only */
+	ASSERT_EQ(xsched_decisions(d, 1, sizeof(*d)), 1);	/* the last one only */
 	ASSERT_EQ(d[0].seq, 2);
-	ASSERT_EQ(xsched_decisions(NULL, 0), 0);
+	ASSERT_EQ(xsched_decisions(NULL, 0, sizeof(struct xsched_decision)), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
 	mock_destroy(mp);
@@ -331,7 +331,7 @@ TEST(policy_decision_log_keeps_the_most_recent)
 		ASSERT_EQ(xsched_suspend(xq, 0), 0);
 		ASSERT_EQ(xsched_resume(xq), 0);
 	}
-	n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE + 10);
+	n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE + 10, sizeof(*d));
 	ASSERT_EQ(n, XSCHED_DECISION_LOG_SIZE);
 	ASSERT_EQ(d[0].seq, 1400 - XSCHED_DECISION_LOG_SIZE + 1);
 	ASSERT_EQ(d[n - 1].seq, 1400);
@@ -361,7 +361,7 @@ TEST(policy_debug_log_prints_one_line_per_decision)
 	mock_complete(mp, hh, 1);
 	/* The decision is recorded (and its line written) after the resume
 	 * reached the queue: wait for the record, not the queue's state. */
-	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 8) >= 2, 2000));
+	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 8, sizeof(*d)) >= 2, 2000));
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
 	out = stderr_end();
 	ASSERT_EQ(count_substr(out, "debug: suspend q"), 1);
@@ -492,7 +492,7 @@ TEST(policy_idle_unwatched_queue_does_not_hold_a_new_lower_queue)
 	mock_complete(mp, hh, 2);
 	lo = mkq(mp, hl, XSCHED_LV3, 0);
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
-	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	/* And once lo exists, hi's next burst is watched to its end. */
 	submit_n(hi, 2, 1, NULL, 0);
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
