@@ -196,6 +196,14 @@ struct xsched_xqueue {
 	bool s_arb_stopped;
 	bool s_arb_watched;
 	bool s_retry;			/* a policy suspend failed: try again */
+	/* Lv2/Lv3 policy holds are applied by the applier thread (sched.c):
+	 * s_pending: s_hold and s_suspended may differ, the applier looks;
+	 * s_applying: the applier is in the preemptor's suspend or resume
+	 * (outside sched.lock); others wait on sched's cond before acting on
+	 * this XQueue's suspension.  s_pend_why/other: what the record says. */
+	bool s_pending;
+	bool s_applying;
+	uint32_t s_pend_why, s_pend_other;
 	uint64_t s_idle_ns;		/* when s_busy became false */
 	uint64_t s_decided_ns;		/* when the policy last changed s_hold */
 

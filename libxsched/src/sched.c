@@ -77,8 +77,12 @@ static struct {
 	unsigned int ndeps, deps_cap;
 	uint64_t recheck_ns;	/* hysteresis: evaluate again then (0: no) */
 	bool retry;		/* a policy suspend failed: try again soon */
+	/* Some XQueue's s_pending is set: the applier has work. */
+	bool pending;
+	pthread_cond_t cond;	/* an XQueue's s_applying went false */
 } sched = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
 	.next_id = 1,
 };
 
@@ -212,33 +216,38 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 	}
 }
 
-/* Locked: make the queue's suspension match its holds. */
-static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
+/* The suspend or resume itself: Lv1 stops launching (a flag), Lv2/Lv3 ask
+ * the preemptor (an ioctl for module queues).  @level is the XQueue's. */
+static int apply_op(struct xsched_xqueue *q, bool want, unsigned int level)
 {
 	const struct xs_platform_ops *ops = q->pre ? q->pre->ops : NULL;
-	bool want = q->s_hold != 0;
-	uint64_t now = xs_now_ns();
 	int err = 0;
 
-	if (want == q->s_suspended)
-		return 0;
+	if (level == XSCHED_LV1)
+		xs_xq_lv1_stop(q, want);
+	else if (want)
+		err = ops->suspend(q->pre, q->preq,
+				   level == XSCHED_LV2 ? XS_MODE_DRAIN : XS_MODE_SAVE,
+				   true);
+	else
+		err = ops->resume(q->pre, q->preq);
+	return err == -EALREADY ? 0 : err;
+}
+
+/* Locked: account for and record an apply_op(@want) that returned @err. */
+static void apply_done(struct xsched_xqueue *q, bool want, int err,
+		       uint32_t reason, uint32_t other)
+{
+	uint64_t now = xs_now_ns();
+
 	if (want) {
-		if (q->s_level == XSCHED_LV1) {
-			xs_xq_lv1_stop(q, true);
-		} else {
-			err = ops->suspend(q->pre, q->preq,
-					   q->s_level == XSCHED_LV2 ? XS_MODE_DRAIN :
-					   XS_MODE_SAVE, true);
-			if (err == -EALREADY)
-				err = 0;
-		}
 		q->s_retry = false;
 		if (!err) {
 			q->s_suspended = true;
 			q->s_since_ns = now;
 			q->s_suspends++;
 		} else {
-			/* A policy hold stays: the monitor tries again (the
+			/* A policy hold stays: the applier tries again (the
 			 * module answers -EAGAIN during a reset or a busy
 			 * arbiter pass).  A user hold is undone by the caller. */
 			if ((q->s_hold & XSCHED_HOLD_POLICY) && !xs_err_fatal(err)) {
@@ -252,13 +261,6 @@ static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 	} else {
 		uint64_t dur = now - q->s_since_ns;
 
-		if (q->s_level == XSCHED_LV1) {
-			xs_xq_lv1_stop(q, false);
-		} else {
-			err = ops->resume(q->pre, q->preq);
-			if (err == -EALREADY)
-				err = 0;
-		}
 		if (err)
 			xs_warn("q%u: resume at Lv%u failed: %s", q->id, q->s_level,
 				strerror(-err));
@@ -268,7 +270,44 @@ static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 		q->s_suspended_ns += dur;
 		record(q, XSCHED_ACT_RESUME, reason, other, err, now, dur);
 	}
+}
+
+/* Locked: wait until the applier is not in @q's suspend or resume. */
+static void wait_applied(struct xsched_xqueue *q)
+{
+	while (q->s_applying)
+		pthread_cond_wait(&sched.cond, &sched.lock);
+}
+
+/* Locked: make the queue's suspension match its holds, now, on this thread
+ * (user requests, destroy, Lv1 and no applier).  The caller made sure the
+ * applier is not in it (wait_applied(), or Lv1 where it never is). */
+static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
+{
+	bool want = q->s_hold != 0;
+	int err;
+
+	q->s_pending = false;
+	if (want == q->s_suspended)
+		return 0;
+	err = apply_op(q, want, q->s_level);
+	apply_done(q, want, err, reason, other);
 	return err;
+}
+
+/* Locked: a policy decision.  Lv1 holds are a flag, set here; Lv2/Lv3 ones
+ * are preemptor calls (module ioctls), left to the applier thread so that
+ * neither the submit path nor sched.lock waits for them. */
+static void apply_policy(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
+{
+	if (q->s_level == XSCHED_LV1 || !sched.mon) {
+		apply(q, reason, other);
+		return;
+	}
+	q->s_pending = true;
+	q->s_pend_why = reason;
+	q->s_pend_other = other;
+	sched.pending = true;
 }
 
 /* Locked: the library saw the module's arbiter stop (or resume) @q. */
@@ -440,7 +479,7 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 		q->s_hold &= ~XSCHED_HOLD_POLICY;
 		q->s_retry = false;
 		q->s_decided_ns = now;
-		apply(q, why_resume, cause ? cause : q->s_blocker);
+		apply_policy(q, why_resume, cause ? cause : q->s_blocker);
 		q->s_blocker = 0;
 	}
 	sched.retry = false;
@@ -454,8 +493,8 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 		if (!(q->s_hold & XSCHED_HOLD_POLICY))
 			q->s_decided_ns = now;
 		q->s_hold |= XSCHED_HOLD_POLICY;
-		apply(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
-		      XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
+		apply_policy(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
+			     XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
 	}
 	free(mem);
 	free(pd);
@@ -519,9 +558,12 @@ void xs_sched_kill(struct xsched_xqueue *xq)
 	pthread_mutex_lock(&sched.lock);
 	xq->s_dead = true;
 	xq->s_hold = 0;
+	wait_applied(xq);
 	if (xq->s_suspended)
 		apply(xq, XSCHED_WHY_DESTROY, 0);
 	evaluate(XSCHED_WHY_DESTROY, xq->id);
+	if (sched.pending)
+		monitor_kick_locked();
 	pthread_mutex_unlock(&sched.lock);
 }
 
@@ -532,6 +574,7 @@ void xs_sched_remove(struct xsched_xqueue *xq)
 
 	pthread_mutex_lock(&sched.lock);
 	xq->s_dead = true;
+	wait_applied(xq);
 	if (xq->s_suspended) {
 		xq->s_hold = 0;
 		apply(xq, XSCHED_WHY_DESTROY, 0);
@@ -569,6 +612,14 @@ void xs_xqueue_put(struct xsched_xqueue *xq)
 		xs_xq_free(xq);
 }
 
+/*
+ * Busy, idle or failed may have changed (the submit paths, waits, the Lv1
+ * worker, the monitor).  The decision is taken here, at once: it is the
+ * pure policy and flags (an Lv1 hold is a flag, so a lower Lv1 XQueue
+ * launches nothing after the submit that made a higher one busy returned).
+ * Lv2/Lv3 holds and releases, which are preemptor calls (module ioctls),
+ * are left to the applier thread: this thread never waits for one.
+ */
 void xs_sched_refresh(struct xsched_xqueue *xq)
 {
 	bool busy, failed;
@@ -587,13 +638,64 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 			xq->s_idle_ns = xs_now_ns();
 		xq->s_busy = busy;
 		xq->s_failed = failed;
-		if (busy && xq->s_level >= XSCHED_LV2 &&
-		    (has_lower(xq) || (xq->s_arb && !xq->s_arb_watched)))
-			monitor_kick_locked();
 		evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
 			 busy ? 0 : xq->id);
+		if (sched.pending ||
+		    (busy && xq->s_level >= XSCHED_LV2 &&
+		     (has_lower(xq) || (xq->s_arb && !xq->s_arb_watched))))
+			monitor_kick_locked();
 	}
 	pthread_mutex_unlock(&sched.lock);
+}
+
+/*
+ * Applier, locked: carry out the pending Lv2/Lv3 policy decisions, one
+ * XQueue at a time, with sched.lock dropped around the preemptor's call.
+ * Submits, decisions and other XQueues' holds go on meanwhile; a decision
+ * that changes this XQueue's hold during the call sets s_pending again and
+ * is applied on the next turn.
+ */
+static void apply_pending_locked(void)
+{
+	while (sched.pending) {
+		struct xsched_xqueue *q, *pick = NULL;
+		uint32_t why, other;
+		unsigned int level;
+		bool want;
+		int err;
+
+		/* Resumes first, so that an idle queue never waits behind a
+		 * suspend. */
+		sched.pending = false;
+		for (q = sched.head; q; q = q->s_next) {
+			if (!q->s_pending || q->s_applying)
+				continue;
+			if (q->s_dead || (q->s_hold != 0) == q->s_suspended) {
+				q->s_pending = false;
+				continue;
+			}
+			sched.pending = true;
+			if (!pick || (pick->s_hold && !q->s_hold))
+				pick = q;
+		}
+		if (!pick)
+			break;
+		q = pick;
+		q->s_pending = false;
+		want = q->s_hold != 0;
+		why = q->s_pend_why;
+		other = q->s_pend_other;
+		level = q->s_level;
+		/* The XQueue stays listed until xs_sched_remove(), which waits
+		 * for s_applying: no reference needed. */
+		q->s_applying = true;
+		pthread_mutex_unlock(&sched.lock);
+		err = apply_op(q, want, level);
+		pthread_mutex_lock(&sched.lock);
+		q->s_applying = false;
+		apply_done(q, want, err, why, other);
+		pthread_cond_broadcast(&sched.cond);
+	}
 }
 
 /* What the monitor waits for, per entry. */
@@ -621,6 +723,12 @@ static void *monitor(void *arg)
 		now = xs_now_ns();
 		if (sched.retry || (sched.recheck_ns && now >= sched.recheck_ns))
 			evaluate(XSCHED_WHY_HIGHER_IDLE, 0);
+		apply_pending_locked();
+		if (m->exit) {
+			pthread_mutex_unlock(&sched.lock);
+			break;
+		}
+		now = xs_now_ns();
 		if (sched.retry)
 			timeout = XS_RETRY_MS;
 		if (sched.recheck_ns) {
@@ -760,6 +868,7 @@ int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
 		return -EALREADY;
 	}
 	xq->s_hold |= XSCHED_HOLD_USER;
+	wait_applied(xq);
 	ret = apply(xq, XSCHED_WHY_USER, 0);
 	if (ret)	/* the platform refused: do not pretend */
 		xq->s_hold &= ~XSCHED_HOLD_USER;
@@ -782,6 +891,7 @@ int xs_sched_user_resume(struct xsched_xqueue *xq)
 		return -EALREADY;
 	}
 	xq->s_hold &= ~XSCHED_HOLD_USER;
+	wait_applied(xq);
 	apply(xq, XSCHED_WHY_USER, 0);
 	pthread_mutex_unlock(&sched.lock);
 	return 0;
@@ -820,7 +930,8 @@ int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level)
 
 	pthread_mutex_lock(&sched.lock);
 	pthread_mutex_lock(&xq->lock);
-	if (xq->s_hold || xq->s_suspended || xs_xq_busy_locked(xq) ||
+	if (xq->s_hold || xq->s_suspended || xq->s_pending || xq->s_applying ||
+	    xs_xq_busy_locked(xq) ||
 	    xq->submitted != xq->launched) {
 		ret = -EBUSY;
 	} else if (arb != xq->s_arb) {
@@ -1057,6 +1168,8 @@ static void fork_child(void)
 	sched.ndeps = 0;
 	sched.recheck_ns = 0;
 	sched.retry = false;
+	sched.pending = false;
+	pthread_cond_init(&sched.cond, NULL);
 	pthread_mutex_unlock(&sched.lock);
 }
 

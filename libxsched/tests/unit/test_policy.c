@@ -24,8 +24,8 @@ TEST(policy_higher_busy_suspends_lower_at_lv3_with_save)
 	submit_n(lo, 0, 4, NULL, 0);
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
 	submit_n(hi, 100, 1, NULL, 0);
-	/* Suspended by the submitting thread, before submit returned. */
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	/* Suspended by the applier thread, not by the submitting one. */
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_q(mp, hl)->mode, XS_MODE_SAVE);
 	ASSERT_EQ(mock_state(mp, hh), XS_HW_ACTIVE);
 	ASSERT_EQ(xq_info(lo).hold, XSCHED_HOLD_POLICY);
@@ -48,7 +48,7 @@ TEST(policy_lower_lv2_queue_is_drained)
 	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 0);
 
 	submit_n(hi, 0, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_q(mp, hl)->mode, XS_MODE_DRAIN);
 	mock_complete(mp, hh, 1);
 	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
@@ -91,7 +91,7 @@ TEST(policy_lv1_higher_queue_holds_lower_until_its_buffer_drains)
 
 	ASSERT_EQ(xsched_xqueue_create(&hi, &mp->plat, hh, &a), 0);
 	submit_n(hi, 0, 4, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_complete(mp, hh, 2);
 	usleep(20000);
 	/* Two still buffered or in flight: still held. */
@@ -136,11 +136,11 @@ TEST(policy_three_priorities_cascade)
 	struct xsched_xqueue *q2 = mkq(mp, h2, XSCHED_LV3, 2);
 
 	submit_n(q1, 0, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, h0), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, h0) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_state(mp, h1), XS_HW_ACTIVE);
 	submit_n(q2, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, h1) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_state(mp, h0), XS_HW_SUSPENDED);
-	ASSERT_EQ(mock_state(mp, h1), XS_HW_SUSPENDED);
 	ASSERT_EQ(mock_state(mp, h2), XS_HW_ACTIVE);
 	/* q2 idle: q1 runs again, q0 still waits for q1. */
 	mock_complete(mp, h2, 1);
@@ -179,7 +179,7 @@ TEST(policy_queue_created_while_higher_busy_is_held_at_once)
 
 	submit_n(hi, 0, 1, NULL, 0);
 	lo = mkq(mp, hl, XSCHED_LV3, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_complete(mp, hh, 1);
 	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
@@ -200,10 +200,10 @@ TEST(policy_priority_change_reevaluates)
 	submit_n(b, 0, 1, NULL, 0);
 	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
 	ASSERT_EQ(xsched_set_priority(b, 4), 0);
-	ASSERT_EQ(mock_state(mp, ha), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, ha) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(xsched_set_priority(a, 9), 0);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hb) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
-	ASSERT_EQ(mock_state(mp, hb), XS_HW_SUSPENDED);
 	n = xsched_decisions(d, 8, sizeof(*d));
 	ASSERT_EQ(n, 3);
 	ASSERT_EQ(d[0].reason, XSCHED_WHY_PRIORITY);
@@ -250,7 +250,7 @@ TEST(policy_failed_higher_queue_releases_lower)
 	int n;
 
 	submit_n(hi, 0, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_fail(mp, hh);
 	/* The record follows the resume: wait for it, not for the state. */
 	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4, sizeof(*d)) >= 2, 2000));
@@ -291,6 +291,7 @@ TEST(policy_decision_records_queue_reason_and_duration)
 	struct xsched_decision d[4];
 
 	submit_n(hi, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	usleep(10000);
 	mock_complete(mp, hh, 1);
 	/* The record follows the resume: wait for it, not for the state. */
@@ -495,7 +496,7 @@ TEST(policy_idle_unwatched_queue_does_not_hold_a_new_lower_queue)
 	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	/* And once lo exists, hi's next burst is watched to its end. */
 	submit_n(hi, 2, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_complete(mp, hh, 1);
 	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
