@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The in-process fixed-priority policy and the decision log. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -517,5 +518,116 @@ TEST(policy_raised_priority_of_idle_queue_holds_nobody)
 	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
 	ASSERT_EQ(xsched_xqueue_destroy(a), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(b), 0);
+	mock_destroy(mp);
+}
+
+/* ---- the applier thread ---- */
+
+static void *count_queues(void *arg)
+{
+	*(int *)arg = xs_sched_count();	/* takes sched.lock */
+	return NULL;
+}
+
+static atomic_int hook_lock_free;	/* 1: sched.lock was free, -1: held */
+static atomic_int hook_entered;
+
+/* A slow preemptor call (an ioctl that waits for a save) that checks, from
+ * another thread, that nobody holds the library's global lock meanwhile. */
+static void slow_checking_suspend(struct mock_queue *q)
+{
+	struct timespec ts;
+	pthread_t t;
+	int n = -1;
+
+	(void)q;
+	atomic_fetch_add(&hook_entered, 1);
+	ASSERT_EQ(pthread_create(&t, NULL, count_queues, &n), 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 1;
+	if (pthread_timedjoin_np(t, NULL, &ts)) {
+		atomic_store(&hook_lock_free, -1);
+		pthread_detach(t);	/* it ends once the lock is dropped */
+	} else {
+		atomic_store(&hook_lock_free, n == 2 ? 1 : -1);
+	}
+	usleep(100000);
+}
+
+TEST(applier_suspends_off_the_submitting_thread_and_submit_does_not_wait)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
+	struct xsched_xqueue *lo = mkq(mp, hl, XSCHED_LV3, 0);
+	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 5);
+	uint64_t t0, submit_ns;
+
+	mock_q(mp, hl)->suspend_hook = slow_checking_suspend;
+	submit_n(lo, 0, 2, NULL, 0);
+	t0 = xs_now_ns();
+	submit_n(hi, 0, 1, NULL, 0);
+	submit_ns = xs_now_ns() - t0;
+	/* The hold is decided at once; the suspend call comes from the applier. */
+	ASSERT_EQ(xq_info(lo).hold, XSCHED_HOLD_POLICY);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
+	ASSERT_TRUE(!pthread_equal(mock_q(mp, hl)->suspend_thread, pthread_self()));
+	/* The submit did not wait for the 100 ms suspend call. */
+	ASSERT_LE(submit_ns, 25000000);
+	ASSERT_EQ(xq_state(lo), XSCHED_XQ_SUSPENDED);
+	mock_complete(mp, hh, 1);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
+	mock_complete(mp, hl, 2);
+	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
+	mock_destroy(mp);
+}
+
+TEST(applier_calls_the_preemptor_without_the_global_lock)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
+	struct xsched_xqueue *lo = mkq(mp, hl, XSCHED_LV3, 0);
+	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 5);
+
+	mock_q(mp, hl)->suspend_hook = slow_checking_suspend;
+	submit_n(lo, 0, 1, NULL, 0);
+	submit_n(hi, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&hook_lock_free) != 0, 3000));
+	ASSERT_EQ(atomic_load(&hook_lock_free), 1);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
+	mock_complete(mp, hh, 1);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
+	mock_complete(mp, hl, 1);
+	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
+	mock_destroy(mp);
+}
+
+/* A user request on an XQueue whose suspend the applier is in waits for
+ * it, then acts on the state the applier left: one hardware suspend. */
+TEST(applier_user_suspend_during_a_policy_suspend_waits_for_it)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
+	struct xsched_xqueue *lo = mkq(mp, hl, XSCHED_LV3, 0);
+	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 5);
+
+	mock_q(mp, hl)->suspend_hook = slow_checking_suspend;
+	submit_n(lo, 0, 1, NULL, 0);
+	submit_n(hi, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&hook_entered) == 1, 2000));
+	ASSERT_EQ(xsched_suspend(lo, XSCHED_SUSPEND_NONBLOCK), 0);
+	/* No second suspend call (each one enters the hook first). */
+	ASSERT_EQ(atomic_load(&hook_entered), 1);
+	ASSERT_EQ(mock_q(mp, hl)->suspend_calls, 1);
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	mock_complete(mp, hh, 1);
+	ASSERT_TRUE(WAIT_UNTIL(xq_info(lo).hold == XSCHED_HOLD_USER, 2000));
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_EQ(xsched_resume(lo), 0);
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
+	mock_complete(mp, hl, 1);
+	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
 	mock_destroy(mp);
 }
