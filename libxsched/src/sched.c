@@ -5,10 +5,12 @@
  *
  * Policy: an XQueue is held (XSCHED_HOLD_POLICY) while another live XQueue of
  * strictly higher priority has work and has not failed.  A held XQueue is
- * suspended at its level: Lv1 stops launching, Lv2 suspends the hardware
- * queue with DRAIN, Lv3 with SAVE (non-blocking, so the thread that made the
- * urgent XQueue busy never waits for a save).  It is resumed when no
- * higher-priority XQueue has work.
+ * suspended at its level: Lv1 stops launching (a flag, set where the
+ * decision is taken), Lv2 suspends the hardware queue with DRAIN, Lv3 with
+ * SAVE.  It is resumed when no higher-priority XQueue has work.  The Lv2/Lv3
+ * suspends and resumes the policy decides are made by the applier (the
+ * monitor thread), outside sched.lock: the thread that made the urgent
+ * XQueue busy only decides and wakes it.
  *
  * Busy/idle: an XQueue becomes busy in xsched_submit() on the caller's
  * thread.  It becomes idle when someone learns that its last command
