@@ -10,6 +10,8 @@
 #   libxsched-unit-fork  its fork and thread+fork stress tests (UBSan only: GCC 12's
 #                      ASan allocator is not fork-safe)
 #   libxsched-tsan     the unit tests again under ThreadSanitizer (one test)
+#   libxsched-abi      libxsched.so's ABI: callers built against 0.1 and against a
+#                      newer header (host)
 #   libxsched-cuda     the CUDA interposer against a fake libcuda, same (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
@@ -121,6 +123,7 @@ if want unit; then
 	cat "$logs/libxsched-unit.log"
 	result libxsched-unit "$logs/libxsched-unit.log"
 	result libxsched-unit-fork "$logs/libxsched-unit.log"
+	result libxsched-abi "$logs/libxsched-unit.log"
 	# The same tests again under ThreadSanitizer: one test, "no data race".
 	if grep -qE '^libxsched-unit-tsan: [0-9]+ passed, 0 failed' "$logs/libxsched-unit.log"; then
 		echo "libxsched-tsan: 1 passed, 0 failed	(the unit tests under ThreadSanitizer)" >> "$logs/summary"

@@ -13,6 +13,11 @@
  *      a call queue with a preemptor (a stand-in that suspends nothing):
  *      the call runs on the caller's thread.  Lv1 is a call queue with the
  *      default threshold and batch and a runtime that completes at once.
+ *   1b. ns in the caller for a Lv3 launch that makes its XQueue busy while
+ *      a lower Lv3 XQueue has work, so that the policy holds that one (and
+ *      for the synchronize that releases it), with the stand-in preemptor's
+ *      suspend and resume modelled as a 5 us ioctl: what the submitting
+ *      thread pays for a policy decision.
  *   2. Lv1 throughput against launching directly, for 2, 5 and 20 us
  *      kernels: the time to run N kernels through an Lv1 XQueue (default
  *      threshold 16, batch 8) over the time to hand them to the GPU
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -126,6 +132,17 @@ static const struct xsched_call_ops ops = {
 
 /* ---- a preemptor that stops nothing, for Lv3 on the host ---- */
 
+/* Modelled cost of one suspend or resume call (a module ioctl), spun. */
+static uint64_t pre_cost_ns;
+
+static void pre_spin(void)
+{
+	uint64_t end = now_ns() + pre_cost_ns;
+
+	while (pre_cost_ns && now_ns() < end)
+		;
+}
+
 static uint32_t p_ring(struct xsched_platform *p, void *q)
 {
 	(void)p;
@@ -156,6 +173,7 @@ static int p_suspend(struct xsched_platform *p, void *q, int mode, bool nb)
 	(void)q;
 	(void)mode;
 	(void)nb;
+	pre_spin();
 	return 0;
 }
 
@@ -163,6 +181,7 @@ static int p_resume(struct xsched_platform *p, void *q)
 {
 	(void)p;
 	(void)q;
+	pre_spin();
 	return 0;
 }
 
@@ -178,10 +197,11 @@ static const struct xs_platform_ops pre_ops = {
 
 static struct xsched_platform pre = { .ops = &pre_ops };
 
-static struct xsched_xqueue *mkq(unsigned int level)
+static struct xsched_xqueue *mkq_prio(unsigned int level, int32_t prio)
 {
+	struct xsched_attr a = { .flags = XSCHED_ATTR_PRIORITY, .priority = prio };
 	struct xsched_xqueue *xq;
-	int ret = xsched_xqueue_create_calls(&xq, &ops, NULL, NULL);
+	int ret = xsched_xqueue_create_calls(&xq, &ops, NULL, &a);
 
 	if (!ret && level > XSCHED_LV1) {
 		ret = xsched_set_preemptor(xq, &pre, 0);
@@ -193,6 +213,51 @@ static struct xsched_xqueue *mkq(unsigned int level)
 		exit(1);
 	}
 	return xq;
+}
+
+static struct xsched_xqueue *mkq(unsigned int level)
+{
+	return mkq_prio(level, 0);
+}
+
+/* 1b: ns in the caller per submit that holds a lower XQueue and per
+ * synchronize that releases it, median of @n. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void policy_cost(int n, double *submit_ns, double *sync_ns)
+{
+	struct xsched_call c = { .fn = call_nothing };
+	struct xsched_xqueue *lo = mkq_prio(XSCHED_LV3, 0), *hi = mkq_prio(XSCHED_LV3, 1);
+	uint64_t *a = calloc((size_t)n, sizeof(*a)), *b = calloc((size_t)n, sizeof(*b));
+	int i;
+
+	if (!a || !b)
+		exit(1);
+	(void)xsched_submit_call(lo, &c, 1, NULL, NULL);	/* lo has work */
+	for (i = 0; i < n; i++) {
+		uint64_t t0 = now_ns(), t1;
+
+		(void)xsched_submit_call(hi, &c, 1, NULL, NULL);
+		t1 = now_ns();
+		(void)xsched_synchronize(hi);
+		b[i] = now_ns() - t1;
+		a[i] = t1 - t0;
+		usleep(50);	/* let the applier catch up, as an idle gap would */
+	}
+	qsort(a, (size_t)n, sizeof(*a), cmp_u64);
+	qsort(b, (size_t)n, sizeof(*b), cmp_u64);
+	*submit_ns = (double)a[n / 2];
+	*sync_ns = (double)b[n / 2];
+	free(a);
+	free(b);
+	(void)xsched_xqueue_destroy(hi);
+	(void)xsched_synchronize(lo);
+	(void)xsched_xqueue_destroy(lo);
 }
 
 /* ns per launch in the caller, best of 5 rounds of @n. */
@@ -262,6 +327,17 @@ int main(void)
 	printf("bench-host: Lv3 %.1f ns per launch (goal < 100)\n", via3 - direct);
 	printf("bench-host: Lv1 %.1f ns per launch (goal < 300)\n", via1 - direct);
 	(void)xsched_xqueue_destroy(lv3);
+	{
+		double s0, y0, s5, y5;
+
+		pre_cost_ns = 0;
+		policy_cost(2000, &s0, &y0);
+		pre_cost_ns = 5000;
+		policy_cost(2000, &s5, &y5);
+		pre_cost_ns = 0;
+		printf("bench-host: Lv3 launch that holds a lower XQueue: %.0f ns in the caller (%.0f ns with a 5 us suspend ioctl); synchronize that releases it: %.0f ns (%.0f ns)\n",
+		       s0, s5, y0, y5);
+	}
 
 	printf("bench-host: Lv1 throughput vs direct launching, threshold %u batch %u\n",
 	       XSCHED_THRESHOLD_DEFAULT, XSCHED_BATCH_DEFAULT);

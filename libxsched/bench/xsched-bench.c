@@ -39,7 +39,7 @@
 
 #include <linux/xsched_kfd.h>
 #include <linux/xsched_sim.h>
-#include <xsched.h>
+#include <xsched-sim.h>
 
 enum mode { M_NONE, M_LV1, M_LV2, M_LV3, M_COUNT };
 
@@ -195,7 +195,7 @@ static void stream_snap(struct stream *s, struct snap *sn)
 
 	memset(sn, 0, sizeof(*sn));
 	if (s->xq) {
-		ret = xsched_query(s->xq, &info);
+		ret = xsched_query(s->xq, &info, sizeof(info));
 		if (ret)
 			die("xsched_query", ret);
 		sn->steps = info.hw_steps_done;

@@ -29,6 +29,10 @@
  * variables XSCHED_PRIORITY, XSCHED_LEVEL, XSCHED_THRESHOLD, XSCHED_BATCH,
  * XSCHED_ARBITER and XSCHED_LOG give defaults; Documentation/libxsched.rst
  * describes them.
+ *
+ * This is the core header.  The platforms have their own: <xsched-sim.h>
+ * (xsched_sim.ko's software GPU) and <xsched-kfd.h> (amdgpu queues); each
+ * includes this one.
  */
 #ifndef XSCHED_H
 #define XSCHED_H
@@ -41,7 +45,7 @@ extern "C" {
 #endif
 
 #define XSCHED_LIB_VERSION_MAJOR 0
-#define XSCHED_LIB_VERSION_MINOR 2
+#define XSCHED_LIB_VERSION_MINOR 3
 
 /* The version of the library running (not the header compiled against):
  * major << 16 | minor. */
@@ -127,7 +131,22 @@ struct xsched_xq_info {
 	uint32_t arbiter;		/* 1: registered with the module's arbiter */
 	uint32_t reserved0;
 	uint64_t reserved[1];
+	/* ---- XSCHED_XQ_INFO_SIZE_VER0 ends here (0.1, 0.2) ---- */
+	uint32_t group;			/* the policy's scope (attr.group) */
+	uint32_t reserved1;
+	/* ---- XSCHED_XQ_INFO_SIZE_VER1 (0.3) ---- */
 };
+
+/*
+ * Growing structs (the sched_getattr() rule): xsched_query() and
+ * xsched_decisions() take the size of the caller's struct.  The library
+ * fills what it knows of it and zeroes the rest, so a program built against
+ * a newer header reads 0 from fields an older library does not have, and a
+ * program built against an older header gets only the fields it knows.
+ * Sizes below VER0 give -EINVAL.  Pass sizeof() of the struct.
+ */
+#define XSCHED_XQ_INFO_SIZE_VER0 168
+#define XSCHED_XQ_INFO_SIZE_VER1 176
 
 /* Scheduling decision records, read with xsched_decisions(). */
 enum xsched_action {
@@ -155,82 +174,20 @@ struct xsched_decision {
 	uint32_t level;		/* level the action used */
 	int32_t error;		/* negative errno if the action failed, else 0 */
 	uint64_t duration_ns;	/* resume: how long the XQueue was suspended */
+	/* ---- XSCHED_DECISION_SIZE_VER0 ends here (0.1, 0.2) ---- */
+	/* when the policy decided it; time_ns is when it was applied (by the
+	 * applier thread), or 0 for actions that are not the policy's */
+	uint64_t decided_ns;
+	/* ---- XSCHED_DECISION_SIZE_VER1 (0.3) ---- */
 };
+
+#define XSCHED_DECISION_SIZE_VER0 48
+#define XSCHED_DECISION_SIZE_VER1 56
 
 #define XSCHED_DECISION_LOG_SIZE 1024
 
 struct xsched_platform;		/* where XQueues run: sim GPU, mock, ... */
 struct xsched_xqueue;		/* one submission stream */
-struct xsched_sim;		/* an open /dev/xsched_sim and /dev/xsched client */
-
-/* ---- the sim platform: xsched_sim.ko's software GPU (a test device) ------ */
-
-/* Open /dev/xsched (or @path), check the API version and the sim backend,
- * and open /dev/xsched_sim. */
-int xsched_sim_open(struct xsched_sim **simp, const char *path);
-/* Close; every XQueue of this sim must have been destroyed. */
-void xsched_sim_close(struct xsched_sim *sim);
-/* The /dev/xsched_sim fd, for direct sim ioctls (<linux/xsched_sim.h>) and as
- * XSCHED_IOC_REGISTER's backend_fd. */
-int xsched_sim_fd(const struct xsched_sim *sim);
-/* Allocate sim device memory and map it; *cpu stays valid until close. */
-int xsched_sim_alloc(struct xsched_sim *sim, uint64_t size, uint64_t *gpu_addr,
-		     void **cpu);
-/* Create a sim queue of @ring_size packets (power of two). */
-int xsched_sim_queue_create(struct xsched_sim *sim, uint32_t ring_size,
-			    uint32_t *queue_id);
-/* The platform object of this sim client (owned by the sim). */
-struct xsched_platform *xsched_sim_platform(struct xsched_sim *sim);
-
-/* ---- the kfd platform: real amdgpu queues (HSA queues) at Lv3 ----------- */
-
-/*
- * How a struct xsched_kfd reaches KFD (Documentation/libxsched.rst, "The kfd
- * platform"): through the xsched_kfd module (XSCHED_IOC_KFD_ATTACH), or,
- * when /dev/xsched or its kfd backend is absent (or XSCHED_KFD_FALLBACK=
- * debugger), through KFD's debugger API on the own process, which turns on
- * KFD debug mode for the process while it is open.
- */
-enum xsched_kfd_mode {
-	XSCHED_KFD_MODULE = 1,
-	XSCHED_KFD_DEBUGGER = 2,
-};
-
-struct xsched_kfd_info {
-	uint32_t mode;		/* enum xsched_kfd_mode */
-	uint32_t gpu_count;	/* module: GPUs of the KFD process at attach */
-	uint32_t kfd_major;	/* debugger: KFD uAPI version */
-	uint32_t kfd_minor;
-	/* debugger: KFD's runtime state at enable (0 disabled: the HSA runtime
-	 * has not called runtime enable yet, suspends give -EPERM; 1 enabled) */
-	uint32_t runtime_state;
-	uint32_t reserved[3];
-};
-
-struct xsched_kfd;
-
-/*
- * Open the kfd platform for this process.  @kfd_fd: the process's /dev/kfd
- * fd (kept open by the caller until xsched_kfd_close()), or -1 to open
- * /dev/kfd here.  @xsched_path: NULL for /dev/xsched.  Errors: the module's
- * attach errnos (Documentation/kfd-backend.rst), -EALREADY (debugger API:
- * another debugger has this process), -EOPNOTSUPP (no debugger API).
- */
-int xsched_kfd_open(struct xsched_kfd **kp, int kfd_fd, const char *xsched_path);
-/* Close; every XQueue of it must have been destroyed.  Debugger mode: KFD
- * debug mode is disabled again. */
-void xsched_kfd_close(struct xsched_kfd *k);
-int xsched_kfd_query(const struct xsched_kfd *k, struct xsched_kfd_info *info);
-int xsched_kfd_fd(const struct xsched_kfd *k);
-struct xsched_platform *xsched_kfd_platform(struct xsched_kfd *k);
-/*
- * An XQueue over the HSA queue whose ring starts at @ring_base
- * (hsa_queue_t.base_address).  Lv3 only (other levels: -EOPNOTSUPP); the
- * runtime keeps writing the queue itself, so xsched_submit() on it gives
- * -EOPNOTSUPP.  -ENOENT: no queue of this process has that ring.
- */
-int xsched_xqueue_create_kfd(struct xsched_xqueue **xqp, struct xsched_kfd *k,
-			     uint64_t ring_base, const struct xsched_attr *attr);
 
 /* ---- call commands: XQueues over a runtime stream ----------------------- */
 
@@ -302,9 +259,6 @@ int xsched_set_preemptor(struct xsched_xqueue *xq, struct xsched_platform *platf
 int xsched_xqueue_create(struct xsched_xqueue **xqp,
 			 struct xsched_platform *platform, uint64_t handle,
 			 const struct xsched_attr *attr);
-/* Same, for a sim queue. */
-int xsched_xqueue_create_sim(struct xsched_xqueue **xqp, struct xsched_sim *sim,
-			     uint32_t queue_id, const struct xsched_attr *attr);
 /*
  * Destroy: the XQueue is resumed, its buffered commands are launched and all
  * its work is waited for (unless the hardware queue failed), then it is
@@ -315,7 +269,7 @@ int xsched_xqueue_destroy(struct xsched_xqueue *xq);
 
 /*
  * Submit @count commands (for the sim platform: struct xsched_sim_packet from
- * <linux/xsched_kfd.h>).  On success *seq (may be NULL) is the XQueue's
+ * <linux/xsched_sim.h>).  On success *seq (may be NULL) is the XQueue's
  * sequence number of the last command: commands are numbered 1, 2, ... per
  * XQueue.  At Lv2/Lv3 the commands reach the hardware queue before this
  * returns; at Lv1 they may be buffered.
@@ -362,14 +316,18 @@ int xsched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
 /* Wait until every XQueue of @group completed what was submitted to it. */
 int xsched_group_synchronize(uint32_t group);
 
-int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info);
+/* Fill *@info, a struct of @size bytes (sizeof(*info)). */
+int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info,
+		 size_t size);
 uint32_t xsched_xqueue_id(const struct xsched_xqueue *xq);
 
 /*
  * Copy up to @max of the most recent scheduling decisions, oldest first, into
- * @out.  Returns how many were copied.
+ * @out, an array of records of @size bytes each (sizeof(*out)).  Returns how
+ * many were copied.
  */
-int xsched_decisions(struct xsched_decision *out, unsigned int max);
+int xsched_decisions(struct xsched_decision *out, unsigned int max,
+		     size_t size);
 
 /* Names for printing. */
 const char *xsched_action_name(uint32_t action);

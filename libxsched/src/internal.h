@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <errno.h>
 #include <sys/types.h>
 
@@ -35,6 +36,31 @@
 #include "xsched.h"
 
 #define XS_EXPORT __attribute__((visibility("default")))
+/*
+ * Versioned entry points, where a signature changed: in libxsched.so
+ * (XS_SHARED) XS_SYMVER("xs_query_v01", "xsched_query@LIBXSCHED_0.1") exports
+ * the old function under the old node, so programs linked against it keep
+ * working, and XS_SYMVER("xsched_query", "xsched_query@@@LIBXSCHED_0.3,
+ * remove") makes the current one the default.  Elsewhere (libxsched.a, the
+ * tests, libxsched-cuda.so) the old one is an internal function.
+ */
+#ifdef XS_SHARED
+#define XS_SYMVER(sym, ver) __asm__(".symver " sym ", " ver)
+#else
+#define XS_SYMVER(sym, ver) _Static_assert(1, sym)
+#endif
+
+/* Copy a struct the library fills into the caller's @size bytes: what both
+ * know, zeroes beyond (the sched_getattr() rule; see xsched.h). */
+static inline void xs_copy_out(void *out, size_t size, const void *full,
+			       size_t full_size)
+{
+	size_t n = size < full_size ? size : full_size;
+
+	memcpy(out, full, n);
+	if (size > n)
+		memset((char *)out + n, 0, size - n);
+}
 
 /* Suspend modes a platform can do, as in the module's uAPI. */
 #define XS_MODE_DRAIN 1
@@ -170,7 +196,16 @@ struct xsched_xqueue {
 	bool s_arb_stopped;
 	bool s_arb_watched;
 	bool s_retry;			/* a policy suspend failed: try again */
+	/* Lv2/Lv3 policy holds are applied by the applier thread (sched.c):
+	 * s_pending: s_hold and s_suspended may differ, the applier looks;
+	 * s_applying: the applier is in the preemptor's suspend or resume
+	 * (outside sched.lock); others wait on sched's cond before acting on
+	 * this XQueue's suspension.  s_pend_why/other: what the record says. */
+	bool s_pending;
+	bool s_applying;
+	uint32_t s_pend_why, s_pend_other;
 	uint64_t s_idle_ns;		/* when s_busy became false */
+	uint64_t s_decided_ns;		/* when the policy last changed s_hold */
 
 	/* Submission state, under lock. */
 	pthread_mutex_t lock;
@@ -316,6 +351,9 @@ static inline bool xs_arb_at(bool arb_mode, unsigned int level)
 }
 void xs_sched_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info);
 void xs_xqueue_put(struct xsched_xqueue *xq);
+/* 0.1/0.2 entry points: the structs of XSCHED_*_SIZE_VER0 bytes. */
+int xs_query_v01(struct xsched_xqueue *xq, struct xsched_xq_info *info);
+int xs_decisions_v01(struct xsched_decision *out, unsigned int max);
 /* tests: number of XQueues alive, and a clean slate for the decision log */
 int xs_sched_count(void);
 void xs_sched_reset_log(void);

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "xsched.h"
+#include "xsched-kfd.h"
 
 /* Only the header the Makefile chose: an older system header (Debian 12's
  * linux-libc-dev) has no debugger API and needs <drm/drm.h> from libdrm. */

@@ -5,10 +5,12 @@
  *
  * Policy: an XQueue is held (XSCHED_HOLD_POLICY) while another live XQueue of
  * strictly higher priority has work and has not failed.  A held XQueue is
- * suspended at its level: Lv1 stops launching, Lv2 suspends the hardware
- * queue with DRAIN, Lv3 with SAVE (non-blocking, so the thread that made the
- * urgent XQueue busy never waits for a save).  It is resumed when no
- * higher-priority XQueue has work.
+ * suspended at its level: Lv1 stops launching (a flag, set where the
+ * decision is taken), Lv2 suspends the hardware queue with DRAIN, Lv3 with
+ * SAVE.  It is resumed when no higher-priority XQueue has work.  The Lv2/Lv3
+ * suspends and resumes the policy decides are made by the applier (the
+ * monitor thread), outside sched.lock: the thread that made the urgent
+ * XQueue busy only decides and wakes it.
  *
  * Busy/idle: an XQueue becomes busy in xsched_submit() on the caller's
  * thread.  It becomes idle when someone learns that its last command
@@ -32,6 +34,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +79,12 @@ static struct {
 	unsigned int ndeps, deps_cap;
 	uint64_t recheck_ns;	/* hysteresis: evaluate again then (0: no) */
 	bool retry;		/* a policy suspend failed: try again soon */
+	/* Some XQueue's s_pending is set: the applier has work. */
+	bool pending;
+	pthread_cond_t cond;	/* an XQueue's s_applying went false */
 } sched = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
 	.next_id = 1,
 };
 
@@ -167,6 +174,8 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 	d->level = q->s_level;
 	d->error = err;
 	d->duration_ns = duration;
+	d->decided_ns = reason == XSCHED_WHY_USER || reason == XSCHED_WHY_ARBITER ?
+			0 : q->s_decided_ns ? q->s_decided_ns : now;
 
 	if (!xs_log_enabled(XS_LOG_DEBUG))
 		return;
@@ -209,33 +218,38 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 	}
 }
 
-/* Locked: make the queue's suspension match its holds. */
-static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
+/* The suspend or resume itself: Lv1 stops launching (a flag), Lv2/Lv3 ask
+ * the preemptor (an ioctl for module queues).  @level is the XQueue's. */
+static int apply_op(struct xsched_xqueue *q, bool want, unsigned int level)
 {
 	const struct xs_platform_ops *ops = q->pre ? q->pre->ops : NULL;
-	bool want = q->s_hold != 0;
-	uint64_t now = xs_now_ns();
 	int err = 0;
 
-	if (want == q->s_suspended)
-		return 0;
+	if (level == XSCHED_LV1)
+		xs_xq_lv1_stop(q, want);
+	else if (want)
+		err = ops->suspend(q->pre, q->preq,
+				   level == XSCHED_LV2 ? XS_MODE_DRAIN : XS_MODE_SAVE,
+				   true);
+	else
+		err = ops->resume(q->pre, q->preq);
+	return err == -EALREADY ? 0 : err;
+}
+
+/* Locked: account for and record an apply_op(@want) that returned @err. */
+static void apply_done(struct xsched_xqueue *q, bool want, int err,
+		       uint32_t reason, uint32_t other)
+{
+	uint64_t now = xs_now_ns();
+
 	if (want) {
-		if (q->s_level == XSCHED_LV1) {
-			xs_xq_lv1_stop(q, true);
-		} else {
-			err = ops->suspend(q->pre, q->preq,
-					   q->s_level == XSCHED_LV2 ? XS_MODE_DRAIN :
-					   XS_MODE_SAVE, true);
-			if (err == -EALREADY)
-				err = 0;
-		}
 		q->s_retry = false;
 		if (!err) {
 			q->s_suspended = true;
 			q->s_since_ns = now;
 			q->s_suspends++;
 		} else {
-			/* A policy hold stays: the monitor tries again (the
+			/* A policy hold stays: the applier tries again (the
 			 * module answers -EAGAIN during a reset or a busy
 			 * arbiter pass).  A user hold is undone by the caller. */
 			if ((q->s_hold & XSCHED_HOLD_POLICY) && !xs_err_fatal(err)) {
@@ -249,13 +263,6 @@ static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 	} else {
 		uint64_t dur = now - q->s_since_ns;
 
-		if (q->s_level == XSCHED_LV1) {
-			xs_xq_lv1_stop(q, false);
-		} else {
-			err = ops->resume(q->pre, q->preq);
-			if (err == -EALREADY)
-				err = 0;
-		}
 		if (err)
 			xs_warn("q%u: resume at Lv%u failed: %s", q->id, q->s_level,
 				strerror(-err));
@@ -265,7 +272,44 @@ static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
 		q->s_suspended_ns += dur;
 		record(q, XSCHED_ACT_RESUME, reason, other, err, now, dur);
 	}
+}
+
+/* Locked: wait until the applier is not in @q's suspend or resume. */
+static void wait_applied(struct xsched_xqueue *q)
+{
+	while (q->s_applying)
+		pthread_cond_wait(&sched.cond, &sched.lock);
+}
+
+/* Locked: make the queue's suspension match its holds, now, on this thread
+ * (user requests, destroy, Lv1 and no applier).  The caller made sure the
+ * applier is not in it (wait_applied(), or Lv1 where it never is). */
+static int apply(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
+{
+	bool want = q->s_hold != 0;
+	int err;
+
+	q->s_pending = false;
+	if (want == q->s_suspended)
+		return 0;
+	err = apply_op(q, want, q->s_level);
+	apply_done(q, want, err, reason, other);
 	return err;
+}
+
+/* Locked: a policy decision.  Lv1 holds are a flag, set here; Lv2/Lv3 ones
+ * are preemptor calls (module ioctls), left to the applier thread so that
+ * neither the submit path nor sched.lock waits for them. */
+static void apply_policy(struct xsched_xqueue *q, uint32_t reason, uint32_t other)
+{
+	if (q->s_level == XSCHED_LV1 || !sched.mon) {
+		apply(q, reason, other);
+		return;
+	}
+	q->s_pending = true;
+	q->s_pend_why = reason;
+	q->s_pend_other = other;
+	sched.pending = true;
 }
 
 /* Locked: the library saw the module's arbiter stop (or resume) @q. */
@@ -436,7 +480,8 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 			continue;
 		q->s_hold &= ~XSCHED_HOLD_POLICY;
 		q->s_retry = false;
-		apply(q, why_resume, cause ? cause : q->s_blocker);
+		q->s_decided_ns = now;
+		apply_policy(q, why_resume, cause ? cause : q->s_blocker);
 		q->s_blocker = 0;
 	}
 	sched.retry = false;
@@ -447,9 +492,11 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 		q->s_blocker = out[i].blocker;
 		if ((q->s_hold & XSCHED_HOLD_POLICY) && !q->s_retry)
 			continue;
+		if (!(q->s_hold & XSCHED_HOLD_POLICY))
+			q->s_decided_ns = now;
 		q->s_hold |= XSCHED_HOLD_POLICY;
-		apply(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
-		      XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
+		apply_policy(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
+			     XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
 	}
 	free(mem);
 	free(pd);
@@ -513,9 +560,12 @@ void xs_sched_kill(struct xsched_xqueue *xq)
 	pthread_mutex_lock(&sched.lock);
 	xq->s_dead = true;
 	xq->s_hold = 0;
+	wait_applied(xq);
 	if (xq->s_suspended)
 		apply(xq, XSCHED_WHY_DESTROY, 0);
 	evaluate(XSCHED_WHY_DESTROY, xq->id);
+	if (sched.pending)
+		monitor_kick_locked();
 	pthread_mutex_unlock(&sched.lock);
 }
 
@@ -526,6 +576,7 @@ void xs_sched_remove(struct xsched_xqueue *xq)
 
 	pthread_mutex_lock(&sched.lock);
 	xq->s_dead = true;
+	wait_applied(xq);
 	if (xq->s_suspended) {
 		xq->s_hold = 0;
 		apply(xq, XSCHED_WHY_DESTROY, 0);
@@ -563,6 +614,14 @@ void xs_xqueue_put(struct xsched_xqueue *xq)
 		xs_xq_free(xq);
 }
 
+/*
+ * Busy, idle or failed may have changed (the submit paths, waits, the Lv1
+ * worker, the monitor).  The decision is taken here, at once: it is the
+ * pure policy and flags (an Lv1 hold is a flag, so a lower Lv1 XQueue
+ * launches nothing after the submit that made a higher one busy returned).
+ * Lv2/Lv3 holds and releases, which are preemptor calls (module ioctls),
+ * are left to the applier thread: this thread never waits for one.
+ */
 void xs_sched_refresh(struct xsched_xqueue *xq)
 {
 	bool busy, failed;
@@ -581,13 +640,64 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 			xq->s_idle_ns = xs_now_ns();
 		xq->s_busy = busy;
 		xq->s_failed = failed;
-		if (busy && xq->s_level >= XSCHED_LV2 &&
-		    (has_lower(xq) || (xq->s_arb && !xq->s_arb_watched)))
-			monitor_kick_locked();
 		evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
 			 busy ? 0 : xq->id);
+		if (sched.pending ||
+		    (busy && xq->s_level >= XSCHED_LV2 &&
+		     (has_lower(xq) || (xq->s_arb && !xq->s_arb_watched))))
+			monitor_kick_locked();
 	}
 	pthread_mutex_unlock(&sched.lock);
+}
+
+/*
+ * Applier, locked: carry out the pending Lv2/Lv3 policy decisions, one
+ * XQueue at a time, with sched.lock dropped around the preemptor's call.
+ * Submits, decisions and other XQueues' holds go on meanwhile; a decision
+ * that changes this XQueue's hold during the call sets s_pending again and
+ * is applied on the next turn.
+ */
+static void apply_pending_locked(void)
+{
+	while (sched.pending) {
+		struct xsched_xqueue *q, *pick = NULL;
+		uint32_t why, other;
+		unsigned int level;
+		bool want;
+		int err;
+
+		/* Resumes first, so that an idle queue never waits behind a
+		 * suspend. */
+		sched.pending = false;
+		for (q = sched.head; q; q = q->s_next) {
+			if (!q->s_pending || q->s_applying)
+				continue;
+			if (q->s_dead || (q->s_hold != 0) == q->s_suspended) {
+				q->s_pending = false;
+				continue;
+			}
+			sched.pending = true;
+			if (!pick || (pick->s_hold && !q->s_hold))
+				pick = q;
+		}
+		if (!pick)
+			break;
+		q = pick;
+		q->s_pending = false;
+		want = q->s_hold != 0;
+		why = q->s_pend_why;
+		other = q->s_pend_other;
+		level = q->s_level;
+		/* The XQueue stays listed until xs_sched_remove(), which waits
+		 * for s_applying: no reference needed. */
+		q->s_applying = true;
+		pthread_mutex_unlock(&sched.lock);
+		err = apply_op(q, want, level);
+		pthread_mutex_lock(&sched.lock);
+		q->s_applying = false;
+		apply_done(q, want, err, why, other);
+		pthread_cond_broadcast(&sched.cond);
+	}
 }
 
 /* What the monitor waits for, per entry. */
@@ -615,6 +725,12 @@ static void *monitor(void *arg)
 		now = xs_now_ns();
 		if (sched.retry || (sched.recheck_ns && now >= sched.recheck_ns))
 			evaluate(XSCHED_WHY_HIGHER_IDLE, 0);
+		apply_pending_locked();
+		if (m->exit) {
+			pthread_mutex_unlock(&sched.lock);
+			break;
+		}
+		now = xs_now_ns();
 		if (sched.retry)
 			timeout = XS_RETRY_MS;
 		if (sched.recheck_ns) {
@@ -754,6 +870,7 @@ int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags)
 		return -EALREADY;
 	}
 	xq->s_hold |= XSCHED_HOLD_USER;
+	wait_applied(xq);
 	ret = apply(xq, XSCHED_WHY_USER, 0);
 	if (ret)	/* the platform refused: do not pretend */
 		xq->s_hold &= ~XSCHED_HOLD_USER;
@@ -776,6 +893,7 @@ int xs_sched_user_resume(struct xsched_xqueue *xq)
 		return -EALREADY;
 	}
 	xq->s_hold &= ~XSCHED_HOLD_USER;
+	wait_applied(xq);
 	apply(xq, XSCHED_WHY_USER, 0);
 	pthread_mutex_unlock(&sched.lock);
 	return 0;
@@ -814,7 +932,8 @@ int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level)
 
 	pthread_mutex_lock(&sched.lock);
 	pthread_mutex_lock(&xq->lock);
-	if (xq->s_hold || xq->s_suspended || xs_xq_busy_locked(xq) ||
+	if (xq->s_hold || xq->s_suspended || xq->s_pending || xq->s_applying ||
+	    xs_xq_busy_locked(xq) ||
 	    xq->submitted != xq->launched) {
 		ret = -EBUSY;
 	} else if (arb != xq->s_arb) {
@@ -892,23 +1011,39 @@ XS_EXPORT int xsched_set_priority(struct xsched_xqueue *xq, int32_t priority)
 	return xs_sched_set_priority(xq, priority);
 }
 
-XS_EXPORT int xsched_decisions(struct xsched_decision *out, unsigned int max)
+_Static_assert(offsetof(struct xsched_decision, decided_ns) ==
+	       XSCHED_DECISION_SIZE_VER0, "xsched_decision: 0.1's fields moved");
+_Static_assert(sizeof(struct xsched_decision) == XSCHED_DECISION_SIZE_VER1,
+	       "xsched_decision: size of 0.3");
+
+XS_EXPORT int xsched_decisions(struct xsched_decision *out, unsigned int max,
+		     size_t size)
 {
 	uint64_t first, s;
 	unsigned int n = 0;
 
-	if (!out && max)
+	if ((!out && max) || size < XSCHED_DECISION_SIZE_VER0)
 		return -EINVAL;
 	pthread_mutex_lock(&sched.lock);
 	first = sched.log_seq > max ? sched.log_seq - max : 0;
 	if (sched.log_seq > XSCHED_DECISION_LOG_SIZE &&
 	    first < sched.log_seq - XSCHED_DECISION_LOG_SIZE)
 		first = sched.log_seq - XSCHED_DECISION_LOG_SIZE;
-	for (s = first; s < sched.log_seq; s++)
-		out[n++] = sched.log[s % XSCHED_DECISION_LOG_SIZE];
+	for (s = first; s < sched.log_seq; s++, n++)
+		xs_copy_out((char *)out + (size_t)n * size, size,
+			    &sched.log[s % XSCHED_DECISION_LOG_SIZE],
+			    sizeof(struct xsched_decision));
 	pthread_mutex_unlock(&sched.lock);
 	return (int)n;
 }
+
+/* 0.1: xsched_decisions(out, max) with the 0.1 record. */
+XS_EXPORT int xs_decisions_v01(struct xsched_decision *out, unsigned int max)
+{
+	return xsched_decisions(out, max, XSCHED_DECISION_SIZE_VER0);
+}
+XS_SYMVER("xs_decisions_v01", "xsched_decisions@LIBXSCHED_0.1");
+XS_SYMVER("xsched_decisions", "xsched_decisions@@@LIBXSCHED_0.3, remove");
 
 int xs_sched_count(void)
 {
@@ -1035,6 +1170,8 @@ static void fork_child(void)
 	sched.ndeps = 0;
 	sched.recheck_ns = 0;
 	sched.retry = false;
+	sched.pending = false;
+	pthread_cond_init(&sched.cond, NULL);
 	pthread_mutex_unlock(&sched.lock);
 }
 

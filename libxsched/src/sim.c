@@ -25,6 +25,7 @@
 #include <linux/xsched_sim.h>
 
 #include "internal.h"
+#include "xsched-sim.h"
 
 struct sim_map {
 	void *cpu;

@@ -22,6 +22,7 @@
  * fail the XQueue (xs_err_fatal()).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <string.h>
@@ -1037,16 +1038,18 @@ XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
 	return 0;
 }
 
-XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info)
+_Static_assert(offsetof(struct xsched_xq_info, group) == XSCHED_XQ_INFO_SIZE_VER0,
+	       "xsched_xq_info: 0.1's fields moved");
+_Static_assert(sizeof(struct xsched_xq_info) == XSCHED_XQ_INFO_SIZE_VER1,
+	       "xsched_xq_info: size of 0.3");
+
+static void query(struct xsched_xqueue *xq, struct xsched_xq_info *info)
 {
 	struct xs_hw_info hw;
 	int ret;
 
-	if (!xq || !info)
-		return -EINVAL;
-	if (xs_foreign(xq))
-		return -ECHILD;
 	memset(info, 0, sizeof(*info));
+	info->group = xq->group;
 	xs_sched_fill_info(xq, info);
 	pthread_mutex_lock(&xq->lock);
 	info->threshold = xq->threshold;
@@ -1084,8 +1087,29 @@ XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info
 		if (!info->last_error && hw.last_error)
 			info->last_error = hw.last_error;
 	}
+}
+
+XS_EXPORT int xsched_query(struct xsched_xqueue *xq, struct xsched_xq_info *info,
+		 size_t size)
+{
+	struct xsched_xq_info full;
+
+	if (!xq || !info || size < XSCHED_XQ_INFO_SIZE_VER0)
+		return -EINVAL;
+	if (xs_foreign(xq))
+		return -ECHILD;
+	query(xq, &full);
+	xs_copy_out(info, size, &full, sizeof(full));
 	return 0;
 }
+
+/* 0.1: xsched_query(xq, info) with the 0.1 struct. */
+XS_EXPORT int xs_query_v01(struct xsched_xqueue *xq, struct xsched_xq_info *info)
+{
+	return xsched_query(xq, info, XSCHED_XQ_INFO_SIZE_VER0);
+}
+XS_SYMVER("xs_query_v01", "xsched_query@LIBXSCHED_0.1");
+XS_SYMVER("xsched_query", "xsched_query@@@LIBXSCHED_0.3, remove");
 
 XS_EXPORT uint32_t xsched_xqueue_id(const struct xsched_xqueue *xq)
 {

@@ -804,7 +804,7 @@ int xsi_call(struct xsi_stream *s, const struct xsched_call *c, int *status,
 			xsi_log(s->rt, "stream %#lx -> q%u: refused (%s): passes through",
 				(unsigned long)s->handle, xsched_xqueue_id(s->xq),
 				strerror(-ret));
-		else if (!xsched_query(s->xq, &info))
+		else if (!xsched_query(s->xq, &info, sizeof(info)))
 			xsi_log(s->rt, "stream %#lx -> q%u: %s seq %llu",
 				(unsigned long)s->handle, info.id,
 				info.launched >= sq ? "launched" : "buffered",
@@ -938,10 +938,10 @@ static bool held_wait(struct xsi_stream *s, uint64_t left)
 		if (!r)	/* now the policy's turn (hysteresis) */
 			xs_xq_wait_unheld(s->xq, slice < XSI_HELD_SLICE_NS ? slice :
 					  XSI_HELD_SLICE_NS);
-	} else if (!xsched_query(s->xq, &info) && info.hold) {
+	} else if (!xsched_query(s->xq, &info, sizeof(info)) && info.hold) {
 		xs_xq_wait_unheld(s->xq, slice < XSI_HELD_SLICE_NS ? slice :
 				  XSI_HELD_SLICE_NS);
-	} else if (!xsched_query(s->xq, &info) &&
+	} else if (!xsched_query(s->xq, &info, sizeof(info)) &&
 		   info.launched - info.completed >= info.threshold) {
 		r = xsched_wait(s->xq, info.launched - info.threshold + 1, slice);
 	}

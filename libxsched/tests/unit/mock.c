@@ -249,8 +249,11 @@ static int m_suspend(struct xsched_platform *p, void *pq, int mode, bool nonbloc
 	int ret = 0;
 
 	(void)p;
+	if (q->suspend_hook)
+		q->suspend_hook(q);
 	pthread_mutex_lock(&q->lock);
 	q->suspend_calls++;
+	q->suspend_thread = pthread_self();
 	if (q->arbitrated) {
 		ret = -EBUSY;	/* as the module: the arbiter owns it */
 	} else if (q->suspend_err) {

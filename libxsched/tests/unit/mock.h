@@ -55,6 +55,9 @@ struct mock_queue {
 	uint64_t suspends_done, saves_partway;
 	uint64_t max_in_flight;
 	uint64_t last_launch_rptr;
+	pthread_t suspend_thread;	/* the thread of the last suspend call */
+	/* called at the start of every suspend call, outside q->lock */
+	void (*suspend_hook)(struct mock_queue *q);
 	/* fault injection */
 	int suspend_err;	/* next suspend fails with this */
 	int launch_err;		/* next launch fails with this */

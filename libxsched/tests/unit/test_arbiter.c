@@ -32,7 +32,7 @@ static struct xsched_xqueue *mkq_arb(struct mock_platform *mp, uint32_t h,
 static int count_decisions(uint32_t queue, uint32_t action, uint32_t reason)
 {
 	struct xsched_decision d[XSCHED_DECISION_LOG_SIZE];
-	int n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE), i, k = 0;
+	int n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE, sizeof(*d)), i, k = 0;
 
 	for (i = 0; i < n; i++)
 		if (d[i].queue == queue && d[i].action == action && d[i].reason == reason)
@@ -43,7 +43,7 @@ static int count_decisions(uint32_t queue, uint32_t action, uint32_t reason)
 static uint64_t last_duration(uint32_t queue, uint32_t action)
 {
 	struct xsched_decision d[XSCHED_DECISION_LOG_SIZE];
-	int n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE), i;
+	int n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE, sizeof(*d)), i;
 
 	for (i = n - 1; i >= 0; i--)
 		if (d[i].queue == queue && d[i].action == action)
@@ -125,17 +125,17 @@ TEST(arbiter_policy_leaves_arbitrated_queues_alone)
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
 	ASSERT_EQ(xq_info(lo).hold, 0);
 	ASSERT_EQ(xq_state(lo), XSCHED_XQ_ACTIVE);
-	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	/* A priority change goes to the module and still makes no decision. */
 	ASSERT_EQ(xsched_set_priority(lo, 9), 0);
 	ASSERT_EQ(mock_q(mp, hl)->priority, 9);
 	ASSERT_EQ(mock_q(mp, hh)->suspend_calls, 0);
-	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	mock_complete(mp, hh, 2);
 	mock_complete(mp, hl, 4);
 	ASSERT_EQ(xsched_synchronize(hi), 0);
 	ASSERT_EQ(xsched_synchronize(lo), 0);
-	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	ASSERT_EQ(mock_q(mp, hl)->suspend_calls + mock_q(mp, hl)->resume_calls, 0);
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);

@@ -251,5 +251,5 @@ TEST(runtime_version_matches_the_header)
 {
 	ASSERT_EQ(xsched_version(), XSCHED_LIB_VERSION_MAJOR << 16 |
 		  XSCHED_LIB_VERSION_MINOR);
-	ASSERT_EQ(xsched_version(), 2);
+	ASSERT_EQ(xsched_version(), 3);
 }

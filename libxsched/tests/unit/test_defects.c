@@ -101,7 +101,7 @@ TEST(defect_destroying_a_held_queue_does_not_wait_for_the_higher_one)
 	ASSERT_EQ(xsched_xqueue_create(&hi, &mp->plat, hh, &ah), 0);
 	submit_n(lo, 0, 2, NULL, 0);
 	submit_n(hi, 0, 1, NULL, 0);	/* never completes during the destroy */
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	pthread_create(&t, NULL, destroy_thread, lo);
 	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
 	mock_complete(mp, hl, 2);

@@ -83,7 +83,7 @@ TEST(interpose_fork_child_starts_clean_and_cannot_touch_parent_queues)
 
 		if (xsi_stream_count(&fake_rt) != 0 || xs_sched_count() != 0)
 			_exit(10);
-		if (xsched_suspend(pq, 0) != -ECHILD || xsched_query(pq, &info) != -ECHILD ||
+		if (xsched_suspend(pq, 0) != -ECHILD || xsched_query(pq, &info, sizeof(info)) != -ECHILD ||
 		    xsched_xqueue_destroy(pq) != -ECHILD)
 			_exit(11);
 		/* The library works in the child: a new stream, a new XQueue. */

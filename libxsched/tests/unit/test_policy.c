@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The in-process fixed-priority policy and the decision log. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -24,8 +25,8 @@ TEST(policy_higher_busy_suspends_lower_at_lv3_with_save)
 	submit_n(lo, 0, 4, NULL, 0);
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
 	submit_n(hi, 100, 1, NULL, 0);
-	/* Suspended by the submitting thread, before submit returned. */
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	/* Suspended by the applier thread, not by the submitting one. */
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_q(mp, hl)->mode, XS_MODE_SAVE);
 	ASSERT_EQ(mock_state(mp, hh), XS_HW_ACTIVE);
 	ASSERT_EQ(xq_info(lo).hold, XSCHED_HOLD_POLICY);
@@ -48,7 +49,7 @@ TEST(policy_lower_lv2_queue_is_drained)
 	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 0);
 
 	submit_n(hi, 0, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_q(mp, hl)->mode, XS_MODE_DRAIN);
 	mock_complete(mp, hh, 1);
 	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
@@ -91,7 +92,7 @@ TEST(policy_lv1_higher_queue_holds_lower_until_its_buffer_drains)
 
 	ASSERT_EQ(xsched_xqueue_create(&hi, &mp->plat, hh, &a), 0);
 	submit_n(hi, 0, 4, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_complete(mp, hh, 2);
 	usleep(20000);
 	/* Two still buffered or in flight: still held. */
@@ -118,7 +119,7 @@ TEST(policy_equal_priorities_do_not_suspend_each_other)
 	submit_n(b, 0, 3, NULL, 0);
 	ASSERT_EQ(mock_state(mp, h1), XS_HW_ACTIVE);
 	ASSERT_EQ(mock_state(mp, h2), XS_HW_ACTIVE);
-	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	mock_complete(mp, h1, 3);
 	mock_complete(mp, h2, 3);
 	ASSERT_EQ(xsched_xqueue_destroy(a), 0);
@@ -136,11 +137,11 @@ TEST(policy_three_priorities_cascade)
 	struct xsched_xqueue *q2 = mkq(mp, h2, XSCHED_LV3, 2);
 
 	submit_n(q1, 0, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, h0), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, h0) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_state(mp, h1), XS_HW_ACTIVE);
 	submit_n(q2, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, h1) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_state(mp, h0), XS_HW_SUSPENDED);
-	ASSERT_EQ(mock_state(mp, h1), XS_HW_SUSPENDED);
 	ASSERT_EQ(mock_state(mp, h2), XS_HW_ACTIVE);
 	/* q2 idle: q1 runs again, q0 still waits for q1. */
 	mock_complete(mp, h2, 1);
@@ -179,7 +180,7 @@ TEST(policy_queue_created_while_higher_busy_is_held_at_once)
 
 	submit_n(hi, 0, 1, NULL, 0);
 	lo = mkq(mp, hl, XSCHED_LV3, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_complete(mp, hh, 1);
 	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
@@ -200,11 +201,11 @@ TEST(policy_priority_change_reevaluates)
 	submit_n(b, 0, 1, NULL, 0);
 	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
 	ASSERT_EQ(xsched_set_priority(b, 4), 0);
-	ASSERT_EQ(mock_state(mp, ha), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, ha) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(xsched_set_priority(a, 9), 0);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hb) == XS_HW_SUSPENDED, 2000));
 	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
-	ASSERT_EQ(mock_state(mp, hb), XS_HW_SUSPENDED);
-	n = xsched_decisions(d, 8);
+	n = xsched_decisions(d, 8, sizeof(*d));
 	ASSERT_EQ(n, 3);
 	ASSERT_EQ(d[0].reason, XSCHED_WHY_PRIORITY);
 	ASSERT_EQ(d[1].action, XSCHED_ACT_RESUME);
@@ -250,12 +251,12 @@ TEST(policy_failed_higher_queue_releases_lower)
 	int n;
 
 	submit_n(hi, 0, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_fail(mp, hh);
 	/* The record follows the resume: wait for it, not for the state. */
-	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4) >= 2, 2000));
+	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4, sizeof(*d)) >= 2, 2000));
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
-	n = xsched_decisions(d, 4);
+	n = xsched_decisions(d, 4, sizeof(*d));
 	ASSERT_EQ(n, 2);
 	ASSERT_EQ(d[1].action, XSCHED_ACT_RESUME);
 	ASSERT_EQ(d[1].reason, XSCHED_WHY_FAILED);
@@ -291,12 +292,13 @@ TEST(policy_decision_records_queue_reason_and_duration)
 	struct xsched_decision d[4];
 
 	submit_n(hi, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	usleep(10000);
 	mock_complete(mp, hh, 1);
 	/* The record follows the resume: wait for it, not for the state. */
-	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4) >= 2, 2000));
+	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 4, sizeof(*d)) >= 2, 2000));
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
-	ASSERT_EQ(xsched_decisions(d, 4), 2);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 2);
 	ASSERT_EQ(d[0].seq, 1);
 	ASSERT_EQ(d[0].action, XSCHED_ACT_SUSPEND);
 	ASSERT_EQ(d[0].reason, XSCHED_WHY_HIGHER_BUSY);
@@ -311,9 +313,9 @@ TEST(policy_decision_records_queue_reason_and_duration)
 	ASSERT_GE(d[1].duration_ns, 10000000);
 	ASSERT_GE(d[1].time_ns, d[0].time_ns + d[1].duration_ns);
 	ASSERT_GE(xq_info(lo).suspended_ns, 10000000);
-	ASSERT_EQ(xsched_decisions(d, 1), 1);	/* the last one only */
+	ASSERT_EQ(xsched_decisions(d, 1, sizeof(*d)), 1);	/* the last one only */
 	ASSERT_EQ(d[0].seq, 2);
-	ASSERT_EQ(xsched_decisions(NULL, 0), 0);
+	ASSERT_EQ(xsched_decisions(NULL, 0, sizeof(struct xsched_decision)), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
 	mock_destroy(mp);
@@ -331,7 +333,7 @@ TEST(policy_decision_log_keeps_the_most_recent)
 		ASSERT_EQ(xsched_suspend(xq, 0), 0);
 		ASSERT_EQ(xsched_resume(xq), 0);
 	}
-	n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE + 10);
+	n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE + 10, sizeof(*d));
 	ASSERT_EQ(n, XSCHED_DECISION_LOG_SIZE);
 	ASSERT_EQ(d[0].seq, 1400 - XSCHED_DECISION_LOG_SIZE + 1);
 	ASSERT_EQ(d[n - 1].seq, 1400);
@@ -361,7 +363,7 @@ TEST(policy_debug_log_prints_one_line_per_decision)
 	mock_complete(mp, hh, 1);
 	/* The decision is recorded (and its line written) after the resume
 	 * reached the queue: wait for the record, not the queue's state. */
-	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 8) >= 2, 2000));
+	ASSERT_TRUE(WAIT_UNTIL(xsched_decisions(d, 8, sizeof(*d)) >= 2, 2000));
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
 	out = stderr_end();
 	ASSERT_EQ(count_substr(out, "debug: suspend q"), 1);
@@ -492,10 +494,10 @@ TEST(policy_idle_unwatched_queue_does_not_hold_a_new_lower_queue)
 	mock_complete(mp, hh, 2);
 	lo = mkq(mp, hl, XSCHED_LV3, 0);
 	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
-	ASSERT_EQ(xsched_decisions(d, 4), 0);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	/* And once lo exists, hi's next burst is watched to its end. */
 	submit_n(hi, 2, 1, NULL, 0);
-	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
 	mock_complete(mp, hh, 1);
 	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
 	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
@@ -516,5 +518,116 @@ TEST(policy_raised_priority_of_idle_queue_holds_nobody)
 	ASSERT_EQ(mock_state(mp, ha), XS_HW_ACTIVE);
 	ASSERT_EQ(xsched_xqueue_destroy(a), 0);
 	ASSERT_EQ(xsched_xqueue_destroy(b), 0);
+	mock_destroy(mp);
+}
+
+/* ---- the applier thread ---- */
+
+static void *count_queues(void *arg)
+{
+	*(int *)arg = xs_sched_count();	/* takes sched.lock */
+	return NULL;
+}
+
+static atomic_int hook_lock_free;	/* 1: sched.lock was free, -1: held */
+static atomic_int hook_entered;
+
+/* A slow preemptor call (an ioctl that waits for a save) that checks, from
+ * another thread, that nobody holds the library's global lock meanwhile. */
+static void slow_checking_suspend(struct mock_queue *q)
+{
+	struct timespec ts;
+	pthread_t t;
+	int n = -1;
+
+	(void)q;
+	atomic_fetch_add(&hook_entered, 1);
+	ASSERT_EQ(pthread_create(&t, NULL, count_queues, &n), 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 1;
+	if (pthread_timedjoin_np(t, NULL, &ts)) {
+		atomic_store(&hook_lock_free, -1);
+		pthread_detach(t);	/* it ends once the lock is dropped */
+	} else {
+		atomic_store(&hook_lock_free, n == 2 ? 1 : -1);
+	}
+	usleep(100000);
+}
+
+TEST(applier_suspends_off_the_submitting_thread_and_submit_does_not_wait)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
+	struct xsched_xqueue *lo = mkq(mp, hl, XSCHED_LV3, 0);
+	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 5);
+	uint64_t t0, submit_ns;
+
+	mock_q(mp, hl)->suspend_hook = slow_checking_suspend;
+	submit_n(lo, 0, 2, NULL, 0);
+	t0 = xs_now_ns();
+	submit_n(hi, 0, 1, NULL, 0);
+	submit_ns = xs_now_ns() - t0;
+	/* The hold is decided at once; the suspend call comes from the applier. */
+	ASSERT_EQ(xq_info(lo).hold, XSCHED_HOLD_POLICY);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
+	ASSERT_TRUE(!pthread_equal(mock_q(mp, hl)->suspend_thread, pthread_self()));
+	/* The submit did not wait for the 100 ms suspend call. */
+	ASSERT_LE(submit_ns, 25000000);
+	ASSERT_EQ(xq_state(lo), XSCHED_XQ_SUSPENDED);
+	mock_complete(mp, hh, 1);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
+	mock_complete(mp, hl, 2);
+	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
+	mock_destroy(mp);
+}
+
+TEST(applier_calls_the_preemptor_without_the_global_lock)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
+	struct xsched_xqueue *lo = mkq(mp, hl, XSCHED_LV3, 0);
+	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 5);
+
+	mock_q(mp, hl)->suspend_hook = slow_checking_suspend;
+	submit_n(lo, 0, 1, NULL, 0);
+	submit_n(hi, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&hook_lock_free) != 0, 3000));
+	ASSERT_EQ(atomic_load(&hook_lock_free), 1);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_SUSPENDED, 2000));
+	mock_complete(mp, hh, 1);
+	ASSERT_TRUE(WAIT_UNTIL(mock_state(mp, hl) == XS_HW_ACTIVE, 2000));
+	mock_complete(mp, hl, 1);
+	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
+	mock_destroy(mp);
+}
+
+/* A user request on an XQueue whose suspend the applier is in waits for
+ * it, then acts on the state the applier left: one hardware suspend. */
+TEST(applier_user_suspend_during_a_policy_suspend_waits_for_it)
+{
+	struct mock_platform *mp = mock_create(false, 3);
+	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
+	struct xsched_xqueue *lo = mkq(mp, hl, XSCHED_LV3, 0);
+	struct xsched_xqueue *hi = mkq(mp, hh, XSCHED_LV3, 5);
+
+	mock_q(mp, hl)->suspend_hook = slow_checking_suspend;
+	submit_n(lo, 0, 1, NULL, 0);
+	submit_n(hi, 0, 1, NULL, 0);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&hook_entered) == 1, 2000));
+	ASSERT_EQ(xsched_suspend(lo, XSCHED_SUSPEND_NONBLOCK), 0);
+	/* No second suspend call (each one enters the hook first). */
+	ASSERT_EQ(atomic_load(&hook_entered), 1);
+	ASSERT_EQ(mock_q(mp, hl)->suspend_calls, 1);
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	mock_complete(mp, hh, 1);
+	ASSERT_TRUE(WAIT_UNTIL(xq_info(lo).hold == XSCHED_HOLD_USER, 2000));
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_SUSPENDED);
+	ASSERT_EQ(xsched_resume(lo), 0);
+	ASSERT_EQ(mock_state(mp, hl), XS_HW_ACTIVE);
+	mock_complete(mp, hl, 1);
+	ASSERT_EQ(xsched_xqueue_destroy(hi), 0);
+	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
 	mock_destroy(mp);
 }

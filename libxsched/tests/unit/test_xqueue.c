@@ -328,7 +328,7 @@ TEST(suspend_refused_by_platform_is_reported_not_held)
 	ASSERT_EQ(xsched_suspend(xq, 0), -ETIMEDOUT);
 	ASSERT_EQ(xq_state(xq), XSCHED_XQ_ACTIVE);
 	ASSERT_EQ(xq_info(xq).hold, 0);
-	ASSERT_EQ(xsched_decisions(d, 4), 1);
+	ASSERT_EQ(xsched_decisions(d, 4, sizeof(*d)), 1);
 	ASSERT_EQ(d[0].action, XSCHED_ACT_SUSPEND);
 	ASSERT_EQ(d[0].error, -ETIMEDOUT);
 	/* It works the next time. */
@@ -427,7 +427,7 @@ TEST(query_counts_submitted_launched_completed)
 	ASSERT_EQ(i.buffered, 0);
 	ASSERT_NE(i.id, 0);
 	ASSERT_EQ(i.id, xsched_xqueue_id(xq));
-	ASSERT_EQ(xsched_query(xq, NULL), -EINVAL);
+	ASSERT_EQ(xsched_query(xq, NULL, sizeof(struct xsched_xq_info)), -EINVAL);
 	mock_complete(mp, h, 2);
 	ASSERT_EQ(xsched_xqueue_destroy(xq), 0);
 	mock_destroy(mp);

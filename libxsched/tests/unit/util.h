@@ -61,7 +61,7 @@ static inline uint32_t xq_state(struct xsched_xqueue *xq)
 {
 	struct xsched_xq_info info;
 
-	if (xsched_query(xq, &info))
+	if (xsched_query(xq, &info, sizeof(info)))
 		return 99;
 	return info.state;
 }
@@ -70,7 +70,7 @@ static inline struct xsched_xq_info xq_info(struct xsched_xqueue *xq)
 {
 	struct xsched_xq_info info;
 
-	ASSERT_EQ(xsched_query(xq, &info), 0);
+	ASSERT_EQ(xsched_query(xq, &info, sizeof(info)), 0);
 	return info;
 }
 

@@ -30,7 +30,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <xsched.h>
+#include <xsched-kfd.h>
 
 #include "kfd_dbg.h"
 

@@ -140,7 +140,7 @@ static int run(struct vm_env *env, unsigned int batch_level, int urgent_streams)
 	CHECK_EQ(check_stream(b, "batch"), 0);
 	for (i = 0; i < urgent_streams; i++)
 		CHECK_EQ(check_stream(&u[i], "urgent"), 0);
-	CHECK_EQ(xsched_query(b->xq, &info), 0);
+	CHECK_EQ(xsched_query(b->xq, &info, sizeof(info)), 0);
 	printf("#   batch Lv%u: held %llu times (%llu us), %llu hardware suspends, %llu bytes saved\n",
 	       batch_level, (unsigned long long)info.suspends,
 	       (unsigned long long)(info.suspended_ns / 1000),

@@ -26,7 +26,7 @@
 static bool decided(uint32_t queue, uint32_t action, uint32_t reason, uint32_t other)
 {
 	struct xsched_decision d[64];
-	int n = xsched_decisions(d, 64), i;
+	int n = xsched_decisions(d, 64, sizeof(*d)), i;
 
 	for (i = 0; i < n; i++)
 		if (d[i].queue == queue && d[i].action == action &&
@@ -100,7 +100,7 @@ static int lv3_shape(struct vm_env *env, int32_t uprio, struct seen *s)
 
 	CHECK_EQ(xsched_synchronize(batch), 0);
 	CHECK(vm_check_output(bb.cpu, env->slots, 100, 9, "batch"), "batch output differs");
-	CHECK_EQ(xsched_query(batch, &s->batch), 0);
+	CHECK_EQ(xsched_query(batch, &s->batch, sizeof(s->batch)), 0);
 	s->suspend_decision = decided(xsched_xqueue_id(batch), XSCHED_ACT_SUSPEND,
 				      XSCHED_WHY_HIGHER_BUSY, xsched_xqueue_id(urg));
 	s->resume_decision = decided(xsched_xqueue_id(batch), XSCHED_ACT_RESUME,
@@ -192,7 +192,7 @@ static int lv2_shape(struct vm_env *env, int32_t uprio, struct seen *s)
 
 	CHECK_EQ(xsched_synchronize(batch), 0);
 	CHECK(vm_check_output(bb.cpu, bgrid, bsteps, 10, "batch"), "batch output differs");
-	CHECK_EQ(xsched_query(batch, &s->batch), 0);
+	CHECK_EQ(xsched_query(batch, &s->batch, sizeof(s->batch)), 0);
 	s->suspend_decision = decided(xsched_xqueue_id(batch), XSCHED_ACT_SUSPEND,
 				      XSCHED_WHY_HIGHER_BUSY, xsched_xqueue_id(urg));
 	CHECK_EQ(xsched_xqueue_destroy(urg), 0);
@@ -299,7 +299,7 @@ static int lv1_shape(struct vm_env *env, int32_t uprio, struct seen *s)
 	for (k = 0; k < LV1_KERNELS; k++)
 		CHECK(vm_check_output(bb.cpu + (uint64_t)k * vm_words(bgrid), bgrid,
 				      LV1_BSTEPS, 100 + k, "batch"), "batch kernel %u", k);
-	CHECK_EQ(xsched_query(batch, &s->batch), 0);
+	CHECK_EQ(xsched_query(batch, &s->batch, sizeof(s->batch)), 0);
 	CHECK(s->batch.max_in_flight <= LV1_THRESHOLD, "%llu in flight",
 	      (unsigned long long)s->batch.max_in_flight);
 	s->suspend_decision = decided(xsched_xqueue_id(batch), XSCHED_ACT_SUSPEND,
@@ -363,12 +363,12 @@ static int equal_priorities_make_no_decisions(struct vm_env *env)
 	CHECK_EQ(xsched_submit(q2, &p, 1, NULL), 0);
 	CHECK_EQ(xsched_synchronize(q1), 0);
 	CHECK_EQ(xsched_synchronize(q2), 0);
-	CHECK_EQ(xsched_decisions(d, 4), 0);
+	CHECK_EQ(xsched_decisions(d, 4, sizeof(*d)), 0);
 	CHECK(vm_check_output(b.cpu, 32, 10, 1, "q1"), "q1");
 	CHECK(vm_check_output(b.cpu + vm_words(32), 32, 10, 2, "q2"), "q2");
-	CHECK_EQ(xsched_query(q1, &info), 0);
+	CHECK_EQ(xsched_query(q1, &info, sizeof(info)), 0);
 	CHECK_EQ(info.hw_suspends, 0);
-	CHECK_EQ(xsched_query(q2, &info), 0);
+	CHECK_EQ(xsched_query(q2, &info, sizeof(info)), 0);
 	CHECK_EQ(info.hw_suspends, 0);
 	CHECK_EQ(xsched_xqueue_destroy(q1), 0);
 	CHECK_EQ(xsched_xqueue_destroy(q2), 0);

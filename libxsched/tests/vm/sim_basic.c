@@ -53,7 +53,7 @@ static int query_counts_commands_and_steps(struct vm_env *env)
 	CHECK_EQ(xsched_submit(xq, p, 4, &seq), 0);
 	CHECK_EQ(seq, 4);
 	CHECK_EQ(xsched_wait(xq, 4, 10000000000LL), 0);
-	CHECK_EQ(xsched_query(xq, &info), 0);
+	CHECK_EQ(xsched_query(xq, &info, sizeof(info)), 0);
 	CHECK_EQ(info.submitted, 4);
 	CHECK_EQ(info.launched, 4);
 	CHECK_EQ(info.completed, 4);
@@ -83,7 +83,7 @@ static int lv3_suspend_saves_partway_and_resume_finishes(struct vm_env *env)
 	CHECK_EQ(xsched_submit(xq, &p, 1, NULL), 0);
 	usleep(40000);
 	CHECK_EQ(xsched_suspend(xq, 0), 0);
-	CHECK_EQ(xsched_query(xq, &i1), 0);
+	CHECK_EQ(xsched_query(xq, &i1, sizeof(i1)), 0);
 	CHECK_EQ(i1.state, XSCHED_XQ_SUSPENDED);
 	CHECK_EQ(i1.hw_suspends, 1);
 	CHECK(i1.hw_saved_bytes > 0, "saved %llu bytes", (unsigned long long)i1.hw_saved_bytes);
@@ -93,7 +93,7 @@ static int lv3_suspend_saves_partway_and_resume_finishes(struct vm_env *env)
 	CHECK_EQ(vm_marks_sum(b.cpu, grid), i1.hw_steps_done);
 	CHECK_EQ(vm_marks_between(b.cpu, grid, 1, 99), grid);
 	usleep(30000);
-	CHECK_EQ(xsched_query(xq, &i2), 0);
+	CHECK_EQ(xsched_query(xq, &i2, sizeof(i2)), 0);
 	CHECK_EQ(i2.hw_steps_done, i1.hw_steps_done);	/* stopped means stopped */
 	CHECK_EQ(xsched_wait(xq, 1, 0), -ETIMEDOUT);
 	CHECK_EQ(xsched_resume(xq), 0);
@@ -118,7 +118,7 @@ static int lv2_suspend_drains_running_workgroups(struct vm_env *env)
 	CHECK_EQ(xsched_submit(xq, &p, 1, NULL), 0);
 	usleep(15000);
 	CHECK_EQ(xsched_suspend(xq, 0), 0);
-	CHECK_EQ(xsched_query(xq, &i1), 0);
+	CHECK_EQ(xsched_query(xq, &i1, sizeof(i1)), 0);
 	CHECK_EQ(i1.state, XSCHED_XQ_SUSPENDED);
 	CHECK_EQ(i1.hw_saved_bytes, 0);		/* drained, nothing saved */
 	CHECK(i1.hw_steps_done % 10 == 0, "a workgroup stopped halfway: %llu steps",
@@ -127,7 +127,7 @@ static int lv2_suspend_drains_running_workgroups(struct vm_env *env)
 	CHECK_EQ(vm_marks_sum(b.cpu, grid), i1.hw_steps_done);
 	CHECK_EQ(vm_marks_between(b.cpu, grid, 1, 9), 0);
 	usleep(30000);
-	CHECK_EQ(xsched_query(xq, &i2), 0);
+	CHECK_EQ(xsched_query(xq, &i2, sizeof(i2)), 0);
 	CHECK_EQ(i2.hw_steps_done, i1.hw_steps_done);
 	CHECK_EQ(xsched_resume(xq), 0);
 	CHECK_EQ(xsched_synchronize(xq), 0);
@@ -155,10 +155,10 @@ static int lv1_keeps_threshold_in_flight(struct vm_env *env)
 
 		CHECK_EQ(xsched_submit(xq, &p, 1, NULL), 0);
 	}
-	CHECK_EQ(xsched_query(xq, &info), 0);
+	CHECK_EQ(xsched_query(xq, &info, sizeof(info)), 0);
 	CHECK(info.buffered >= 30, "buffered %llu", (unsigned long long)info.buffered);
 	CHECK_EQ(xsched_synchronize(xq), 0);
-	CHECK_EQ(xsched_query(xq, &info), 0);
+	CHECK_EQ(xsched_query(xq, &info, sizeof(info)), 0);
 	CHECK(info.max_in_flight <= 3, "%llu in flight", (unsigned long long)info.max_in_flight);
 	for (k = 0; k < 40; k++)
 		CHECK(vm_check_output(b.cpu + k * vm_words(4), 4, 5, k, "Lv1 kernel"),
@@ -191,7 +191,7 @@ static int priority_above_zero_registers_with_cap_sys_nice(struct vm_env *env)
 	struct xsched_xq_info info;
 
 	CHECK_EQ(vm_new_xq(env, &xq, &a), 0);
-	CHECK_EQ(xsched_query(xq, &info), 0);
+	CHECK_EQ(xsched_query(xq, &info, sizeof(info)), 0);
 	CHECK_EQ(info.priority, XSCHED_PRIO_MAX);
 	CHECK_EQ(xsched_set_priority(xq, -5), 0);
 	CHECK_EQ(xsched_set_priority(xq, 5), 0);

@@ -122,7 +122,7 @@ static void urgent_process(uint32_t arbiter, int to_parent, int from_parent)
 	for (k = 0; k < URG_KERNELS; k++)
 		URG_TRY(!vm_check_output((uint64_t *)cpu + (size_t)k * vm_words(URG_GRID), URG_GRID,
 					 URG_STEPS, 50 + k, "urgent"));
-	URG_TRY(xsched_query(xq, &info));
+	URG_TRY(xsched_query(xq, &info, sizeof(info)));
 	res.steps_done = info.hw_steps_done;
 	res.arbiter = info.arbiter;
 	res.suspend_ret = xsched_suspend(xq, 0);
@@ -142,7 +142,7 @@ out:
 static int count_arbiter_decisions(uint32_t queue, uint32_t action)
 {
 	struct xsched_decision d[XSCHED_DECISION_LOG_SIZE];
-	int n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE), i, k = 0;
+	int n = xsched_decisions(d, XSCHED_DECISION_LOG_SIZE, sizeof(*d)), i, k = 0;
 
 	for (i = 0; i < n; i++)
 		if (d[i].queue == queue && d[i].action == action &&
@@ -199,7 +199,7 @@ static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr
 	/* Wait until the batch workgroups run (occupy every slot). */
 	t0 = vm_now_ns();
 	for (;;) {
-		CHECK_EQ(xsched_query(batch, &pr->batch), 0);
+		CHECK_EQ(xsched_query(batch, &pr->batch, sizeof(pr->batch)), 0);
 		if (pr->batch.hw_steps_done >= env->slots)
 			break;
 		CHECK(vm_now_ns() - t0 < 10000000000ULL, "the batch kernel did not start");
@@ -220,7 +220,7 @@ static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr
 	CHECK_EQ(xsched_synchronize(batch), 0);
 	CHECK(vm_check_output(bb.cpu, env->slots, BATCH_STEPS, 77, "batch"),
 	      "batch output differs from the CPU reference");
-	CHECK_EQ(xsched_query(batch, &pr->batch), 0);
+	CHECK_EQ(xsched_query(batch, &pr->batch, sizeof(pr->batch)), 0);
 	/* Every step exactly once: none lost or repeated across saves. */
 	CHECK_EQ(pr->batch.hw_steps_done, (uint64_t)env->slots * BATCH_STEPS);
 	CHECK_EQ(pr->urg.steps_done, (uint64_t)URG_KERNELS * URG_GRID * URG_STEPS);

@@ -13,7 +13,7 @@
 
 #include <linux/xsched_kfd.h>
 #include <linux/xsched_sim.h>
-#include <xsched.h>
+#include <xsched-sim.h>
 
 struct vm_env {
 	struct xsched_sim *sim;
