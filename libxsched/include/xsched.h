@@ -163,6 +163,18 @@ struct xsched_platform;		/* where XQueues run: sim GPU, mock, ... */
 struct xsched_xqueue;		/* one submission stream */
 struct xsched_sim;		/* an open /dev/xsched_sim and /dev/xsched client */
 
+/* ---- streams of an interposed runtime (libxsched.so) ---------------------
+ *
+ * Set the priority of a HIP stream (hipStream_t; NULL: the legacy null
+ * stream of the current device; hipStreamPerThread: the calling thread's)
+ * on xsched's scale (higher is more urgent), overriding what
+ * hipStreamCreateWithPriority and XSCHED_PRIORITY gave it.  -ENODEV when no
+ * HIP runtime is in the process, -ENOENT for a stream the runtime does not
+ * know, -EINVAL for a priority out of range.  In libxsched.so only (not the
+ * static library).  LIBXSCHED_0.3.
+ */
+int xsched_stream_set_priority(const void *stream, int32_t priority);
+
 /* ---- the sim platform: xsched_sim.ko's software GPU (a test device) ------ */
 
 /* Open /dev/xsched (or @path), check the API version and the sim backend,
