@@ -1206,8 +1206,9 @@ int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
 			xsched_xqueue_id(src), (unsigned long long)seq);
 	}
 	/* The event's command must reach the runtime before anyone waits on
-	 * it there (the drain-first rule for the source). */
-	if (!ret)
+	 * it there (the drain-first rule for the source); caller-held: it
+	 * did when its record returned (and a flush would wait out a hold). */
+	if (!ret && !caller_held(rt))
 		ret = xsched_flush(src);
 	xs_xqueue_put(src);
 	return ret;

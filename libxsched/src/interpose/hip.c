@@ -862,12 +862,14 @@ HIP_SCHEDULED_MULTI(HOOK_M)
 /* ---- scheduled hooks of their own ----------------------------------------- */
 
 /* An event record is scheduled like a launch; the event then stands for
- * the record's sequence number on its stream (xsi_event_wait()). */
+ * the record's sequence number on its stream (xsi_event_wait()): what was
+ * launched there once the hold ended (the XQueue is locked until then; a
+ * later call of another thread can only make it later, never too early). */
 static void event_recorded(hipEvent_t ev, const struct xsi_hold *h, hipError_t r)
 {
 	if (r == hipSuccess && h->s)
 		xsi_event_recorded(&xh_rt, (uintptr_t)ev, h->s,
-				   xs_xq_launched(xsi_stream_xqueue(h->s)) + 1);
+				   xs_xq_launched(xsi_stream_xqueue(h->s)));
 }
 
 #define HOOK_REC(sym, P, A)						\
@@ -883,8 +885,8 @@ static void event_recorded(hipEvent_t ev, const struct xsi_hold *h, hipError_t r
 		xsi_hip_launch_observe_begin(hold_.s);			\
 		r = real_##sym A;					\
 		xsi_hip_launch_observe_end(hold_.s, r == hipSuccess);	\
-		event_recorded(ev, &hold_, r);				\
 		xsi_hold_end(&hold_, r == hipSuccess);			\
+		event_recorded(ev, &hold_, r);				\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
