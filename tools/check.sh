@@ -13,6 +13,8 @@
 #   libxsched-abi      libxsched.so's ABI: callers built against 0.1 and against a
 #                      newer header (host)
 #   libxsched-cuda     the CUDA interposer against a fake libcuda, same (host)
+#   libxsched-hip      the HIP interposer (in libxsched.so) against a fake
+#                      libamdhip64, and its coverage of Debian's HIP libraries (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
@@ -135,6 +137,11 @@ if want unit; then
 		echo "libxsched-cuda: 0 passed, 0 failed, 1 skipped	(no CUDA headers)" >> "$logs/summary"
 	else
 		result libxsched-cuda "$logs/libxsched-unit.log"
+	fi
+	if grep -q '^libxsched: no HIP headers' "$logs/libxsched-unit.log"; then
+		echo "libxsched-hip: 0 passed, 0 failed, 1 skipped	(no HIP headers)" >> "$logs/summary"
+	else
+		result libxsched-hip "$logs/libxsched-unit.log"
 	fi
 	[ "$rc" = 0 ] || broken libxsched-unit "make -C libxsched check exited $rc"
 fi

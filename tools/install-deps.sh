@@ -21,6 +21,8 @@ pkgs=(
 	dkms
 	rsync
 	libhsa-runtime-dev
+	libamdhip64-dev
+	hipcc
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -189,6 +189,19 @@ struct xsched_decision {
 struct xsched_platform;		/* where XQueues run: sim GPU, mock, ... */
 struct xsched_xqueue;		/* one submission stream */
 
+/* ---- streams of an interposed runtime (libxsched.so) ---------------------
+ *
+ * Set the priority of a HIP stream (hipStream_t; NULL: the legacy null
+ * stream of the current device; hipStreamPerThread: the calling thread's)
+ * on xsched's scale (higher is more urgent), overriding what
+ * hipStreamCreateWithPriority and XSCHED_PRIORITY gave it.  -ENODEV when no
+ * HIP runtime is in the process, -ENOENT for a stream the runtime does not
+ * know, -EINVAL for a priority out of range.  In libxsched.so only (not the
+ * static library).  LIBXSCHED_0.3.
+ */
+int xsched_stream_set_priority(const void *stream, int32_t priority);
+
+
 /* ---- call commands: XQueues over a runtime stream ----------------------- */
 
 /*

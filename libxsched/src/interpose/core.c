@@ -752,6 +752,38 @@ int xsi_stream_destroyed(struct xsi_runtime *rt, uintptr_t handle)
 	return s ? 0 : -ENOENT;
 }
 
+int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
+			    int32_t priority)
+{
+	struct xsi_state *st = rt->state;
+	int32_t dev = s->desc.device, mx = INT32_MIN;
+	unsigned int i;
+	int ret;
+
+	if (!st || !s->xq)
+		return -ENOENT;
+	ret = xsched_set_priority(s->xq, priority);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&st->lock);
+	s->desc.priority = priority;
+	/* The gate's per-device maximum over live streams, recomputed. */
+	if (dev >= 0 && dev < XSI_DEVS) {
+		for (i = 0; i < XSI_SLOTS; i++) {
+			struct xsi_stream *o = atomic_load(&st->slots[i]);
+
+			if (o && o != TOMB && atomic_load(&o->live) &&
+			    o->desc.device == dev && o->desc.priority > mx)
+				mx = o->desc.priority;
+		}
+		atomic_store(&st->maxp[dev], mx);
+	}
+	pthread_mutex_unlock(&st->lock);
+	xsi_log(rt, "stream %#lx -> q%u: priority set to %d", (unsigned long)s->rt_handle,
+		xsched_xqueue_id(s->xq), priority);
+	return 0;
+}
+
 struct xsched_xqueue *xsi_stream_xqueue(const struct xsi_stream *s)
 {
 	return s ? s->xq : NULL;
@@ -1174,8 +1206,9 @@ int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
 			xsched_xqueue_id(src), (unsigned long long)seq);
 	}
 	/* The event's command must reach the runtime before anyone waits on
-	 * it there (the drain-first rule for the source). */
-	if (!ret)
+	 * it there (the drain-first rule for the source); caller-held: it
+	 * did when its record returned (and a flush would wait out a hold). */
+	if (!ret && !caller_held(rt))
 		ret = xsched_flush(src);
 	xs_xqueue_put(src);
 	return ret;

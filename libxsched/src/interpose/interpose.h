@@ -195,6 +195,10 @@ int xsi_stream_destroyed(struct xsi_runtime *rt, uintptr_t handle);
 struct xsched_xqueue *xsi_stream_xqueue(const struct xsi_stream *s);
 uintptr_t xsi_stream_handle(const struct xsi_stream *s);
 const struct xsi_stream_desc *xsi_stream_desc(const struct xsi_stream *s);
+/* Set @s's xsched priority (the C API's xsched_stream_set_priority()):
+ * its XQueue's and what the caller-held gate compares.  0 or -errno. */
+int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
+			    int32_t priority);
 /* Streams in the table (tests, the log). */
 unsigned int xsi_stream_count(struct xsi_runtime *rt);
 

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: MIT
+/* A fake libamdhip64.so.5 for the interposer's host tests: see fake_libamdhip64.h. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fake_libamdhip64.h"
+
+#define API __attribute__((visibility("default")))
+#define MAX_LOG 100000
+#define MAX_REG 256
+
+hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, int *);
+
+struct fstream {
+	int id;
+	int prio;
+	int capturing;
+	uint64_t tail;
+};
+
+struct fevent {
+	uint64_t time;		/* completes then; 0: never recorded */
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_rec logv[MAX_LOG];
+static int nlog;
+static int next_id = 1;
+static struct fstream null_stream;
+static __thread struct fstream pt_stream;
+static __thread int pt_ready;
+static const void *registered[MAX_REG];
+static int nreg;
+/* The <<<>>> configuration, per thread as in the runtime. */
+static __thread struct { int set; dim3 g, b; size_t smem; hipStream_t s; } cfg;
+
+static uint64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
+			       .tv_nsec = (long)(t % 1000000000ULL) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* mu held */
+static struct fstream *stream_of(hipStream_t h, int spt)
+{
+	if (!h && !spt)
+		return &null_stream;
+	if (h == hipStreamPerThread || !h) {
+		if (!pt_ready) {
+			pt_stream.id = -(int)syscall(SYS_gettid);
+			pt_ready = 1;
+		}
+		return &pt_stream;
+	}
+	return (struct fstream *)h;
+}
+
+/* mu held */
+static struct fake_rec *log_add(struct fstream *s, int kernel, int variant, uint64_t ns)
+{
+	struct fake_rec *r = nlog < MAX_LOG ? &logv[nlog++] : &logv[MAX_LOG - 1];
+	uint64_t t = now();
+
+	memset(r, 0, sizeof(*r));
+	r->stream = s->id;
+	r->kernel = kernel;
+	r->variant = variant;
+	r->submit = t;
+	r->tid = (long)syscall(SYS_gettid);
+	if (s->capturing) {
+		r->captured = 1;
+		return r;
+	}
+	r->start = s->tail > t ? s->tail : t;
+	r->end = r->start + ns;
+	s->tail = r->end;
+	return r;
+}
+
+API int fake_log_count(void)
+{
+	int n;
+
+	pthread_mutex_lock(&mu);
+	n = nlog;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+API int fake_log_get(int i, struct fake_rec *out)
+{
+	int ok;
+
+	pthread_mutex_lock(&mu);
+	ok = i >= 0 && i < nlog;
+	if (ok)
+		*out = logv[i];
+	pthread_mutex_unlock(&mu);
+	return ok ? 0 : -1;
+}
+
+API int fake_stream_id(hipStream_t h)
+{
+	int id;
+
+	pthread_mutex_lock(&mu);
+	id = stream_of(h, 0)->id;
+	pthread_mutex_unlock(&mu);
+	return id;
+}
+
+API int fake_registered(const void *f)
+{
+	int i, hit = 0;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < nreg; i++)
+		hit |= registered[i] == f;
+	pthread_mutex_unlock(&mu);
+	return hit;
+}
+
+/* ---- device ---- */
+
+API hipError_t hipGetDevice(int *d)
+{
+	const char *nd = getenv("FAKE_HIP_NODEV");
+
+	if (nd && *nd == '1')
+		return hipErrorNoDevice;
+	*d = 0;
+	return hipSuccess;
+}
+
+API hipError_t hipSetDevice(int d)
+{
+	return d == 0 ? hipSuccess : hipErrorInvalidDevice;
+}
+
+API hipError_t hipGetDeviceCount(int *n)
+{
+	int d;
+
+	*n = hipGetDevice(&d) == hipSuccess ? 1 : 0;
+	return *n ? hipSuccess : hipErrorNoDevice;
+}
+
+API int hipGetStreamDeviceId(hipStream_t h)
+{
+	(void)h;
+	return 0;
+}
+
+/* ---- registration ---- */
+
+static int fatbin_obj;
+
+API void **__hipRegisterFatBinary(const void *data)
+{
+	(void)data;
+	return (void **)&fatbin_obj;
+}
+
+API void __hipUnregisterFatBinary(void **m)
+{
+	(void)m;
+}
+
+API void __hipRegisterFunction(void **m, const void *host_fn, char *dev_fn, const char *name,
+			       unsigned int limit, void *tid, void *bid, dim3 *b, dim3 *g,
+			       int *ws)
+{
+	(void)dev_fn; (void)name; (void)limit; (void)tid; (void)bid; (void)b; (void)g; (void)ws;
+	if (m != (void **)&fatbin_obj)
+		return;		/* not our module: the registration is lost */
+	pthread_mutex_lock(&mu);
+	if (nreg < MAX_REG)
+		registered[nreg++] = host_fn;
+	pthread_mutex_unlock(&mu);
+}
+
+API hipError_t __hipPushCallConfiguration(dim3 g, dim3 b, size_t smem, hipStream_t s)
+{
+	cfg.set = 1;
+	cfg.g = g;
+	cfg.b = b;
+	cfg.smem = smem;
+	cfg.s = s;
+	return hipSuccess;
+}
+
+API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStream_t *s)
+{
+	if (!cfg.set)
+		return hipErrorNotInitialized;	/* popped on another thread */
+	cfg.set = 0;
+	*g = cfg.g;
+	*b = cfg.b;
+	*smem = cfg.smem;
+	*s = cfg.s;
+	return hipSuccess;
+}
+
+/* ---- streams ---- */
+
+API hipError_t hipStreamCreateWithPriority(hipStream_t *ph, unsigned int fl, int prio)
+{
+	struct fstream *s = calloc(1, sizeof(*s));
+
+	(void)fl;
+	if (!s)
+		return hipErrorOutOfMemory;
+	pthread_mutex_lock(&mu);
+	s->id = next_id++;
+	s->prio = prio < -1 ? -1 : prio > 1 ? 1 : prio;	/* CLR's clamp */
+	pthread_mutex_unlock(&mu);
+	*ph = (hipStream_t)s;
+	return hipSuccess;
+}
+
+API hipError_t hipStreamCreate(hipStream_t *ph)
+{
+	return hipStreamCreateWithPriority(ph, 0, 0);
+}
+
+API hipError_t hipStreamCreateWithFlags(hipStream_t *ph, unsigned int fl)
+{
+	return hipStreamCreateWithPriority(ph, fl, 0);
+}
+
+API hipError_t hipStreamDestroy(hipStream_t h)
+{
+	if (!h || h == hipStreamPerThread)
+		return hipErrorInvalidHandle;
+	free(h);
+	return hipSuccess;
+}
+
+API hipError_t hipStreamGetPriority(hipStream_t h, int *p)
+{
+	pthread_mutex_lock(&mu);
+	*p = stream_of(h, 0)->prio;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipStreamIsCapturing(hipStream_t h, hipStreamCaptureStatus *st)
+{
+	pthread_mutex_lock(&mu);
+	*st = stream_of(h, 0)->capturing ? hipStreamCaptureStatusActive :
+	      hipStreamCaptureStatusNone;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipStreamBeginCapture(hipStream_t h, hipStreamCaptureMode m)
+{
+	(void)m;
+	pthread_mutex_lock(&mu);
+	stream_of(h, 0)->capturing = 1;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipStreamEndCapture(hipStream_t h, hipGraph_t *g)
+{
+	pthread_mutex_lock(&mu);
+	stream_of(h, 0)->capturing = 0;
+	pthread_mutex_unlock(&mu);
+	*g = (hipGraph_t)&fatbin_obj;
+	return hipSuccess;
+}
+
+static hipError_t stream_sync(hipStream_t h, int spt)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&mu);
+	t = stream_of(h, spt)->tail;
+	pthread_mutex_unlock(&mu);
+	sleep_until(t);
+	return hipSuccess;
+}
+
+API hipError_t hipStreamSynchronize(hipStream_t h)
+{
+	return stream_sync(h, 0);
+}
+
+API hipError_t hipStreamSynchronize_spt(hipStream_t h)
+{
+	return stream_sync(h, 1);
+}
+
+API hipError_t hipStreamQuery(hipStream_t h)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&mu);
+	t = stream_of(h, 0)->tail;
+	pthread_mutex_unlock(&mu);
+	return now() >= t ? hipSuccess : hipErrorNotReady;
+}
+
+API hipError_t hipDeviceSynchronize(void)
+{
+	uint64_t t = 0;
+	int i;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < nlog; i++)
+		if (logv[i].end > t)
+			t = logv[i].end;
+	pthread_mutex_unlock(&mu);
+	sleep_until(t);
+	return hipSuccess;
+}
+
+/* ---- events ---- */
+
+API hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned int fl)
+{
+	(void)fl;
+	*e = calloc(1, sizeof(struct fevent));
+	return *e ? hipSuccess : hipErrorOutOfMemory;
+}
+
+API hipError_t hipEventCreate(hipEvent_t *e)
+{
+	return hipEventCreateWithFlags(e, 0);
+}
+
+API hipError_t hipEventDestroy(hipEvent_t e)
+{
+	free(e);
+	return hipSuccess;
+}
+
+API hipError_t hipEventRecord(hipEvent_t e, hipStream_t h)
+{
+	struct fstream *s;
+	uint64_t t = now();
+
+	pthread_mutex_lock(&mu);
+	s = stream_of(h, 0);
+	log_add(s, FAKE_EVENT, 0, 0);
+	((struct fevent *)e)->time = s->tail > t ? s->tail : t;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipEventQuery(hipEvent_t e)
+{
+	return now() >= ((struct fevent *)e)->time ? hipSuccess : hipErrorNotReady;
+}
+
+API hipError_t hipEventSynchronize(hipEvent_t e)
+{
+	sleep_until(((struct fevent *)e)->time);
+	return hipSuccess;
+}
+
+/* Later commands on @h start after the event's time. */
+API hipError_t hipStreamWaitEvent(hipStream_t h, hipEvent_t e, unsigned int fl)
+{
+	struct fstream *s;
+
+	(void)fl;
+	pthread_mutex_lock(&mu);
+	s = stream_of(h, 0);
+	log_add(s, FAKE_WAIT, 0, 0);
+	if (((struct fevent *)e)->time > s->tail)
+		s->tail = ((struct fevent *)e)->time;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+/* ---- work ---- */
+
+static hipError_t launch(const struct fake_kernel *k, dim3 g, dim3 b, void **args, size_t smem,
+			 hipStream_t h, int variant)
+{
+	struct fake_rec *r;
+
+	if (!k)
+		return hipErrorInvalidDeviceFunction;
+	if (k->needs_registration && !fake_registered(k))
+		return hipErrorInvalidDeviceFunction;
+	pthread_mutex_lock(&mu);
+	r = log_add(stream_of(h, variant == FAKE_SPT), k->id, variant, k->ns);
+	r->args = args;
+	r->grid[0] = g.x;
+	r->grid[1] = g.y;
+	r->grid[2] = g.z;
+	r->block[0] = b.x;
+	r->block[1] = b.y;
+	r->block[2] = b.z;
+	r->smem = smem;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t smem,
+			       hipStream_t h)
+{
+	return launch(f, g, b, args, smem, h, FAKE_LEGACY);
+}
+
+API hipError_t hipLaunchKernel_spt(const void *f, dim3 g, dim3 b, void **args, size_t smem,
+				   hipStream_t h)
+{
+	return launch(f, g, b, args, smem, h, FAKE_SPT);
+}
+
+API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int gy,
+				     unsigned int gz, unsigned int bx, unsigned int by,
+				     unsigned int bz, unsigned int smem, hipStream_t h,
+				     void **params, void **extra)
+{
+	dim3 g = { gx, gy, gz }, b = { bx, by, bz };
+
+	(void)extra;
+	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
+}
+
+/* 5.2.3 exports only the C++ name; the C one is 6.x's. */
+hipError_t ext_module_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			     uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			     hipEvent_t, uint32_t)
+	__asm__("_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
+API hipError_t ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+				 uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+				 hipStream_t h, void **params, void **extra, hipEvent_t e0,
+				 hipEvent_t e1, uint32_t fl)
+{
+	dim3 g = { gx, gy, gz }, b = { bx, by, bz };
+
+	(void)extra; (void)e0; (void)e1; (void)fl;
+	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
+}
+
+static hipError_t copy(hipStream_t h, int spt, int kind)
+{
+	pthread_mutex_lock(&mu);
+	log_add(stream_of(h, spt), kind, spt, 0);
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipMemcpyAsync(void *d, const void *s, size_t n, hipMemcpyKind k, hipStream_t h)
+{
+	(void)k;
+	if (n)
+		memmove(d, s, n);
+	return copy(h, 0, FAKE_COPY);
+}
+
+API hipError_t hipMemcpyAsync_spt(void *d, const void *s, size_t n, hipMemcpyKind k,
+				  hipStream_t h)
+{
+	(void)k;
+	if (n)
+		memmove(d, s, n);
+	return copy(h, 1, FAKE_COPY);
+}
+
+API hipError_t hipMemsetAsync(void *d, int v, size_t n, hipStream_t h)
+{
+	memset(d, v, n);
+	return copy(h, 0, FAKE_COPY);
+}
+
+/* Synchronous: waits for the null stream first, as the runtime does. */
+API hipError_t hipMemcpy(void *d, const void *s, size_t n, hipMemcpyKind k)
+{
+	(void)k;
+	stream_sync(NULL, 0);
+	if (n)
+		memmove(d, s, n);
+	return copy(NULL, 0, FAKE_SYNC_COPY);
+}
+
+API hipError_t hipLaunchHostFunc(hipStream_t h, hipHostFn_t fn, void *data)
+{
+	fn(data);
+	return copy(h, 0, FAKE_HOSTFN);
+}
+
+API hipError_t hipStreamAddCallback(hipStream_t h, hipStreamCallback_t cb, void *data,
+				    unsigned int fl)
+{
+	(void)fl;
+	cb(h, hipSuccess, data);
+	return copy(h, 0, FAKE_HOSTFN);
+}
+
+API hipError_t hipGraphLaunch(hipGraphExec_t g, hipStream_t h)
+{
+	(void)g;
+	return copy(h, 0, FAKE_GRAPH);
+}
+
+/* The runtime's own lookup (6.1+): its own exports, _spt for per-thread.
+ * By dlvsym, which no interposer overrides, so the answer is the fake's own
+ * address and only the interposer's hipGetProcAddress hook can redirect it. */
+static void *own(void *self, const char *name)
+{
+	static const char *const nodes[] = { "hip_4.2", "hip_4.3", "hip_5.2", "hip_5.3",
+					     "hip_6.1", NULL };
+	void *f = NULL;
+	int i;
+
+	for (i = 0; nodes[i] && !f; i++)
+		f = dlvsym(self, name, nodes[i]);
+	return f;
+}
+
+API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t fl, int *st)
+{
+	char name[128];
+	void *self = dlopen("libamdhip64.so.5", RTLD_LAZY | RTLD_NOLOAD);
+
+	(void)ver;
+	snprintf(name, sizeof(name), "%s%s", sym, (fl & 2) ? "_spt" : "");
+	*pfn = self ? own(self, name) : NULL;
+	if (!*pfn && self)
+		*pfn = own(self, sym);
+	if (self)
+		dlclose(self);
+	if (st)
+		*st = *pfn ? 0 : 1;
+	return *pfn ? hipSuccess : hipErrorNotFound;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A fake libamdhip64.so.5 for the HIP interposer's host tests (never
+ * installed): a modelled GPU with device 0, streams that run their
+ * commands one after the other in virtual time (a command of d ns starts
+ * when its stream's previous one ends, or at submission), events that
+ * complete when what came before them on their stream ends, stream
+ * wait-event, kernels registered by host stub (__hipRegisterFunction), and
+ * a log of every command as the runtime received it.  Entry points have
+ * the real signatures and are exported under the real names and version
+ * nodes (fake_libamdhip64.map).
+ *
+ * FAKE_HIP_NODEV=1: hipGetDevice fails with hipErrorNoDevice (no GPU).
+ */
+#ifndef FAKE_LIBAMDHIP64_H
+#define FAKE_LIBAMDHIP64_H
+
+#include <stdint.h>
+
+#include <hip/hip_runtime_api.h>
+
+/* A kernel: pass (const void *)&fake_kernel as the function. */
+struct fake_kernel {
+	uint64_t ns;		/* run time */
+	int id;
+	int needs_registration;	/* launch fails unless registered (a host stub) */
+};
+
+enum fake_variant { FAKE_LEGACY = 0, FAKE_SPT = 1 };
+enum { FAKE_COPY = -1, FAKE_EVENT = -2, FAKE_SYNC_COPY = -3, FAKE_WAIT = -4,
+       FAKE_HOSTFN = -5, FAKE_GRAPH = -6 };
+
+struct fake_rec {
+	int stream;		/* fake stream id: 0 null, -tid per-thread, else > 0 */
+	int kernel;		/* fake_kernel.id, or FAKE_* */
+	int variant;		/* which export was called */
+	int captured;
+	uint64_t submit, start, end;
+	void **args;
+	unsigned int grid[3], block[3];
+	size_t smem;
+	long tid;		/* the thread that made the call */
+};
+
+/* The registration entry points no C header declares. */
+void **__hipRegisterFatBinary(const void *data);
+void __hipUnregisterFatBinary(void **modules);
+void __hipRegisterFunction(void **modules, const void *host_fn, char *dev_fn,
+			   const char *dev_name, unsigned int thread_limit, void *tid,
+			   void *bid, dim3 *block, dim3 *grid, int *wsize);
+
+int fake_log_count(void);
+int fake_log_get(int i, struct fake_rec *out);
+int fake_stream_id(hipStream_t h);
+int fake_registered(const void *host_fn);
+
+#endif

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the HIP interposer (libxsched.so) against the fake
+ * libamdhip64.so.5 (fake_libamdhip64.h): this program links the fake as a
+ * HIP program links libamdhip64, and runs with libxsched.so preloaded (it
+ * re-executes itself with LD_PRELOAD=$XH_PRELOAD when that is not so yet).
+ * Each test runs in its own forked process (a fresh interposer, its own
+ * environment).  XH_LINKED names this program built with -lxsched too (the
+ * preload + link test); XH_SO the production libxsched.so (symbol checks).
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_libamdhip64.h"
+#include "harness.h"
+
+#define MS 1000000ULL
+
+/* ---- the runner (the unit harness's interface, without libxsched) ---- */
+
+#define XT_MAX 64
+static struct { const char *name; void (*fn)(void); } tests[XT_MAX];
+static int ntests;
+
+void xt_register(const char *name, void (*fn)(void))
+{
+	if (ntests < XT_MAX) {
+		tests[ntests].name = name;
+		tests[ntests].fn = fn;
+		ntests++;
+	}
+}
+
+void xt_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stdout, "#   %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	_exit(1);
+}
+
+/* ---- helpers ---- */
+
+static hipStream_t mk(int hip_prio)
+{
+	hipStream_t h = NULL;
+
+	ASSERT_EQ(hipStreamCreateWithPriority(&h, hipStreamNonBlocking, hip_prio), hipSuccess);
+	return h;
+}
+
+static struct fake_kernel kern[128];
+
+static const void *K(int id, uint64_t ns)
+{
+	kern[id].id = id;
+	kern[id].ns = ns;
+	return &kern[id];
+}
+
+static void launch(hipStream_t h, int id, uint64_t ns)
+{
+	dim3 one = { 1, 1, 1 };
+
+	ASSERT_EQ(hipLaunchKernel(K(id, ns), one, one, NULL, 0, h), hipSuccess);
+}
+
+static struct fake_rec rec_of(int id)
+{
+	struct fake_rec r, found;
+	int i, n = fake_log_count(), hit = 0;
+
+	memset(&found, 0, sizeof(found));
+	for (i = 0; i < n; i++) {
+		fake_log_get(i, &r);
+		if (r.kernel == id) {
+			found = r;
+			hit = 1;
+		}
+	}
+	if (!hit)
+		xt_fail(__FILE__, __LINE__, "kernel %d never reached the runtime", id);
+	return found;
+}
+
+static int in_lib(const void *p, const char *what)
+{
+	Dl_info di;
+
+	return dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, what);
+}
+
+#define in_xsched(p) in_lib((const void *)(p), "libxsched")
+#define in_fake(p) in_lib((const void *)(p), "libamdhip64")
+
+struct thr_arg {
+	hipStream_t s;
+	int id;
+	uint64_t ns;
+};
+
+static void *launch_thread(void *p)
+{
+	struct thr_arg *a = p;
+
+	launch(a->s, a->id, a->ns);
+	return NULL;
+}
+
+static void launch_from_thread(hipStream_t s, int id)
+{
+	struct thr_arg a = { s, id, 0 };
+	pthread_t t;
+
+	ASSERT_EQ(pthread_create(&t, NULL, launch_thread, &a), 0);
+	pthread_join(t, NULL);
+}
+
+/* Run this program with @env set and "--probe", stderr into @buf. */
+static int run_self(const char *env, const char *mode, char *buf, size_t len)
+{
+	char cmd[4096], self[1024];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	FILE *f;
+	size_t n;
+
+	if (l <= 0)
+		return -1;
+	self[l] = 0;
+	snprintf(cmd, sizeof(cmd), "%s '%s' %s 2>&1 >/dev/null", env, self, mode);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	return pclose(f);
+}
+
+/* ---- symbols ---- */
+
+TEST(versioned_references_bind_to_the_interposer)
+{
+	static char out[64 << 20];
+	const char *want[] = { "hipLaunchKernel", "hipStreamCreateWithPriority",
+			       "__hipRegisterFunction", "__hipPopCallConfiguration",
+			       "hipStreamSynchronize", "hipLaunchKernel_spt", NULL };
+	char line[512];
+	int i;
+
+	ASSERT_EQ(run_self("LD_DEBUG=bindings", "--probe", out, sizeof(out)), 0);
+	/* "binding file <exe> [0] to <lib> [0]: normal symbol `name' [node]" */
+	for (i = 0; want[i]; i++) {
+		char *p = out, *hit = NULL;
+
+		snprintf(line, sizeof(line), "symbol `%s' [hip_", want[i]);
+		while ((p = strstr(p, line))) {
+			char *bol = p;
+
+			while (bol > out && bol[-1] != '\n')
+				bol--;
+			if (strstr(bol, "test_hip") && strstr(bol, "test_hip") < p)
+				hit = bol;
+			p++;
+		}
+		if (!hit)
+			xt_fail(__FILE__, __LINE__, "no binding of the program's %s", want[i]);
+		snprintf(line, sizeof(line), "%.*s", (int)(strchr(hit, '\n') - hit), hit);
+		if (!strstr(line, "libxsched.so"))
+			xt_fail(__FILE__, __LINE__, "%s bound elsewhere: %s", want[i], line);
+	}
+}
+
+TEST(dlsym_hands_out_hooks_and_passes_the_rest)
+{
+	void *h = dlopen("libamdhip64.so.5", RTLD_NOW);
+
+	ASSERT_TRUE(h != NULL);
+	ASSERT_TRUE(in_xsched(dlsym(h, "hipLaunchKernel")));
+	ASSERT_TRUE(in_xsched(dlsym(h, "hipLaunchKernel_spt")));
+	ASSERT_TRUE(in_xsched(dlsym(h, "hipMemcpyAsync")));
+	ASSERT_TRUE(in_xsched(dlsym(h, "hipGetProcAddress")));
+	ASSERT_TRUE(in_fake(dlsym(h, "hipGetDevice")));
+	ASSERT_TRUE(dlsym(h, "hipNoSuchFunction") == NULL);
+}
+
+typedef hipError_t (*gpa_fn)(const char *, void **, int, uint64_t, int *);
+typedef hipError_t (*launch_fn)(const void *, dim3, dim3, void **, size_t, hipStream_t);
+
+TEST(getprocaddress_hands_out_hooks_per_variant)
+{
+	gpa_fn f = (gpa_fn)dlsym(RTLD_DEFAULT, "hipGetProcAddress");
+	void *leg = NULL, *pt = NULL, *dev = NULL;
+	dim3 one = { 1, 1, 1 };
+	struct fake_rec r;
+
+	ASSERT_TRUE(f && in_xsched(f));
+	ASSERT_EQ(f("hipLaunchKernel", &leg, 60100000, 0, NULL), hipSuccess);
+	ASSERT_EQ(f("hipLaunchKernel", &pt, 60100000, 2, NULL), hipSuccess);
+	ASSERT_EQ(f("hipGetDevice", &dev, 60100000, 0, NULL), hipSuccess);
+	ASSERT_TRUE(in_xsched(leg));
+	ASSERT_TRUE(in_xsched(pt));
+	ASSERT_TRUE(leg != pt);
+	ASSERT_TRUE(in_fake(dev));
+	ASSERT_EQ(((launch_fn)pt)(K(1, 0), one, one, NULL, 0, NULL), hipSuccess);
+	r = rec_of(1);
+	ASSERT_EQ(r.variant, FAKE_SPT);
+	ASSERT_EQ(r.stream, -(int)syscall(SYS_gettid));
+}
+
+/* ---- the <<<>>> path and argument buffers ---- */
+
+TEST(push_pop_launch_reaches_the_registered_stub_unchanged)
+{
+	void **mod = __hipRegisterFatBinary("fatbin");
+	dim3 g = { 7, 8, 9 }, b = { 32, 2, 1 }, g2, b2;
+	void *args[2] = { (void *)1, (void *)2 };
+	hipStream_t s = mk(0), s2;
+	struct fake_rec r;
+	size_t smem;
+
+	K(2, 0);
+	kern[2].needs_registration = 1;
+	__hipRegisterFunction(mod, &kern[2], (char *)"k", "k", 0, NULL, NULL, NULL, NULL, NULL);
+	ASSERT_TRUE(fake_registered(&kern[2]));
+	ASSERT_EQ(__hipPushCallConfiguration(g, b, 4096, s), hipSuccess);
+	ASSERT_EQ(__hipPopCallConfiguration(&g2, &b2, &smem, &s2), hipSuccess);
+	ASSERT_EQ(hipLaunchKernel(&kern[2], g2, b2, args, smem, s2), hipSuccess);
+	r = rec_of(2);
+	ASSERT_TRUE(r.args == args);
+	ASSERT_EQ(r.grid[0], 7);
+	ASSERT_EQ(r.grid[2], 9);
+	ASSERT_EQ(r.block[1], 2);
+	ASSERT_EQ(r.smem, 4096);
+	ASSERT_EQ(r.stream, fake_stream_id(s));
+	ASSERT_EQ(r.tid, (long)syscall(SYS_gettid));
+}
+
+/* ---- Lv1 with per-stream priorities ---- */
+
+TEST(lower_stream_waits_while_higher_has_work)
+{
+	hipStream_t hi = mk(-1), lo = mk(0);
+	struct fake_rec h, r;
+	int i;
+
+	launch(lo, 9, 0);
+	launch(hi, 10, 40 * MS);
+	for (i = 0; i < 3; i++)
+		launch(lo, 11 + i, MS);
+	h = rec_of(10);
+	for (i = 0; i < 3; i++) {
+		r = rec_of(11 + i);
+		ASSERT_GE(r.submit, h.end);
+		ASSERT_LE(r.submit, h.end + 20 * MS);
+	}
+}
+
+TEST(higher_stream_never_waits_for_lower)
+{
+	hipStream_t hi = mk(-1), lo = mk(1);
+	struct fake_rec h, r;
+
+	launch(hi, 14, 0);
+	launch(lo, 15, 40 * MS);
+	launch(hi, 16, 0);
+	r = rec_of(15);
+	h = rec_of(16);
+	ASSERT_LE(h.submit - r.submit, 10 * MS);
+}
+
+TEST(null_stream_is_scheduled)
+{
+	hipStream_t lo = mk(1);	/* below the null stream's 0 */
+	struct fake_rec p, r;
+
+	launch(lo, 17, 0);
+	launch(NULL, 18, 40 * MS);
+	launch_from_thread(lo, 19);
+	p = rec_of(18);
+	r = rec_of(19);
+	ASSERT_EQ(p.stream, 0);
+	ASSERT_GE(r.submit, p.end);
+}
+
+TEST(per_thread_streams_are_scheduled)
+{
+	hipStream_t lo = mk(1);
+	dim3 one = { 1, 1, 1 };
+	struct fake_rec p, q, r;
+
+	launch(lo, 20, 0);
+	ASSERT_EQ(hipLaunchKernel_spt(K(21, 30 * MS), one, one, NULL, 0, NULL), hipSuccess);
+	launch_from_thread(lo, 22);
+	ASSERT_EQ(hipLaunchKernel(K(23, 30 * MS), one, one, NULL, 0, hipStreamPerThread),
+		  hipSuccess);
+	launch_from_thread(lo, 24);
+	p = rec_of(21);
+	q = rec_of(23);
+	ASSERT_EQ(p.variant, FAKE_SPT);
+	ASSERT_EQ(p.stream, -(int)syscall(SYS_gettid));
+	ASSERT_EQ(q.stream, p.stream);
+	r = rec_of(22);
+	ASSERT_GE(r.submit, p.end);
+	r = rec_of(24);
+	ASSERT_GE(r.submit, q.end);
+}
+
+TEST(pass_throughs_keep_program_order)
+{
+	hipStream_t s = mk(0);
+	char a[64] = "x", b[64];
+	struct fake_rec r;
+	int order[] = { 30, FAKE_COPY, FAKE_SYNC_COPY, 31, FAKE_COPY, FAKE_EVENT, FAKE_WAIT, 32 };
+	hipEvent_t ev;
+	int i;
+
+	ASSERT_EQ(hipEventCreate(&ev), hipSuccess);
+	launch(NULL, 30, MS);
+	ASSERT_EQ(hipMemsetAsync(b, 0, sizeof(b), NULL), hipSuccess);
+	ASSERT_EQ(hipMemcpy(b, a, sizeof(a), hipMemcpyHostToHost), hipSuccess);
+	launch(s, 31, MS);
+	ASSERT_EQ(hipMemcpyAsync(b, a, sizeof(a), hipMemcpyHostToHost, s), hipSuccess);
+	ASSERT_EQ(hipEventRecord(ev, s), hipSuccess);
+	ASSERT_EQ(hipStreamWaitEvent(NULL, ev, 0), hipSuccess);
+	launch(NULL, 32, MS);
+	ASSERT_EQ(fake_log_count(), 8);
+	for (i = 0; i < 8; i++) {
+		fake_log_get(i, &r);
+		ASSERT_EQ(r.kernel, order[i]);
+	}
+	ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+	ASSERT_EQ(hipEventDestroy(ev), hipSuccess);
+}
+
+TEST(stream_wait_event_releases_the_held_source)
+{
+	hipStream_t hi = mk(-1), lo = mk(0);
+	struct fake_rec w, r;
+	hipEvent_t ev;
+
+	ASSERT_EQ(hipEventCreate(&ev), hipSuccess);
+	launch(lo, 40, 0);
+	launch(hi, 41, 60 * MS);	/* lo is held from now on ... */
+	launch_from_thread(lo, 42);	/* ... so this waits for 41 */
+	ASSERT_EQ(hipEventRecord(ev, lo), hipSuccess);
+	/* hi's next kernel needs lo's work: the policy must let lo run. */
+	ASSERT_EQ(hipStreamWaitEvent(hi, ev, 0), hipSuccess);
+	launch(hi, 43, MS);
+	launch_from_thread(lo, 44);
+	w = rec_of(43);
+	r = rec_of(44);
+	ASSERT_LE(r.submit, w.end);	/* lo is not held behind what waits on it */
+	ASSERT_EQ(hipStreamSynchronize(hi), hipSuccess);
+}
+
+TEST(fork_child_uses_the_interposer)
+{
+	hipStream_t s = mk(0);
+	int status;
+	pid_t pid;
+
+	launch(s, 50, MS);
+	pid = fork();
+	if (pid == 0) {
+		hipStream_t hi = mk(-1);
+
+		launch(hi, 51, 20 * MS);
+		launch(s, 52, 0);
+		_exit(rec_of(52).submit >= rec_of(51).end &&
+		      hipStreamSynchronize(hi) == hipSuccess ? 0 : 3);
+	}
+	ASSERT_TRUE(pid > 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	launch(s, 53, 0);
+	ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+}
+
+/* ---- priorities ---- */
+
+static void created_prio(const char *env, int hip_prio, int want)
+{
+	char out[1 << 16], mode[64], pat[64];
+
+	snprintf(mode, sizeof(mode), "--create %d", hip_prio);
+	snprintf(pat, sizeof(pat), "created (hooked), prio %d,", want);
+	run_self(env, mode, out, sizeof(out));
+	if (!strstr(out, pat))
+		xt_fail(__FILE__, __LINE__, "HIP priority %d under '%s': expected '%s' in:\n%s",
+			hip_prio, env, pat, out);
+}
+
+TEST(priority_is_negated_onto_the_process_default)
+{
+	created_prio("XSCHED_LOG=debug", -1, 1);
+	created_prio("XSCHED_LOG=debug", 1, -1);
+	created_prio("XSCHED_LOG=debug", -7, 1);	/* the runtime clamps to -1 */
+	created_prio("XSCHED_LOG=debug XSCHED_PRIORITY=5", -1, 6);
+	created_prio("XSCHED_LOG=debug XSCHED_PRIORITY=5", 0, 5);
+}
+
+TEST(c_api_sets_a_stream_priority)
+{
+	int (*set)(const void *, int32_t) =
+		(int (*)(const void *, int32_t))dlsym(RTLD_DEFAULT, "xsched_stream_set_priority");
+	hipStream_t a = mk(0), b = mk(0);
+	struct fake_rec h, r;
+
+	ASSERT_TRUE(set != NULL);
+	ASSERT_EQ(set(a, 1000), -22);
+	ASSERT_EQ(set(a, 10), 0);
+	launch(b, 60, 0);
+	launch(a, 61, 40 * MS);
+	launch(b, 62, 0);
+	h = rec_of(61);
+	r = rec_of(62);
+	ASSERT_GE(r.submit, h.end);
+}
+
+/* ---- loading ---- */
+
+static int count_xsched(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "libxsched.so"))
+		(*(int *)data)++;
+	return 0;
+}
+
+TEST(preload_and_link_is_one_instance)
+{
+	const char *linked = getenv("XH_LINKED");
+	char out[1 << 16], env[4096];
+
+	ASSERT_TRUE(linked != NULL);
+	snprintf(env, sizeof(env), "LD_PRELOAD='%s' %s", getenv("LD_PRELOAD"), linked);
+	{
+		char cmd[8192];
+		FILE *f;
+		size_t n;
+
+		snprintf(cmd, sizeof(cmd), "%s --instances 2>&1", env);
+		f = popen(cmd, "r");
+		ASSERT_TRUE(f != NULL);
+		n = fread(out, 1, sizeof(out) - 1, f);
+		out[n] = 0;
+		ASSERT_EQ(pclose(f), 0);
+	}
+	if (!strstr(out, "instances 1 "))
+		xt_fail(__FILE__, __LINE__, "expected one libxsched and one scheduler: %s", out);
+}
+
+TEST(no_device_says_so_once_and_changes_nothing)
+{
+	char out[1 << 16], *p;
+	int n = 0;
+
+	ASSERT_EQ(run_self("FAKE_HIP_NODEV=1", "--probe", out, sizeof(out)), 0);
+	for (p = out; (p = strstr(p, "no usable HIP device")); p++)
+		n++;
+	if (n != 1)
+		xt_fail(__FILE__, __LINE__, "expected one 'no usable HIP device' line, got %d in:\n%s",
+			n, out);
+}
+
+TEST(only_dlsym_is_unversioned)
+{
+	const char *so = getenv("XH_SO");
+	char cmd[4096], line[512];
+	FILE *f;
+	int base = 0;
+
+	ASSERT_TRUE(so != NULL);
+	snprintf(cmd, sizeof(cmd), "objdump -T '%s'", so);
+	f = popen(cmd, "r");
+	ASSERT_TRUE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " Base ") || strstr(line, "*UND*"))
+			continue;
+		if (!strstr(line, " dlsym\n"))
+			xt_fail(__FILE__, __LINE__, "unversioned export: %s", line);
+		base++;
+	}
+	pclose(f);
+	ASSERT_EQ(base, 1);
+}
+
+/* ---- modes run by the tests above ---- */
+
+static int probe(void)
+{
+	void **mod = __hipRegisterFatBinary("fatbin");
+	dim3 one = { 1, 1, 1 }, g, b;
+	hipStream_t s = mk(-1), s2;
+	size_t smem;
+
+	__hipRegisterFunction(mod, &kern[3], (char *)"k", "k", 0, NULL, NULL, NULL, NULL, NULL);
+	if (__hipPushCallConfiguration(one, one, 0, s) != hipSuccess ||
+	    __hipPopCallConfiguration(&g, &b, &smem, &s2) != hipSuccess ||
+	    hipLaunchKernel(K(3, 0), g, b, NULL, smem, s2) != hipSuccess ||
+	    hipLaunchKernel(K(4, 0), g, b, NULL, smem, NULL) != hipSuccess ||
+	    hipLaunchKernel(K(5, 0), g, b, NULL, smem, NULL) != hipSuccess ||
+	    hipLaunchKernel_spt(K(6, 0), g, b, NULL, smem, NULL) != hipSuccess ||
+	    hipStreamSynchronize(s) != hipSuccess)
+		return 3;
+	return 0;
+}
+
+static int instances(void)
+{
+	int (*set)(const void *, int32_t) =
+		(int (*)(const void *, int32_t))dlsym(RTLD_DEFAULT, "xsched_stream_set_priority");
+	int n = 0;
+
+	dl_iterate_phdr(count_xsched, &n);
+	/* One scheduler: the stream the linked copy knows is the preloaded one's. */
+	hipStream_t s = mk(0);
+
+	launch(s, 7, 0);
+	printf("instances %d set %d\n", n, set ? set(s, 3) : -1);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *want = getenv("XH_PRELOAD");
+	const char *have = getenv("LD_PRELOAD");
+	int passed = 0, failed = 0, i;
+
+	if (argc > 1 && !strcmp(argv[1], "--probe"))
+		return probe();
+	if (argc > 1 && !strcmp(argv[1], "--instances"))
+		return instances();
+	if (argc > 2 && !strcmp(argv[1], "--create")) {
+		hipStream_t s = mk(atoi(argv[2]));
+
+		return hipStreamDestroy(s) == hipSuccess ? 0 : 3;
+	}
+	if (want && (!have || strcmp(have, want))) {
+		setenv("LD_PRELOAD", want, 1);
+		execv("/proc/self/exe", argv);
+		perror("execv");
+		return 2;
+	}
+	if (!in_xsched(hipLaunchKernel)) {
+		printf("not ok 0 the interposer is not preloaded (set XH_PRELOAD)\n");
+		return 1;
+	}
+	for (i = 0; i < ntests; i++) {
+		int status;
+		pid_t pid;
+
+		if (argc > 1 && !strstr(tests[i].name, argv[1]))
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			alarm(30);
+			tests[i].fn();
+			fflush(stdout);
+			exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0)
+			return 2;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			printf("ok %d %s\n", i + 1, tests[i].name);
+			passed++;
+		} else {
+			if (WIFSIGNALED(status))
+				printf("#   killed by signal %d\n", WTERMSIG(status));
+			printf("not ok %d %s\n", i + 1, tests[i].name);
+			failed++;
+		}
+	}
+	printf("libxsched-hip: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
