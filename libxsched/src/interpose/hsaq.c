@@ -326,14 +326,14 @@ static void report_shared(void)
 
 /* ---- the helper thread: preemptors and levels, outside any XQueue lock ---- */
 
-static int attach_default(struct xsched_xqueue *xq, uint64_t ring, const char **via)
+int xs_hsaq_attach_default(struct xsched_xqueue *xq, uint64_t ring, const char **via)
 {
 	static struct xsched_platform *simring;
 	static struct xsched_kfd *kfd;
 	static int sim_err, kfd_err;
 	int ret = -ENOENT;
 
-	/* Only the helper thread gets here: the statics need no lock. */
+	/* One caller at a time (the helper thread): the statics need no lock. */
 	if (!simring && !sim_err)
 		sim_err = xs_sim_ring_open(&simring, NULL);
 	if (simring) {
@@ -445,7 +445,7 @@ static void queue_job(struct hq_stream *e)
 		hq.helper = true;
 	}
 	if (!hq.attach)
-		hq.attach = attach_default;
+		hq.attach = xs_hsaq_attach_default;
 	/* The launch keeps the XQueue alive now; the job keeps it after. */
 	atomic_fetch_add(&e->xq->refs, 1);
 	hq.jobs[hq.njobs].idx = (unsigned int)(e - hq.streams);

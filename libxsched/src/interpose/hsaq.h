@@ -63,6 +63,8 @@ int xs_hsaq_stream_info(const struct xsi_stream *s, struct xs_hsaq_stream_info *
 typedef int (*xs_hsaq_attach_fn)(struct xsched_xqueue *xq, uint64_t ring,
 				 const char **via);
 void xs_hsaq_set_attach(xs_hsaq_attach_fn fn);
+/* The default; called by one thread at a time (the helper thread). */
+int xs_hsaq_attach_default(struct xsched_xqueue *xq, uint64_t ring, const char **via);
 /* Tests: wait until the helper thread has nothing left to do. */
 void xs_hsaq_settle(void);
 /* The last sharing line (tests); "" if none was printed. */
