@@ -147,10 +147,24 @@ static void resolve_real(void)
 __attribute__((constructor)) static void hsaq_env(void)
 {
 	const char *v = getenv("XSCHED_HW_QUEUES");
+	char *end = NULL;
+	long n = 16;
 
-	if (getenv("GPU_MAX_HW_QUEUES") || (v && !strcmp(v, "0")))
+	if (v && *v) {
+		n = strtol(v, &end, 10);
+		if (*end || n < 0 || n > 1024) {
+			/* The config's rule: a bad value is named, never ignored. */
+			fprintf(stderr, "xsched: config: XSCHED_HW_QUEUES='%s' is not 0..1024; using 16\n",
+				v);
+			n = 16;
+		}
+	}
+	if (!n || getenv("GPU_MAX_HW_QUEUES"))
 		return;
-	setenv("GPU_MAX_HW_QUEUES", v && *v ? v : "16", 0);
+	if (n == 16)
+		setenv("GPU_MAX_HW_QUEUES", "16", 0);
+	else
+		setenv("GPU_MAX_HW_QUEUES", v, 0);
 }
 
 /* ---- the hooks ------------------------------------------------------------ */
