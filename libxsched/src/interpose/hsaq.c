@@ -14,11 +14,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if __has_include(<hsa/hsa.h>)
+/* XS_NO_HSA_H: build as without libhsa-runtime-dev (a compile check). */
+#if __has_include(<hsa/hsa.h>) && !defined(XS_NO_HSA_H)
 /* The real declarations: the hooks' signatures are checked against them. */
 #include <hsa/hsa.h>
 #else
