@@ -1015,7 +1015,7 @@ XS_EXPORT int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
 	return 0;
 }
 
-XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
+static int set_level(struct xsched_xqueue *xq, unsigned int level, bool live)
 {
 	int ret;
 
@@ -1029,13 +1029,23 @@ XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
 		return -EINVAL;
 	if (level > max_level(xq) || level < min_level(xq))
 		return -EOPNOTSUPP;
-	ret = xs_sched_set_level(xq, level);
+	ret = xs_sched_set_level(xq, level, live);
 	if (ret)
 		return ret;
 	if (level == XSCHED_LV1)
 		return xs_xq_lv1_start_worker(xq);
 	xs_xq_lv1_stop_worker(xq);
 	return 0;
+}
+
+XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
+{
+	return set_level(xq, level, false);
+}
+
+int xs_xq_set_level_live(struct xsched_xqueue *xq, unsigned int level)
+{
+	return set_level(xq, level, true);
 }
 
 _Static_assert(offsetof(struct xsched_xq_info, group) == XSCHED_XQ_INFO_SIZE_VER0,
