@@ -143,6 +143,9 @@ struct xs_platform_ops {
 	/* Submitter: note a completion point now (after what was launched),
 	 * so that a later wait for it does not wait for more.  Optional. */
 	void (*mark_now)(struct xsched_platform *p, void *pq);
+	/* Submitter: the hardware number known to have completed, without
+	 * asking the hardware (what earlier waits learned).  Optional. */
+	uint64_t (*known_done)(struct xsched_platform *p, void *pq);
 	/* Submitter: drop @n commands that will never be launched (release
 	 * what they own).  Optional. */
 	void (*drop)(struct xsched_platform *p, void *pq, const void *cmds,
@@ -228,6 +231,7 @@ struct xsched_xqueue {
 	bool worker_running;
 	pthread_t worker;
 	unsigned int threshold, batch;
+	bool now_cap;			/* caller-held: this call is capped */
 	uint64_t max_in_flight;
 	unsigned char *buf;		/* ring of buffered commands */
 	uint64_t buf_cap;		/* commands; power of two */
@@ -387,7 +391,11 @@ void xs_xq_free(struct xsched_xqueue *xq);
  * lock is held, and the call may go now) and xs_xq_now_end() (the call is
  * counted as launched if @ran; the lock is dropped).  -EAGAIN: not now (the
  * policy holds it, or with XS_NOW_CAP `threshold` calls are in flight);
- * XS_NOW_FORCE: now whatever the hold.  Nothing is ever buffered.
+ * XS_NOW_FORCE: now whatever the hold.  Nothing is ever buffered.  A capped
+ * call refills the cap in batches: every `batch`-th one leaves a completion
+ * mark behind it (mark_now), so that a wait for room waits for the oldest
+ * mark that makes room and leaves threshold - batch calls in flight, rather
+ * than for everything launched (which would let the stream run dry).
  */
 #define XS_NOW_CAP	(1U << 0)
 #define XS_NOW_FORCE	(1U << 1)

@@ -75,22 +75,29 @@ static void unrelax(bool swapped, CUstreamCaptureMode m)
 		xc_real.exchange_capture_mode(&m);
 }
 
+/* How long wait_event() polls with yields before it sleeps. */
+#define XC_SPIN_NS 200000ULL
+
 /*
  * Wait until @ev completed or @deadline (CLOCK_MONOTONIC ns) passed: 0,
- * -ETIMEDOUT or -EIO.  It polls (a yield, then sleeps of 10 us growing to
- * 100 us) rather than blocking in cuEventSynchronize, so that the deadline
- * (XSCHED_CUDA_HOLD_MAX_MS) holds even when the awaited work waits for the
- * host.
+ * -ETIMEDOUT or -EIO.  It polls rather than blocking in cuEventSynchronize,
+ * so that the deadline (XSCHED_CUDA_HOLD_MAX_MS) holds even when the
+ * awaited work waits for the host: with yields for the first XC_SPIN_NS
+ * (a capped stream waits for one batch of kernels while the next batch
+ * runs: a sleep longer than that batch would let the GPU run dry, and a
+ * sleep is never shorter than the timer slack, 50 us by default), then
+ * with sleeps of 10 us growing to 100 us.
  */
 static int wait_event(CUevent ev, uint64_t deadline)
 {
-	uint64_t ns = 0;
+	uint64_t ns = 0, spin_end = 0;
 	bool sw;
 	CUstreamCaptureMode m = relax(&sw);
 	int ret;
 
 	for (;;) {
 		CUresult r = xc_real.event_query(ev);
+		uint64_t now;
 
 		if (r == CUDA_SUCCESS) {
 			ret = 0;
@@ -100,11 +107,14 @@ static int wait_event(CUevent ev, uint64_t deadline)
 			ret = -EIO;
 			break;
 		}
-		if (xs_now_ns() >= deadline) {
+		now = xs_now_ns();
+		if (now >= deadline) {
 			ret = -ETIMEDOUT;
 			break;
 		}
-		if (!ns) {
+		if (!spin_end)
+			spin_end = now + XC_SPIN_NS;
+		if (now < spin_end) {
 			sched_yield();
 			ns = 10000;
 		} else {
