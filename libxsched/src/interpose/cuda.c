@@ -182,6 +182,106 @@ static int xc_enter(const struct xsi_stream_desc *d)
 	return xc_real.ctx_push((CUcontext)d->context) == CUDA_SUCCESS ? 0 : -EIO;
 }
 
+/*
+ * Marks: events kept for reuse once their mark is freed (a capped stream
+ * records one every `batch` launches: creating and destroying one each time
+ * would cost more than the record).  An event belongs to its context: a
+ * spare is taken for the same context only, and a context's spares are
+ * destroyed before the context is (pool_purge()).
+ */
+#define XC_POOL 64	/* spare events kept */
+
+struct xc_mark {
+	CUevent ev;
+	CUcontext ctx;
+	int32_t device;
+	struct xc_mark *next;	/* in the pool */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct xc_mark *spare;
+	unsigned int n;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct xc_mark *pool_get(CUcontext ctx)
+{
+	struct xc_mark **pp, *k = NULL;
+
+	pthread_mutex_lock(&pool.lock);
+	for (pp = &pool.spare; *pp; pp = &(*pp)->next) {
+		if ((*pp)->ctx == ctx) {
+			k = *pp;
+			*pp = k->next;
+			pool.n--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return k;
+}
+
+static void mark_destroy(struct xc_mark *k)
+{
+	xc_real.event_destroy(k->ev);
+	free(k);
+}
+
+static void pool_put(struct xc_mark *k)
+{
+	pthread_mutex_lock(&pool.lock);
+	if (pool.n < XC_POOL) {
+		k->next = pool.spare;
+		pool.spare = k;
+		pool.n++;
+		k = NULL;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	if (k)
+		mark_destroy(k);
+}
+
+/* @ctx (or every context of @device >= 0) is about to be destroyed. */
+static void pool_purge(CUcontext ctx, int32_t device)
+{
+	struct xc_mark **pp = &pool.spare, *k, *gone = NULL;
+
+	pthread_mutex_lock(&pool.lock);
+	while ((k = *pp)) {
+		if (k->ctx == ctx || (device >= 0 && k->device == device)) {
+			*pp = k->next;
+			pool.n--;
+			k->next = gone;
+			gone = k;
+		} else {
+			pp = &k->next;
+		}
+	}
+	pthread_mutex_unlock(&pool.lock);
+	while ((k = gone)) {
+		gone = k->next;
+		mark_destroy(k);
+	}
+}
+
+/* The child cannot use its parent's contexts: it forgets the spares. */
+static void pool_fork_prepare(void)
+{
+	pthread_mutex_lock(&pool.lock);
+}
+
+static void pool_fork_parent(void)
+{
+	pthread_mutex_unlock(&pool.lock);
+}
+
+static void pool_fork_child(void)
+{
+	pthread_mutex_init(&pool.lock, NULL);
+	pool.spare = NULL;
+	pool.n = 0;
+}
+
 /* An event after what was handed to the driver on @h, recorded from any
  * thread (a per-thread stream: by its owner only, the core sees to that).
  * Not on a stream being captured: the record would become a graph node. */
@@ -189,10 +289,10 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 {
 	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
 	CUcontext old;
-	CUevent ev = NULL;
+	struct xc_mark *k;
 	CUstreamCaptureMode m;
 	bool sw;
-	CUresult r;
+	CUresult r = CUDA_SUCCESS;
 
 	if (!d->context || xc_real.ctx_push((CUcontext)d->context) != CUDA_SUCCESS)
 		return -EIO;
@@ -202,30 +302,44 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 		xc_real.ctx_pop(&old);
 		return -EBUSY;
 	}
-	r = xc_real.event_create(&ev, CU_EVENT_DISABLE_TIMING);
-	if (r == CUDA_SUCCESS) {
+	k = pool_get((CUcontext)d->context);
+	if (!k) {
+		k = calloc(1, sizeof(*k));
+		r = k ? xc_real.event_create(&k->ev, CU_EVENT_DISABLE_TIMING) :
+		    CUDA_ERROR_OUT_OF_MEMORY;
+		if (r != CUDA_SUCCESS) {
+			free(k);
+			k = NULL;
+		} else {
+			k->ctx = (CUcontext)d->context;
+			k->device = d->device;
+		}
+	}
+	if (k) {
 		m = relax(&sw);
-		r = xc_real.event_record(ev, (CUstream)h);
+		r = xc_real.event_record(k->ev, (CUstream)h);
 		unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
-			xc_real.event_destroy(ev);
+			mark_destroy(k);
 	}
 	xc_real.ctx_pop(&old);
 	if (r != CUDA_SUCCESS)
 		return -EIO;
-	*mark = ev;
+	*mark = k;
 	return 0;
 }
 
 static int xc_mark_wait(void *mark, int64_t timeout_ns)
 {
-	return wait_event(mark, timeout_ns < 0 ? UINT64_MAX :
+	struct xc_mark *k = mark;
+
+	return wait_event(k->ev, timeout_ns < 0 ? UINT64_MAX :
 			  xs_now_ns() + (uint64_t)timeout_ns);
 }
 
 static void xc_mark_free(void *mark)
 {
-	xc_real.event_destroy(mark);
+	pool_put(mark);
 }
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -305,6 +419,7 @@ static void do_init(void)
 		else
 			xc_rt.hold_max_ns = v * 1000000ULL;
 	}
+	pthread_atfork(pool_fork_prepare, pool_fork_parent, pool_fork_child);
 	/* The entries' real functions, and the table registered with the core. */
 	if (xsi_runtime_init(&xc_rt)) {
 		xs_warn("cuda: the interposition core refused the CUDA table; nothing is scheduled");
@@ -634,6 +749,7 @@ END_HOOK(cuStreamEndCapture_ptsz)
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
 		xsi_context_gone(&xc_rt, (uintptr_t)c, -1);		\
+		pool_purge(c, -1);					\
 		return real_##sym(c);					\
 	}								\
 	EXPORT_AS(sym)
@@ -646,6 +762,7 @@ CTX_HOOK(cuCtxDestroy_v2)
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
 		xsi_context_gone(&xc_rt, 0, (int32_t)d);		\
+		pool_purge(NULL, (int32_t)d);				\
 		return real_##sym(d);					\
 	}								\
 	EXPORT_AS(sym)

@@ -46,5 +46,6 @@ int fake_log_count(void);
 int fake_log_get(int i, struct fake_rec *out);
 int fake_stream_id(CUstream h);	/* the fake id of a handle (0: legacy) */
 uint64_t fake_now(void);
+int fake_events_created(void);	/* cuEventCreate calls so far */
 
 #endif

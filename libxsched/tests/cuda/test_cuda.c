@@ -302,6 +302,74 @@ TEST(lower_stream_has_at_most_threshold_in_flight)
 	ASSERT_GE(most, 3);	/* and it does run ahead of the GPU up to it */
 }
 
+/* Event records the driver saw on @h. */
+static int records_on(CUstream h)
+{
+	struct fake_rec r;
+	int i, n = 0;
+
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.kernel == -2 && r.stream == fake_stream_id(h))
+			n++;
+	}
+	return n;
+}
+
+/* The cap learns completion from a mark every `batch` launches, recorded
+ * on events it reuses: no mark (or event) per launch. */
+TEST(capped_stream_marks_every_batch)
+{
+	CUstream hi, lo;
+	int i, created, marks;
+
+	setenv("XSCHED_THRESHOLD", "16", 1);
+	setenv("XSCHED_BATCH", "8", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 77, 0);	/* live, and idle */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	created = fake_events_created();
+	for (i = 0; i < 128; i++)
+		launch(lo, 78, 200000);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	marks = records_on(lo);
+	ASSERT_LE(marks, 128 / 8 + 2);
+	ASSERT_GE(marks, 128 / 8 - 2);	/* and the cap did wait on them */
+	ASSERT_LE(fake_events_created() - created, 4);
+}
+
+/* A capped stream waits for one batch to complete while the next runs:
+ * its kernels follow each other with no gap (the GPU never runs dry), as
+ * they would uncapped. */
+TEST(capped_stream_keeps_the_gpu_busy)
+{
+	CUstream hi, lo;
+	struct fake_rec r;
+	uint64_t tail = 0;
+	int i, gaps = 0, seen = 0;
+
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 79, 0);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	for (i = 0; i < 24; i++)
+		launch(lo, 80, 5 * MS);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.kernel != 80)
+			continue;
+		if (seen++ && r.start > tail)
+			gaps++;
+		tail = r.end;
+	}
+	ASSERT_EQ(seen, 24);
+	ASSERT_LE(gaps, 1);	/* draining every threshold: about 6 */
+}
+
 TEST(hysteresis_bridges_a_gap_in_higher_work)
 {
 	CUstream hi, lo;
