@@ -41,6 +41,9 @@
 #             SMs, the GEMM alone natively and on the other 116 SMs, then
 #             urgent beside the GEMM on 32 SMs and the GEMM alone on 100;
 #             REQ_MAIN requests per urgent case
+#   capfix    after the in-flight cap's fix: per-launch overhead, ResNet-50
+#             b16 alone beside an idle high-priority stream and urgent beside
+#             it in one process (high priority), natively and preloaded
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 set -u
@@ -332,6 +335,20 @@ plan_green() {
 	XSCHED_CUDA_SM_SPLIT=32 run_py xsched 90 batch-alone --batch gemm --seconds 10 --tag alone-gemm-split32
 }
 
+plan_capfix() {
+	local i
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	overhead native xsched
+	say "ResNet-50 b16 alone beside an idle high-priority stream, alternating"
+	for i in 1 2; do
+		run_py native 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+		run_py xsched 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+	done
+	pair_main stream high r50b16
+}
+
 for p in "$@"; do
 	case $p in
 	native) plan_native ;;
@@ -341,6 +358,7 @@ for p in "$@"; do
 	port1) plan_port1 ;;
 	port2) plan_port2 ;;
 	port3) plan_port3 ;;
+	capfix) plan_capfix ;;
 	green) plan_green ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
