@@ -28,7 +28,8 @@ static const char *what(void *h, const char *name, const char *node)
 		return "none";
 	/* dlvsym is not overridden: the global scope's definition, and only
 	 * libxsched defines HIP names there. */
-	if (p == hook && dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, "libxsched"))
+	if (p == hook && dladdr(p, &di) && di.dli_fname &&
+	    strstr(di.dli_fname, "/libxsched.so"))
 		return "hook";
 	if (p == dlvsym(h, name, node))
 		return "runtime";

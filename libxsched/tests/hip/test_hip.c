@@ -96,11 +96,18 @@ static struct fake_rec rec_of(int id)
 	return found;
 }
 
+/* Is @p in the library whose file name (not its folder: the build folder
+ * is named libxsched too) starts with @what? */
 static int in_lib(const void *p, const char *what)
 {
+	const char *base;
 	Dl_info di;
 
-	return dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, what);
+	if (!p || !dladdr(p, &di) || !di.dli_fname)
+		return 0;
+	base = strrchr(di.dli_fname, '/');
+	base = base ? base + 1 : di.dli_fname;
+	return !strncmp(base, what, strlen(what));
 }
 
 #define in_xsched(p) in_lib((const void *)(p), "libxsched")
