@@ -548,17 +548,36 @@ TEST(preload_and_link_is_one_instance)
 		xt_fail(__FILE__, __LINE__, "expected one libxsched and one scheduler: %s", out);
 }
 
+/* The probe's own report of what reached the runtime (see probe()). */
+static const char *probe_report(const char *out)
+{
+	const char *p = strstr(out, "probe: ");
+
+	return p ? p : "(no probe report)";
+}
+
 TEST(no_device_says_so_once_and_changes_nothing)
 {
-	char out[1 << 16], *p;
+	char out[1 << 16], base[1 << 16], *p;
+	size_t l;
 	int n = 0;
 
+	/* Without the interposer: what the program does on its own. */
+	ASSERT_EQ(run_self("FAKE_HIP_NODEV=1 LD_PRELOAD=", "--probe", base, sizeof(base)), 0);
+	ASSERT_TRUE(strstr(base, "probe: ") != NULL);
+	ASSERT_TRUE(strstr(base, "no usable HIP device") == NULL);
+	/* The probe asks about the null stream on two threads and the
+	 * per-thread stream: each is a new question about a default stream. */
 	ASSERT_EQ(run_self("FAKE_HIP_NODEV=1", "--probe", out, sizeof(out)), 0);
 	for (p = out; (p = strstr(p, "no usable HIP device")); p++)
 		n++;
 	if (n != 1)
 		xt_fail(__FILE__, __LINE__, "expected one 'no usable HIP device' line, got %d in:\n%s",
 			n, out);
+	l = strcspn(probe_report(base), "\n");
+	if (strncmp(probe_report(out), probe_report(base), l))
+		xt_fail(__FILE__, __LINE__, "the runtime got other commands under the interposer:\n"
+			"without: %.*s\nwith:    %s", (int)l, probe_report(base), probe_report(out));
 }
 
 TEST(only_dlsym_is_unversioned)
@@ -585,12 +604,26 @@ TEST(only_dlsym_is_unversioned)
 
 /* ---- modes run by the tests above ---- */
 
+static void *probe_null(void *p)
+{
+	dim3 one = { 1, 1, 1 };
+
+	(void)p;
+	return (void *)(uintptr_t)(hipLaunchKernel(K(8, 0), one, one, NULL, 0, NULL) != hipSuccess);
+}
+
+/* Launches through every path a program's first calls take, then reports
+ * on stderr what the runtime received, in its order. */
 static int probe(void)
 {
 	void **mod = __hipRegisterFatBinary("fatbin");
 	dim3 one = { 1, 1, 1 }, g, b;
 	hipStream_t s = mk(-1), s2;
+	struct fake_rec r;
 	size_t smem;
+	pthread_t t;
+	void *tr = (void *)1;
+	int i;
 
 	__hipRegisterFunction(mod, &kern[3], (char *)"k", "k", 0, NULL, NULL, NULL, NULL, NULL);
 	if (__hipPushCallConfiguration(one, one, 0, s) != hipSuccess ||
@@ -599,8 +632,14 @@ static int probe(void)
 	    hipLaunchKernel(K(4, 0), g, b, NULL, smem, NULL) != hipSuccess ||
 	    hipLaunchKernel(K(5, 0), g, b, NULL, smem, NULL) != hipSuccess ||
 	    hipLaunchKernel_spt(K(6, 0), g, b, NULL, smem, NULL) != hipSuccess ||
+	    pthread_create(&t, NULL, probe_null, NULL) || pthread_join(t, &tr) || tr ||
 	    hipStreamSynchronize(s) != hipSuccess)
 		return 3;
+	fprintf(stderr, "probe: the runtime got");
+	for (i = 0; !fake_log_get(i, &r); i++)
+		fprintf(stderr, " k%d@%s", r.kernel,
+			r.stream == 0 ? "null" : r.stream < 0 ? "per-thread" : "stream");
+	fprintf(stderr, "\n");
 	return 0;
 }
 
