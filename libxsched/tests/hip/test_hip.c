@@ -476,18 +476,29 @@ TEST(fork_child_uses_the_interposer)
 
 /* ---- priorities ---- */
 
+/* Run "--mode" under @env; expect @pat in the interposer's log. */
+static void logged(const char *env, const char *mode, const char *pat)
+{
+	char out[1 << 16];
+
+	run_self(env, mode, out, sizeof(out));
+	if (!strstr(out, pat))
+		xt_fail(__FILE__, __LINE__, "under '%s' %s: expected '%s' in:\n%s",
+			env, mode, pat, out);
+}
+
 static void created_prio(const char *env, int hip_prio, int want)
 {
-	char out[1 << 16], mode[64], pat[64];
+	char mode[64], pat[64];
 
 	snprintf(mode, sizeof(mode), "--create %d", hip_prio);
 	snprintf(pat, sizeof(pat), "created (hooked), prio %d,", want);
-	run_self(env, mode, out, sizeof(out));
-	if (!strstr(out, pat))
-		xt_fail(__FILE__, __LINE__, "HIP priority %d under '%s': expected '%s' in:\n%s",
-			hip_prio, env, pat, out);
+	logged(env, mode, pat);
 }
 
+/* The process default applies to every stream the table learns: created
+ * ones (hooked), and the null and per-thread streams, which no call
+ * creates (lazy: described on first use). */
 TEST(priority_is_negated_onto_the_process_default)
 {
 	created_prio("XSCHED_LOG=debug", -1, 1);
@@ -495,6 +506,11 @@ TEST(priority_is_negated_onto_the_process_default)
 	created_prio("XSCHED_LOG=debug", -7, 1);	/* the runtime clamps to -1 */
 	created_prio("XSCHED_LOG=debug XSCHED_PRIORITY=5", -1, 6);
 	created_prio("XSCHED_LOG=debug XSCHED_PRIORITY=5", 0, 5);
+	logged("XSCHED_LOG=debug", "--default", "created (lazy), prio 0,");
+	logged("XSCHED_LOG=debug", "--default", "created (lazy, per-thread), prio 0,");
+	logged("XSCHED_LOG=debug XSCHED_PRIORITY=5", "--default", "created (lazy), prio 5,");
+	logged("XSCHED_LOG=debug XSCHED_PRIORITY=-3", "--default",
+	       "created (lazy, per-thread), prio -3,");
 }
 
 TEST(c_api_sets_a_stream_priority)
@@ -668,6 +684,13 @@ int main(int argc, char **argv)
 		return probe();
 	if (argc > 1 && !strcmp(argv[1], "--instances"))
 		return instances();
+	if (argc > 1 && !strcmp(argv[1], "--default")) {
+		dim3 one = { 1, 1, 1 };
+
+		return hipLaunchKernel(K(1, 0), one, one, NULL, 0, NULL) != hipSuccess ||
+		       hipLaunchKernel(K(2, 0), one, one, NULL, 0, hipStreamPerThread) != hipSuccess ?
+		       3 : 0;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--create")) {
 		hipStream_t s = mk(atoi(argv[2]));
 
