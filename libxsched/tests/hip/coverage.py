@@ -66,6 +66,28 @@ def dynsyms(path, undefined):
     return syms
 
 
+def stream_functions(header):
+    """Names of the functions @header declares with a hipStream_t parameter."""
+    text = open(header).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    names = set()
+    for m in re.finditer(r"\b(?:hipError_t|void|int)\s*\*?\s+(\w+)\s*\(([^;{]*?)\)\s*"
+                         r"(?:__attribute__\s*\(\(.*?\)\))?\s*;", text, re.S):
+        if re.search(r"\bhipStream_t\b", m.group(2)):
+            names.add(m.group(1))
+    return names
+
+
+def runtime_path():
+    """The libamdhip64.so.5 the dynamic linker would load (ldconfig's cache)."""
+    out = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.strip().startswith("libamdhip64.so.5 ") and "=>" in line:
+            return line.split("=>")[1].strip()
+    return None
+
+
 def fetch(cache):
     """Unpacked library files of PACKAGES (downloaded once into @cache)."""
     os.makedirs(cache, exist_ok=True)
@@ -100,6 +122,8 @@ def main():
     ap.add_argument("--table", required=True)
     ap.add_argument("--lib", required=True, help="libxsched.so")
     ap.add_argument("--cache", required=True)
+    ap.add_argument("--header", help="hip/hip_runtime_api.h")
+    ap.add_argument("--runtime", help="the real libamdhip64.so.5 (default: ldconfig's)")
     a = ap.parse_args()
     table = read_table(a.table)
     bad = 0
@@ -121,6 +145,25 @@ def main():
              sum(1 for c, _ in table.values() if c == "ordered"),
              sum(1 for c, _ in table.values() if c == "harmless"),
              sum(1 for c, _ in table.values() if c == "unhooked")))
+
+    # Every function of the real runtime that takes a stream is classified:
+    # the table may not lose one that no library here happens to import.
+    rt = a.runtime or runtime_path()
+    if a.header and rt:
+        rt_syms = dynsyms(rt, False)
+        takes = sorted(n for n in stream_functions(a.header) if n in rt_syms)
+        for n in takes:
+            if n not in table:
+                print("coverage: %s exports %s, which takes a stream, and the table lacks it"
+                      % (os.path.basename(rt), n))
+                bad += 1
+        print("coverage: %d functions of %s take a stream (%s); %d in the table"
+              % (len(takes), os.path.basename(rt), os.path.basename(a.header),
+                 sum(1 for n in takes if n in table)))
+    else:
+        print("coverage: NOT CHECKED: the runtime's stream functions (header %s, runtime %s)"
+              % (a.header, rt))
+        bad += 1
 
     bins = fetch(a.cache)
     prog = hipcc_program(a.cache, os.path.join(os.path.dirname(a.table),
