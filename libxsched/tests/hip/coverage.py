@@ -11,12 +11,14 @@ table, prints the counts, and fails when a launch, copy, memset,
 synchronization, stream or event call is imported and not in the table.
 """
 import argparse
+import atexit
 import glob
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 PACKAGES = ["librocsparse0", "libhipsparse0", "librocrand1", "libhiprand1"]
 # What must be covered: work on a stream, waits, streams and events.
@@ -96,7 +98,10 @@ def fetch(cache):
         subprocess.run(["apt-get", "download"] + PACKAGES, cwd=cache,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         debs = glob.glob(os.path.join(cache, "*.deb"))
-    root = os.path.join(cache, "root")
+    # Unpacked into a folder of this run's own: the cache is shared by
+    # worktrees, and another run's dpkg -x rewrites the files it reads.
+    root = tempfile.mkdtemp(prefix="hip-coverage-")
+    atexit.register(shutil.rmtree, root, True)
     for d in debs:
         subprocess.run(["dpkg", "-x", d, root], check=True)
     return sorted(p for p in glob.glob(os.path.join(root, "usr/lib/*/*.so.*"))

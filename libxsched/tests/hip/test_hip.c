@@ -599,6 +599,28 @@ TEST(no_device_says_so_once_and_changes_nothing)
 			"without: %.*s\nwith:    %s", (int)l, probe_report(base), probe_report(out));
 }
 
+/* libxsched.so built without the HIP headers (no hooks) in front of a HIP
+ * program: one line says HIP calls are not scheduled; the program runs. */
+TEST(built_without_hooks_says_so_once)
+{
+	const char *nohip = getenv("XH_NOHIP");
+	char cmd[8192], self[1024], out[1 << 16], *p;
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int n = 0;
+
+	ASSERT_TRUE(nohip != NULL && l > 0);
+	self[l] = 0;
+	snprintf(cmd, sizeof(cmd), "XH_PRELOAD= LD_PRELOAD='%s %s' '%s' --create 0 2>&1",
+		 strtok(strdup(getenv("LD_PRELOAD")), " "), nohip, self);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	for (p = out; (p = strstr(p, "built without the HIP interposer")); p++)
+		n++;
+	if (n != 1)
+		xt_fail(__FILE__, __LINE__, "expected one 'built without the HIP interposer' line, got %d in:\n%s",
+			n, out);
+	expect_line(out, "libamdhip64.so.5 is in this process");
+}
+
 TEST(only_dlsym_is_unversioned)
 {
 	const char *so = getenv("XH_SO");
