@@ -368,6 +368,33 @@ TEST(higher_stream_never_waits_for_lower)
 	ASSERT_LE(h.submit - r.submit, 10 * MS);
 }
 
+/* While a higher stream is live (it ran once, now idle: nothing holds the
+ * lower one), a lower stream keeps at most XSCHED_THRESHOLD calls in flight:
+ * the third waits for the first to complete. */
+TEST(lower_stream_keeps_threshold_in_flight)
+{
+	hipStream_t hi, lo;
+	struct fake_rec a, c;
+	int i;
+
+	setenv("XSCHED_THRESHOLD", "2", 1);	/* read at the first HIP call */
+	setenv("XSCHED_BATCH", "1", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 70, 0);
+	ASSERT_EQ(hipStreamSynchronize(hi), hipSuccess);
+	for (i = 0; i < 4; i++)
+		launch(lo, 71 + i, 20 * MS);
+	for (i = 0; i < 2; i++) {
+		a = rec_of(71 + i);
+		c = rec_of(73 + i);
+		ASSERT_GE(c.submit, a.end);
+	}
+	a = rec_of(71);
+	c = rec_of(72);
+	ASSERT_LE(c.submit + MS, a.end);	/* two in flight: the second did not wait */
+}
+
 TEST(null_stream_is_scheduled)
 {
 	hipStream_t lo = mk(1);	/* below the null stream's 0 */
