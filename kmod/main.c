@@ -114,6 +114,9 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 	/* kfd: the client's attachment names the process; no fd here. */
 	if (r->backend == XSCHED_BACKEND_KFD && r->backend_fd)
 		return -EINVAL;
+	/* By ring: the caller's address space names the queue, not an fd. */
+	if (r->flags & XSCHED_REGISTER_BY_RING && (!r->handle || r->backend_fd))
+		return -EINVAL;
 	ret = xsched_priority_check(r->priority, 0);
 	if (ret)
 		return ret;
@@ -122,7 +125,12 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 		ops = xsched_backend_get(r->backend);
 		if (!ops)
 			return -ENODEV;
-		q = ops->bind(r->backend_fd, r->handle, r->priority);
+		if (!(r->flags & XSCHED_REGISTER_BY_RING))
+			q = ops->bind(r->backend_fd, r->handle, r->priority);
+		else if (ops->bind_ring)
+			q = ops->bind_ring(r->handle, r->priority);
+		else
+			q = ERR_PTR(-EOPNOTSUPP);
 		xsched_backend_put(ops);
 	} else {
 		mutex_lock(&c->lock);

@@ -60,6 +60,11 @@ struct xsched_backend_ops {
 	 * an ERR_PTR.  Called with a reference on @owner held.
 	 */
 	struct xsched_queue *(*bind)(int fd, u64 handle, s32 priority);
+	/*
+	 * Optional.  XSCHED_REGISTER_BY_RING: the queue of the calling
+	 * process whose ring address is @ring, as bind() does for a handle.
+	 */
+	struct xsched_queue *(*bind_ring)(u64 ring, s32 priority);
 	u32 modes;	/* BIT(XSCHED_MODE_*) this backend can do */
 	/*
 	 * No wakeup on progress (kfd: the GPU writes the read pointer into

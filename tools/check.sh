@@ -126,6 +126,7 @@ if want unit; then
 	result libxsched-unit "$logs/libxsched-unit.log"
 	result libxsched-unit-fork "$logs/libxsched-unit.log"
 	result libxsched-abi "$logs/libxsched-unit.log"
+	result libxsched-hsa "$logs/libxsched-unit.log"
 	# The same tests again under ThreadSanitizer: one test, "no data race".
 	if grep -qE '^libxsched-unit-tsan: [0-9]+ passed, 0 failed' "$logs/libxsched-unit.log"; then
 		echo "libxsched-tsan: 1 passed, 0 failed	(the unit tests under ThreadSanitizer)" >> "$logs/summary"

@@ -19,7 +19,15 @@
  * Locking: xsim.lock (spinlock) protects every queue's ring pointers, run
  * state, save area and every CU's slots.  It nests inside xsched_queue.lock
  * and outside xsched_queue.state_lock.  xsim_vm.lock (mutex) protects a
- * sim fd's buffer and queue tables.
+ * sim fd's buffer and queue tables; it nests outside xsim.lock.
+ *
+ * Ring addresses: a queue may be created with the user address of the ring it
+ * stands for (as KFD knows each queue's ring base).  Registration by ring
+ * (XSCHED_REGISTER_BY_RING) searches every sim queue under xsim.lock for one
+ * of the caller's address space (mm) with that address that is still in its
+ * sim fd (not detached), takes a reference with kref_get_unless_zero() (a
+ * queue whose last reference is gone stays listed until its release takes
+ * xsim.lock), and binds it under its vm's lock as registration by id does.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -31,6 +39,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
@@ -130,9 +139,17 @@ struct xsim_queue {
 	u32 id;
 	struct list_head node;		/* xsim.queues */
 	wait_queue_head_t wq;		/* completions, for SIM_WAIT */
+	/*
+	 * Constant: the ring address it was created with (0: none), and the
+	 * address space that address belongs to (mmgrab(): the pointer stays
+	 * unique while the queue lives).
+	 */
+	u64 ring_addr;
+	struct mm_struct *mm;
 	struct delayed_work watchdog;
 
 	/* Under xsim.lock: */
+	bool detached;			/* its sim fd was closed: not found by ring */
 	struct xsched_queue *xq;	/* registration, or NULL */
 	struct xsched_sim_packet *ring;
 	u32 ring_size;
@@ -707,11 +724,13 @@ static void xsim_op_batch_end(void *batch)
 }
 
 static struct xsched_queue *xsim_op_bind(int fd, u64 handle, s32 priority);
+static struct xsched_queue *xsim_op_bind_ring(u64 ring, s32 priority);
 
 static const struct xsched_backend_ops xsim_ops = {
 	.name = "sim",
 	.owner = THIS_MODULE,
 	.bind = xsim_op_bind,
+	.bind_ring = xsim_op_bind_ring,
 	.modes = BIT(XSCHED_MODE_DRAIN) | BIT(XSCHED_MODE_SAVE),
 	.suspend = xsim_op_suspend,
 	.resume = xsim_op_resume,
@@ -762,8 +781,12 @@ static void xsim_vm_put(struct xsim_vm *vm)
 	for (i = 0; i < XSCHED_SIM_QUEUES; i++) {
 		q = vm->queues[i];
 		vm->queues[i] = NULL;
-		if (q)
-			kref_put(&q->ref, xsim_queue_release);
+		if (!q)
+			continue;
+		spin_lock(&xsim.lock);
+		q->detached = true;
+		spin_unlock(&xsim.lock);
+		kref_put(&q->ref, xsim_queue_release);
 	}
 	mutex_unlock(&vm->lock);
 	kref_put(&vm->ref, xsim_vm_release);
@@ -829,12 +852,24 @@ static int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 				   (addr & ((1ULL << XSIM_ADDR_SHIFT) - 1)) >> PAGE_SHIFT);
 }
 
+/* The live queue of address space @mm created with ring address @ring. */
+static struct xsim_queue *xsim_find_ring(struct mm_struct *mm, u64 ring)
+{
+	struct xsim_queue *q;
+
+	lockdep_assert_held(&xsim.lock);
+	list_for_each_entry(q, &xsim.queues, node)
+		if (q->ring_addr == ring && q->mm == mm && !q->detached)
+			return q;
+	return NULL;
+}
+
 static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
 {
 	struct xsim_queue *q;
 	int i, ret;
 
-	if (c->flags || c->reserved0 || c->reserved[0] || c->reserved[1])
+	if (c->flags || c->reserved0 || c->reserved[0])
 		return -EINVAL;
 	if (c->ring_size < 2 || c->ring_size > XSCHED_SIM_RING_MAX ||
 	    !is_power_of_2(c->ring_size))
@@ -866,11 +901,23 @@ static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create 
 		ret = -ENOSPC;
 		goto err_free;
 	}
+	if (c->ring_addr) {
+		q->ring_addr = c->ring_addr;
+		q->mm = current->mm;
+		mmgrab(q->mm);
+	}
+	spin_lock(&xsim.lock);
+	/* Checked and listed in one step: a ring names one queue. */
+	if (q->ring_addr && xsim_find_ring(q->mm, q->ring_addr)) {
+		spin_unlock(&xsim.lock);
+		mutex_unlock(&vm->lock);
+		ret = -EEXIST;
+		goto err_free;
+	}
 	q->id = i;
 	q->vm = vm;
 	kref_get(&vm->ref);
 	vm->queues[i] = q;
-	spin_lock(&xsim.lock);
 	list_add_tail(&q->node, &xsim.queues);
 	spin_unlock(&xsim.lock);
 	mutex_unlock(&vm->lock);
@@ -881,6 +928,8 @@ static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create 
 	return 0;
 
 err_free:
+	if (q->mm)
+		mmdrop(q->mm);
 	vfree(q->save_area);
 	kvfree(q->ring);
 	kfree(q);
@@ -902,6 +951,8 @@ static void xsim_queue_release(struct kref *ref)
 	spin_unlock(&xsim.lock);
 	cancel_delayed_work_sync(&q->watchdog);
 	kref_put(&q->vm->ref, xsim_vm_release);
+	if (q->mm)
+		mmdrop(q->mm);
 	vfree(q->save_area);
 	kvfree(q->ring);
 	kfree(q);
@@ -1036,7 +1087,9 @@ out:
 	return ret;
 }
 
-static struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priority)
+/* Register queue @id of @vm; with @expect, only if that is still the queue. */
+static struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id,
+					  struct xsim_queue *expect, s32 priority)
 {
 	struct xsched_queue *xq;
 	struct xsim_queue *q;
@@ -1046,7 +1099,7 @@ static struct xsched_queue *xsim_register(struct xsim_vm *vm, u64 id, s32 priori
 	/* vm->lock makes the EEXIST check and the binding one step. */
 	mutex_lock(&vm->lock);
 	q = vm->queues[id];
-	if (!q) {
+	if (!q || (expect && q != expect)) {
 		xq = ERR_PTR(-ENOENT);
 		goto out;
 	}
@@ -1110,8 +1163,27 @@ static struct xsched_queue *xsim_op_bind(int fd, u64 handle, s32 priority)
 	if (file->f_op != &xsim_fops)
 		xq = ERR_PTR(-EINVAL);
 	else
-		xq = xsim_register(file->private_data, handle, priority);
+		xq = xsim_register(file->private_data, handle, NULL, priority);
 	fput(file);
+	return xq;
+}
+
+/* XSCHED_REGISTER_BY_RING: the caller's queue created with ring address @ring. */
+static struct xsched_queue *xsim_op_bind_ring(u64 ring, s32 priority)
+{
+	struct xsched_queue *xq;
+	struct xsim_queue *q;
+
+	spin_lock(&xsim.lock);
+	q = xsim_find_ring(current->mm, ring);
+	if (q && !kref_get_unless_zero(&q->ref))
+		q = NULL;
+	spin_unlock(&xsim.lock);
+	if (!q)
+		return ERR_PTR(-ENOENT);
+	/* Our reference keeps q->vm; its sim fd may close meanwhile (ENOENT). */
+	xq = xsim_register(q->vm, q->id, q, priority);
+	kref_put(&q->ref, xsim_queue_release);
 	return xq;
 }
 

@@ -5,8 +5,11 @@
  * hands the call to the runtime, then its release hook.  The hardware
  * sequence number is the count of calls handed over; completion is learned
  * from marks the runtime records (an event after the last call): a mark is
- * recorded only when someone needs to know (a wait, the monitor), so a
- * launch that nobody waits for costs no mark.
+ * recorded only when someone needs to know (a wait, the monitor, a capped
+ * caller-held stream every `batch` calls: xs_xq_now_end()), so a launch
+ * that nobody waits for costs no mark.  A wait waits for the oldest mark
+ * that covers what it needs; what it learns (that mark's number) is
+ * known_done().
  *
  * launch() runs under the XQueue's lock (one launcher at a time); wait() and
  * completed() run on any thread, under marks_lock (completed() only tries
@@ -179,6 +182,12 @@ static void c_mark_now(struct xsched_platform *p, void *pq)
 	pthread_mutex_unlock(&q->marks_lock);
 }
 
+static uint64_t c_known_done(struct xsched_platform *p, void *pq)
+{
+	(void)pq;
+	return atomic_load(&cq_of(p)->done);
+}
+
 static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 		  int64_t timeout_ns)
 {
@@ -260,6 +269,7 @@ struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *cops,
 		.take_status = c_take_status,
 		.drop = c_drop,
 		.mark_now = c_mark_now,
+		.known_done = c_known_done,
 	};
 	q->plat.ops = &q->ops;
 	q->plat.priv = q;

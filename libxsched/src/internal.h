@@ -143,6 +143,9 @@ struct xs_platform_ops {
 	/* Submitter: note a completion point now (after what was launched),
 	 * so that a later wait for it does not wait for more.  Optional. */
 	void (*mark_now)(struct xsched_platform *p, void *pq);
+	/* Submitter: the hardware number known to have completed, without
+	 * asking the hardware (what earlier waits learned).  Optional. */
+	uint64_t (*known_done)(struct xsched_platform *p, void *pq);
 	/* Submitter: drop @n commands that will never be launched (release
 	 * what they own).  Optional. */
 	void (*drop)(struct xsched_platform *p, void *pq, const void *cmds,
@@ -228,6 +231,7 @@ struct xsched_xqueue {
 	bool worker_running;
 	pthread_t worker;
 	unsigned int threshold, batch;
+	bool now_cap;			/* caller-held: this call is capped */
 	uint64_t max_in_flight;
 	unsigned char *buf;		/* ring of buffered commands */
 	uint64_t buf_cap;		/* commands; power of two */
@@ -267,13 +271,15 @@ struct xs_modq {
 	uint64_t handle;
 	int32_t prio;		/* as registered with the module */
 	bool arbiter;		/* registered with XSCHED_REGISTER_ARBITRATE */
+	bool by_ring;		/* registered with XSCHED_REGISTER_BY_RING */
 };
 
 int xs_ioctl(int fd, unsigned long req, void *arg);
 int xs_ioctl0(int fd, unsigned long req, void *arg);	/* 0 or -errno */
+/* @flags: XSCHED_REGISTER_* */
 int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
-		     int backend_fd, uint64_t handle, int32_t prio, bool arbiter,
-		     const char *what);
+		     int backend_fd, uint64_t handle, int32_t prio,
+		     uint32_t flags, const char *what);
 int xs_modq_set_arbiter(struct xs_modq *m, bool on, const char *what);
 void xs_modq_close(struct xs_modq *m);
 int xs_modq_query(const struct xs_modq *m, struct xsched_queue_info *qi);
@@ -306,6 +312,12 @@ void xs_policy_decide(const struct xs_pol_q *q, unsigned int n,
 		      const struct xs_pol_dep *deps, unsigned int ndeps,
 		      uint64_t now_ns, uint64_t hyst_ns, int32_t *eff,
 		      struct xs_pol_out *out, uint64_t *recheck_ns);
+
+/* sim.c: the sim by ring address (XSCHED_REGISTER_BY_RING), a preemptor
+ * for sim queues a runtime made (the stand-in HSA runtime); -ENODEV when the
+ * module has no sim backend. */
+int xs_sim_ring_open(struct xsched_platform **pp, const char *path);
+void xs_sim_ring_close(struct xsched_platform *p);
 
 /* calls.c: the submitter of call commands. */
 struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *ops,
@@ -341,7 +353,8 @@ void xs_sched_kick_monitor(void);
 int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags);
 int xs_sched_user_resume(struct xsched_xqueue *xq);
 int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio);
-int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level);
+/* @live: work launched may still be in flight (nothing buffered or held). */
+int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level, bool live);
 
 /* Is an XQueue in arbiter mode at @level registered with the arbiter?  Lv1
  * is not: the module cannot hold back commands buffered in the library. */
@@ -359,6 +372,13 @@ int xs_sched_count(void);
 void xs_sched_reset_log(void);
 
 /* xqueue.c */
+/*
+ * xsched_set_level() for a call queue whose launches go straight through:
+ * allowed while launched work is still in flight (a busy batch stream may
+ * never be idle), not while anything is buffered, held or suspended
+ * (-EBUSY).  In arbiter mode a change of registration still needs idle.
+ */
+int xs_xq_set_level_live(struct xsched_xqueue *xq, unsigned int level);
 void xs_xq_lv1_stop(struct xsched_xqueue *xq, bool stop);
 int xs_xq_lv1_start_worker(struct xsched_xqueue *xq);
 void xs_xq_lv1_stop_worker(struct xsched_xqueue *xq);
@@ -371,7 +391,11 @@ void xs_xq_free(struct xsched_xqueue *xq);
  * lock is held, and the call may go now) and xs_xq_now_end() (the call is
  * counted as launched if @ran; the lock is dropped).  -EAGAIN: not now (the
  * policy holds it, or with XS_NOW_CAP `threshold` calls are in flight);
- * XS_NOW_FORCE: now whatever the hold.  Nothing is ever buffered.
+ * XS_NOW_FORCE: now whatever the hold.  Nothing is ever buffered.  A capped
+ * call refills the cap in batches: every `batch`-th one leaves a completion
+ * mark behind it (mark_now), so that a wait for room waits for the oldest
+ * mark that makes room and leaves threshold - batch calls in flight, rather
+ * than for everything launched (which would let the stream run dry).
  */
 #define XS_NOW_CAP	(1U << 0)
 #define XS_NOW_FORCE	(1U << 1)

@@ -190,7 +190,8 @@ static int mod_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 	q->ring = handle;
 	snprintf(q->what, sizeof(q->what), "kfd ring %#llx", (unsigned long long)handle);
 	ret = xs_modq_register(&q->mq, q->k->xfd, XSCHED_BACKEND_KFD, 0, handle, prio,
-			       flags & XS_BIND_ARBITER, q->what);
+			       flags & XS_BIND_ARBITER ? XSCHED_REGISTER_ARBITRATE : 0,
+			       q->what);
 	if (ret < 0) {
 		xs_info("kfd ring %#llx: register: %s%s", (unsigned long long)handle,
 			strerror(-ret),

@@ -30,15 +30,16 @@ int xs_ioctl0(int fd, unsigned long req, void *arg)
 }
 
 int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
-		     int backend_fd, uint64_t handle, int32_t prio, bool arbiter,
-		     const char *what)
+		     int backend_fd, uint64_t handle, int32_t prio,
+		     uint32_t flags, const char *what)
 {
+	bool arbiter = flags & XSCHED_REGISTER_ARBITRATE;
 	struct xsched_register reg;
 	int ret;
 
 	memset(&reg, 0, sizeof(reg));
 	reg.backend = backend;
-	reg.flags = arbiter ? XSCHED_REGISTER_ARBITRATE : 0;
+	reg.flags = flags;
 	reg.handle = handle;
 	reg.backend_fd = (uint32_t)backend_fd;
 	reg.priority = prio;
@@ -60,6 +61,7 @@ int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
 	m->handle = handle;
 	m->prio = prio;
 	m->arbiter = arbiter;
+	m->by_ring = flags & XSCHED_REGISTER_BY_RING;
 	return 0;
 }
 
@@ -70,6 +72,7 @@ int xs_modq_register(struct xs_modq *m, int devfd, uint32_t backend,
  */
 int xs_modq_set_arbiter(struct xs_modq *m, bool on, const char *what)
 {
+	uint32_t ring = m->by_ring ? XSCHED_REGISTER_BY_RING : 0;
 	int ret;
 
 	if (m->arbiter == on)
@@ -77,13 +80,14 @@ int xs_modq_set_arbiter(struct xs_modq *m, bool on, const char *what)
 	close(m->qfd);
 	m->qfd = -1;
 	ret = xs_modq_register(m, m->devfd, m->backend, m->backend_fd, m->handle,
-			       m->prio, on, what);
+			       m->prio, ring | (on ? XSCHED_REGISTER_ARBITRATE : 0), what);
 	if (!ret)
 		return 0;
 	xs_warn("%s: re-registering %s the arbiter failed: %s", what,
 		on ? "with" : "without", strerror(-ret));
 	if (!xs_modq_register(m, m->devfd, m->backend, m->backend_fd,
-			      m->handle, m->prio, !on, what))
+			      m->handle, m->prio,
+			      ring | (on ? 0 : XSCHED_REGISTER_ARBITRATE), what))
 		return ret;
 	xs_err("%s: cannot register it again; it is lost", what);
 	return -EIO;

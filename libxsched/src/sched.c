@@ -925,16 +925,18 @@ int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio)
 	return ret;
 }
 
-int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level)
+int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level, bool live)
 {
 	bool arb = xs_arb_at(xq->arb_mode, level), changed = false;
 	int ret = 0;
 
 	pthread_mutex_lock(&sched.lock);
 	pthread_mutex_lock(&xq->lock);
-	if (xq->s_hold || xq->s_suspended || xq->s_pending || xq->s_applying ||
-	    xs_xq_busy_locked(xq) ||
-	    xq->submitted != xq->launched) {
+	if (xq->s_dead) {
+		ret = -ENOENT;
+	} else if (xq->s_hold || xq->s_suspended || xq->s_pending || xq->s_applying ||
+		   xq->submitted != xq->launched ||
+		   ((!live || arb != xq->s_arb) && xs_xq_busy_locked(xq))) {
 		ret = -EBUSY;
 	} else if (arb != xq->s_arb) {
 		/* Arbiter mode between Lv1 and Lv2/Lv3: register again. */

@@ -74,7 +74,8 @@ static int sim_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
 	q->ring_size = sim->ring_sizes[handle];
 	snprintf(q->what, sizeof(q->what), "sim queue %u", q->id);
 	ret = xs_modq_register(&q->mq, sim->cfd, XSCHED_BACKEND_SIM, sim->fd, q->id, prio,
-			       flags & XS_BIND_ARBITER, q->what);
+			       flags & XS_BIND_ARBITER ? XSCHED_REGISTER_ARBITRATE : 0,
+			       q->what);
 	if (ret < 0) {
 		free(q);
 		return ret;
@@ -367,4 +368,101 @@ XS_EXPORT int xsched_xqueue_create_sim(struct xsched_xqueue **xqp,
 	if (!sim)
 		return -EINVAL;
 	return xsched_xqueue_create(xqp, &sim->plat, queue_id, attr);
+}
+
+/*
+ * The sim by ring address: sim queues a runtime made for itself (the stand-in
+ * HSA runtime creates one per HSA queue with ring_addr = its ring), found by
+ * the module among the calling process's sim queues (XSCHED_REGISTER_BY_RING)
+ * as the kfd backend finds a real queue by its ring base.  A preemptor only:
+ * the runtime writes the queue itself (no launch), as on the kfd platform.
+ */
+struct sim_ring {
+	int cfd;			/* /dev/xsched */
+	struct xsched_platform plat;
+};
+
+static int sim_ring_bind(struct xsched_platform *p, uint64_t handle, int32_t prio,
+			 unsigned int flags, void **pqp)
+{
+	struct sim_ring *r = p->priv;
+	struct sim_queue *q;
+	int ret;
+
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->id = UINT32_MAX;	/* the module knows it by ring only */
+	snprintf(q->what, sizeof(q->what), "sim ring %#llx", (unsigned long long)handle);
+	ret = xs_modq_register(&q->mq, r->cfd, XSCHED_BACKEND_SIM, 0, handle, prio,
+			       XSCHED_REGISTER_BY_RING |
+			       (flags & XS_BIND_ARBITER ? XSCHED_REGISTER_ARBITRATE : 0),
+			       q->what);
+	if (ret < 0) {
+		free(q);
+		return ret;
+	}
+	*pqp = q;
+	return 0;
+}
+
+static const struct xs_platform_ops sim_ring_ops = {
+	.name = "sim-ring",
+	.cmd_size = sizeof(struct xsched_sim_packet),
+	.max_level = XSCHED_LV3,
+	.max_submit = 1,
+	.ring_size = sim_ring_size,
+	.bind = sim_ring_bind,
+	.unbind = sim_unbind,
+	.completed = sim_completed,
+	.suspend = sim_suspend,
+	.resume = sim_resume,
+	.wait_suspended = sim_wait_suspended,
+	.poll_fd = sim_poll_fd,
+	.query = sim_query,
+	.set_priority = sim_set_priority,
+	.set_arbiter = sim_set_arbiter,
+	.stop_fd = sim_stop_fd,
+};
+
+int xs_sim_ring_open(struct xsched_platform **pp, const char *path)
+{
+	struct xsched_version ver;
+	struct sim_ring *r;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->cfd = open(path ? path : "/dev/" XSCHED_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (r->cfd < 0) {
+		ret = -errno;
+		free(r);
+		return ret;
+	}
+	memset(&ver, 0, sizeof(ver));
+	ret = xs_ioctl0(r->cfd, XSCHED_IOC_VERSION, &ver);
+	if (!ret && (ver.api_version != XSCHED_API_VERSION ||
+		     !(ver.backends & (1U << XSCHED_BACKEND_SIM))))
+		ret = -ENODEV;
+	if (ret) {
+		close(r->cfd);
+		free(r);
+		return ret;
+	}
+	r->plat.ops = &sim_ring_ops;
+	r->plat.priv = r;
+	*pp = &r->plat;
+	return 0;
+}
+
+void xs_sim_ring_close(struct xsched_platform *p)
+{
+	struct sim_ring *r;
+
+	if (!p)
+		return;
+	r = p->priv;
+	close(r->cfd);
+	free(r);
 }

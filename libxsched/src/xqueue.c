@@ -725,6 +725,32 @@ static int submit(struct xsched_xqueue *xq, const void *cmds, unsigned int count
 	return ret;
 }
 
+/* Locked: take what the submitter already knows completed (no hardware
+ * query): a wait for room may have learned more than it asked for. */
+static void learn_known_done(struct xsched_xqueue *xq)
+{
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	int64_t c;
+
+	if (!ops->known_done || !xq->hw_offset_set)
+		return;
+	c = (int64_t)ops->known_done(xq->plat, xq->pq) - xq->hw_offset;
+	if (c > (int64_t)xq->launched)
+		c = (int64_t)xq->launched;
+	if (c > (int64_t)xq->completed) {
+		xq->completed = (uint64_t)c;
+		pthread_cond_broadcast(&xq->cond);
+	}
+}
+
+static bool now_capped(struct xsched_xqueue *xq)
+{
+	if (xq->launched - xq->completed < xq->threshold)
+		return false;
+	learn_known_done(xq);
+	return xq->launched - xq->completed >= xq->threshold;
+}
+
 int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags)
 {
 	int ret;
@@ -736,11 +762,12 @@ int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags)
 		pthread_cond_wait(&xq->cond, &xq->lock);
 	ret = xq->error;
 	if (!ret && !(flags & XS_NOW_FORCE) &&
-	    (xq->stopped || ((flags & XS_NOW_CAP) &&
-			     xq->launched - xq->completed >= xq->threshold)))
+	    (xq->stopped || ((flags & XS_NOW_CAP) && now_capped(xq))))
 		ret = -EAGAIN;
 	if (ret)
 		pthread_mutex_unlock(&xq->lock);
+	else
+		xq->now_cap = flags & XS_NOW_CAP;
 	return ret;
 }
 
@@ -759,6 +786,16 @@ void xs_xq_now_end(struct xsched_xqueue *xq, bool ran)
 
 	if (ran)
 		ret = launch_direct(xq, (const unsigned char *)&c, 1);
+	/* A capped stream: a mark every `batch` calls (never more than 16 per
+	 * threshold), for the waits for room (see internal.h). */
+	if (ran && !ret && xq->now_cap && xq->plat->ops->mark_now) {
+		unsigned int step = xq->batch > (xq->threshold + 15) / 16 ?
+				    xq->batch : (xq->threshold + 15) / 16;
+
+		if (step && xq->launched % step == 0)
+			xq->plat->ops->mark_now(xq->plat, xq->pq);
+	}
+	xq->now_cap = false;
 	if (ret && xs_err_fatal(ret))
 		set_error(xq, ret);
 	pthread_mutex_unlock(&xq->lock);
@@ -1015,7 +1052,7 @@ XS_EXPORT int xsched_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
 	return 0;
 }
 
-XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
+static int set_level(struct xsched_xqueue *xq, unsigned int level, bool live)
 {
 	int ret;
 
@@ -1029,13 +1066,23 @@ XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
 		return -EINVAL;
 	if (level > max_level(xq) || level < min_level(xq))
 		return -EOPNOTSUPP;
-	ret = xs_sched_set_level(xq, level);
+	ret = xs_sched_set_level(xq, level, live);
 	if (ret)
 		return ret;
 	if (level == XSCHED_LV1)
 		return xs_xq_lv1_start_worker(xq);
 	xs_xq_lv1_stop_worker(xq);
 	return 0;
+}
+
+XS_EXPORT int xsched_set_level(struct xsched_xqueue *xq, unsigned int level)
+{
+	return set_level(xq, level, false);
+}
+
+int xs_xq_set_level_live(struct xsched_xqueue *xq, unsigned int level)
+{
+	return set_level(xq, level, true);
 }
 
 _Static_assert(offsetof(struct xsched_xq_info, group) == XSCHED_XQ_INFO_SIZE_VER0,

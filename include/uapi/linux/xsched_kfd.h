@@ -64,7 +64,8 @@ struct xsched_version {
 struct xsched_register {
 	__u32 backend;		/* in: enum xsched_backend */
 	__u32 flags;		/* in: XSCHED_REGISTER_* */
-	__u64 handle;		/* in: sim: queue_id; kfd: ring base address */
+	/* in: sim: queue_id; kfd: ring base address; BY_RING: ring address */
+	__u64 handle;
 	__s32 priority;		/* in: XSCHED_PRIO_MIN..MAX, > 0 needs CAP_SYS_NICE */
 	/* in: sim: the /dev/xsched_sim fd that created queue @handle; kfd: 0 */
 	__u32 backend_fd;
@@ -82,7 +83,16 @@ struct xsched_register {
  * Each user may have arbiter_max_queues arbitrated queues (EDQUOT).
  */
 #define XSCHED_REGISTER_ARBITRATE	(1U << 0)
-#define XSCHED_REGISTER_FLAGS		XSCHED_REGISTER_ARBITRATE
+/*
+ * @handle is the ring address of a queue of the calling process (its address
+ * space), as its runtime hands it out (hsa_queue_t.base_address), and
+ * @backend_fd must be 0.  kfd: what @handle always is (the flag changes
+ * nothing).  sim: the live sim queue the calling process created with that
+ * ring_addr, through any of its sim fds (struct xsched_sim_queue_create).
+ */
+#define XSCHED_REGISTER_BY_RING		(1U << 1)
+#define XSCHED_REGISTER_FLAGS		(XSCHED_REGISTER_ARBITRATE | \
+					 XSCHED_REGISTER_BY_RING)
 
 /* XSCHED_IOC_KFD_ATTACH: attach the calling process's KFD process. */
 struct xsched_kfd_attach {

@@ -9,6 +9,9 @@
  *   XSCHED_IOC_SIM_QUEUE_CREATE   -> a queue id within this context
  *   /dev/xsched's XSCHED_IOC_REGISTER with backend XSCHED_BACKEND_SIM,
  *   handle = queue id, backend_fd = this fd  -> a queue fd
+ *   ... or with XSCHED_REGISTER_BY_RING, handle = the ring_addr the queue
+ *   was created with, backend_fd = 0 (any sim fd of the calling process,
+ *   as the kfd backend finds a queue by its ring base) -> a queue fd
  *   close(sim fd)                 -> its memory and queues go away once no
  *                                    queue fd refers to them any more
  *
@@ -52,7 +55,15 @@ struct xsched_sim_queue_create {
 	__u32 queue_id;		/* out: id of the sim queue within this sim fd */
 	__u32 reserved0;	/* in: must be 0 */
 	__u64 save_area_size;	/* out: bytes of the queue's CWSR save area */
-	__u64 reserved[2];	/* in: must be 0 */
+	/*
+	 * in: the user address of the ring this queue stands for, as the
+	 * process's runtime hands it out (hsa_queue_t.base_address); 0: none.
+	 * The stand-in for KFD's ring base: /dev/xsched registers the queue by
+	 * it (XSCHED_REGISTER_BY_RING).  Unique among the live sim queues of
+	 * the calling process (EEXIST).
+	 */
+	__u64 ring_addr;
+	__u64 reserved[1];	/* in: must be 0 */
 };
 
 #define XSCHED_SIM_RING_MAX	4096

@@ -35,6 +35,15 @@
 #             natively and preloaded, REQ_MAIN requests each
 #   port3     urgent beside ResNet-50 b16 in one process (high priority) and
 #             in two processes (equal), natively and preloaded, REQ_MAIN each
+#   green     the SM partition (XSCHED_CUDA_SM_SPLIT, preloaded): urgent
+#             beside the GEMM in one process (high priority) on 16 SMs with
+#             Lv1 holds on and off (XSCHED_CUDA_HOLD=0), urgent alone on 16
+#             SMs, the GEMM alone natively and on the other 116 SMs, then
+#             urgent beside the GEMM on 32 SMs and the GEMM alone on 100;
+#             REQ_MAIN requests per urgent case
+#   capfix    after the in-flight cap's fix: per-launch overhead, ResNet-50
+#             b16 alone beside an idle high-priority stream and urgent beside
+#             it in one process (high priority), natively and preloaded
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 set -u
@@ -300,6 +309,46 @@ plan_port3() {
 	pair_main proc equal r50b16
 }
 
+# placement: what the interposer's log says the partition did (last case)
+placement() {
+	say "placement: $(grep -c "urgent partition" "$LOG") urgent, $(grep -c "batch partition" "$LOG") batch stream lines so far; $(grep "SM partition:" "$LOG" | tail -n 1 | sed 's/.*SM partition: //' | cut -c1-80)"
+}
+
+plan_green() {
+	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 150))
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	say "urgent beside the GEMM, one process, high priority, SM split 16 ($n requests)"
+	XSCHED_CUDA_SM_SPLIT=16 run_py xsched $t stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-split16
+	placement
+	say "the same, Lv1 holds off"
+	XSCHED_CUDA_SM_SPLIT=16 XSCHED_CUDA_HOLD=0 run_py xsched $t stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-split16-nohold
+	say "urgent alone, SM split 16"
+	XSCHED_CUDA_SM_SPLIT=16 run_py xsched $t alone --prio high --requests "$n" --tag alone-split16
+	say "the GEMM alone: native, split 16"
+	run_py native 90 batch-alone --batch gemm --seconds 10 --tag alone-gemm
+	XSCHED_CUDA_SM_SPLIT=16 run_py xsched 90 batch-alone --batch gemm --seconds 10 --tag alone-gemm-split16
+	say "urgent beside the GEMM, SM split 32 ($n requests)"
+	XSCHED_CUDA_SM_SPLIT=32 run_py xsched $t stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-split32
+	placement
+	XSCHED_CUDA_SM_SPLIT=32 run_py xsched 90 batch-alone --batch gemm --seconds 10 --tag alone-gemm-split32
+}
+
+plan_capfix() {
+	local i
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	overhead native xsched
+	say "ResNet-50 b16 alone beside an idle high-priority stream, alternating"
+	for i in 1 2; do
+		run_py native 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+		run_py xsched 120 batch-alone --batch r50b16 --seconds 8 --idle-high --tag alone-r50b16-idlehigh
+	done
+	pair_main stream high r50b16
+}
+
 for p in "$@"; do
 	case $p in
 	native) plan_native ;;
@@ -309,6 +358,8 @@ for p in "$@"; do
 	port1) plan_port1 ;;
 	port2) plan_port2 ;;
 	port3) plan_port3 ;;
+	capfix) plan_capfix ;;
+	green) plan_green ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac

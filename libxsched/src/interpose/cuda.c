@@ -29,11 +29,19 @@
  * stream destroy and context teardown (the stream table), begin/end of
  * stream capture (captured calls are neither held nor counted).
  * cuGetProcAddress is a harmless pass-through whose answer is redirected.
+ *
+ * The SM partition (XSCHED_CUDA_SM_SPLIT=N, opt-in): per device, two green
+ * contexts (CUDA 12.4+), one of N SMs for urgent streams and one of the rest
+ * for the others; stream creation (cuStreamCreate, cuStreamCreateWithPriority)
+ * puts each new stream on one of them by its CUDA priority.  See "The SM
+ * partition" below.  XSCHED_CUDA_HOLD=0 turns the Lv1 holds off (the
+ * partition alone acts).
  */
 #include <cuda.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../internal.h"
@@ -53,7 +61,18 @@ static struct {
 	CUresult (*event_record)(CUevent, CUstream);
 	CUresult (*event_query)(CUevent);
 	CUresult (*exchange_capture_mode)(CUstreamCaptureMode *);
+	/* The SM partition's (absent before CUDA 12.4). */
+	CUresult (*prio_range)(int *, int *);
+	CUresult (*dev_resource)(CUdevice, CUdevResource *, CUdevResourceType);
+	CUresult (*sm_split)(CUdevResource *, unsigned int *, const CUdevResource *,
+			     CUdevResource *, unsigned int, unsigned int);
+	CUresult (*gen_desc)(CUdevResourceDesc *, CUdevResource *, unsigned int);
+	CUresult (*green_create)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
+	CUresult (*green_stream_create)(CUstream *, CUgreenCtx, unsigned int, int);
 } xc_real;
+
+/* XSCHED_CUDA_HOLD=0: no call is ever held (Lv1 off). */
+static bool xc_no_hold;
 
 extern struct xsi_runtime xc_rt;
 static bool xc_init(void);
@@ -75,22 +94,29 @@ static void unrelax(bool swapped, CUstreamCaptureMode m)
 		xc_real.exchange_capture_mode(&m);
 }
 
+/* How long wait_event() polls with yields before it sleeps. */
+#define XC_SPIN_NS 200000ULL
+
 /*
  * Wait until @ev completed or @deadline (CLOCK_MONOTONIC ns) passed: 0,
- * -ETIMEDOUT or -EIO.  It polls (a yield, then sleeps of 10 us growing to
- * 100 us) rather than blocking in cuEventSynchronize, so that the deadline
- * (XSCHED_CUDA_HOLD_MAX_MS) holds even when the awaited work waits for the
- * host.
+ * -ETIMEDOUT or -EIO.  It polls rather than blocking in cuEventSynchronize,
+ * so that the deadline (XSCHED_CUDA_HOLD_MAX_MS) holds even when the
+ * awaited work waits for the host: with yields for the first XC_SPIN_NS
+ * (a capped stream waits for one batch of kernels while the next batch
+ * runs: a sleep longer than that batch would let the GPU run dry, and a
+ * sleep is never shorter than the timer slack, 50 us by default), then
+ * with sleeps of 10 us growing to 100 us.
  */
 static int wait_event(CUevent ev, uint64_t deadline)
 {
-	uint64_t ns = 0;
+	uint64_t ns = 0, spin_end = 0;
 	bool sw;
 	CUstreamCaptureMode m = relax(&sw);
 	int ret;
 
 	for (;;) {
 		CUresult r = xc_real.event_query(ev);
+		uint64_t now;
 
 		if (r == CUDA_SUCCESS) {
 			ret = 0;
@@ -100,11 +126,14 @@ static int wait_event(CUevent ev, uint64_t deadline)
 			ret = -EIO;
 			break;
 		}
-		if (xs_now_ns() >= deadline) {
+		now = xs_now_ns();
+		if (now >= deadline) {
 			ret = -ETIMEDOUT;
 			break;
 		}
-		if (!ns) {
+		if (!spin_end)
+			spin_end = now + XC_SPIN_NS;
+		if (now < spin_end) {
 			sched_yield();
 			ns = 10000;
 		} else {
@@ -172,6 +201,106 @@ static int xc_enter(const struct xsi_stream_desc *d)
 	return xc_real.ctx_push((CUcontext)d->context) == CUDA_SUCCESS ? 0 : -EIO;
 }
 
+/*
+ * Marks: events kept for reuse once their mark is freed (a capped stream
+ * records one every `batch` launches: creating and destroying one each time
+ * would cost more than the record).  An event belongs to its context: a
+ * spare is taken for the same context only, and a context's spares are
+ * destroyed before the context is (pool_purge()).
+ */
+#define XC_POOL 64	/* spare events kept */
+
+struct xc_mark {
+	CUevent ev;
+	CUcontext ctx;
+	int32_t device;
+	struct xc_mark *next;	/* in the pool */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct xc_mark *spare;
+	unsigned int n;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct xc_mark *pool_get(CUcontext ctx)
+{
+	struct xc_mark **pp, *k = NULL;
+
+	pthread_mutex_lock(&pool.lock);
+	for (pp = &pool.spare; *pp; pp = &(*pp)->next) {
+		if ((*pp)->ctx == ctx) {
+			k = *pp;
+			*pp = k->next;
+			pool.n--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return k;
+}
+
+static void mark_destroy(struct xc_mark *k)
+{
+	xc_real.event_destroy(k->ev);
+	free(k);
+}
+
+static void pool_put(struct xc_mark *k)
+{
+	pthread_mutex_lock(&pool.lock);
+	if (pool.n < XC_POOL) {
+		k->next = pool.spare;
+		pool.spare = k;
+		pool.n++;
+		k = NULL;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	if (k)
+		mark_destroy(k);
+}
+
+/* @ctx (or every context of @device >= 0) is about to be destroyed. */
+static void pool_purge(CUcontext ctx, int32_t device)
+{
+	struct xc_mark **pp = &pool.spare, *k, *gone = NULL;
+
+	pthread_mutex_lock(&pool.lock);
+	while ((k = *pp)) {
+		if (k->ctx == ctx || (device >= 0 && k->device == device)) {
+			*pp = k->next;
+			pool.n--;
+			k->next = gone;
+			gone = k;
+		} else {
+			pp = &k->next;
+		}
+	}
+	pthread_mutex_unlock(&pool.lock);
+	while ((k = gone)) {
+		gone = k->next;
+		mark_destroy(k);
+	}
+}
+
+/* The child cannot use its parent's contexts: it forgets the spares. */
+static void pool_fork_prepare(void)
+{
+	pthread_mutex_lock(&pool.lock);
+}
+
+static void pool_fork_parent(void)
+{
+	pthread_mutex_unlock(&pool.lock);
+}
+
+static void pool_fork_child(void)
+{
+	pthread_mutex_init(&pool.lock, NULL);
+	pool.spare = NULL;
+	pool.n = 0;
+}
+
 /* An event after what was handed to the driver on @h, recorded from any
  * thread (a per-thread stream: by its owner only, the core sees to that).
  * Not on a stream being captured: the record would become a graph node. */
@@ -179,10 +308,10 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 {
 	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
 	CUcontext old;
-	CUevent ev = NULL;
+	struct xc_mark *k;
 	CUstreamCaptureMode m;
 	bool sw;
-	CUresult r;
+	CUresult r = CUDA_SUCCESS;
 
 	if (!d->context || xc_real.ctx_push((CUcontext)d->context) != CUDA_SUCCESS)
 		return -EIO;
@@ -192,31 +321,188 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 		xc_real.ctx_pop(&old);
 		return -EBUSY;
 	}
-	r = xc_real.event_create(&ev, CU_EVENT_DISABLE_TIMING);
-	if (r == CUDA_SUCCESS) {
+	k = pool_get((CUcontext)d->context);
+	if (!k) {
+		k = calloc(1, sizeof(*k));
+		r = k ? xc_real.event_create(&k->ev, CU_EVENT_DISABLE_TIMING) :
+		    CUDA_ERROR_OUT_OF_MEMORY;
+		if (r != CUDA_SUCCESS) {
+			free(k);
+			k = NULL;
+		} else {
+			k->ctx = (CUcontext)d->context;
+			k->device = d->device;
+		}
+	}
+	if (k) {
 		m = relax(&sw);
-		r = xc_real.event_record(ev, (CUstream)h);
+		r = xc_real.event_record(k->ev, (CUstream)h);
 		unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
-			xc_real.event_destroy(ev);
+			mark_destroy(k);
 	}
 	xc_real.ctx_pop(&old);
 	if (r != CUDA_SUCCESS)
 		return -EIO;
-	*mark = ev;
+	*mark = k;
 	return 0;
 }
 
 static int xc_mark_wait(void *mark, int64_t timeout_ns)
 {
-	return wait_event(mark, timeout_ns < 0 ? UINT64_MAX :
+	struct xc_mark *k = mark;
+
+	return wait_event(k->ev, timeout_ns < 0 ? UINT64_MAX :
 			  xs_now_ns() + (uint64_t)timeout_ns);
 }
 
 static void xc_mark_free(void *mark)
 {
-	xc_real.event_destroy(mark);
+	pool_put(mark);
 }
+
+/* ---- the SM partition (XSCHED_CUDA_SM_SPLIT) ------------------------------ */
+
+/*
+ * XSCHED_CUDA_SM_SPLIT=N gives urgent streams SMs of their own on each
+ * device.  At the first stream creation on a device, its SMs are split into
+ * a group of at least N (the driver rounds N up to its granularity: 8 SMs on
+ * compute capability 9.0) and the rest, and one green context is made of
+ * each.  A stream the application creates with a CUDA priority more urgent
+ * than the context's least (the default, 0) is created on the urgent green
+ * context, any other stream on the rest, with the requested flags and
+ * priority (cuGreenCtxStreamCreate).  A green context does not reserve its
+ * SMs against the ordinary context: the legacy and per-thread default
+ * streams belong to the ordinary context, cannot be moved, and run on every
+ * SM, so work on them is confined by nothing.  A stream the driver refuses
+ * to make on a green context (it asks for CU_STREAM_NON_BLOCKING) is made as
+ * asked, on every SM.  The green contexts live as long as the process.
+ */
+#define XC_MAX_DEV 64
+
+struct xc_part {
+	int state;		/* 0: not tried, 1: made, -1: failed (said once) */
+	CUgreenCtx green[2];	/* [0] urgent streams, [1] the others */
+	unsigned int sms[2];
+};
+
+static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
+static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;	/* parts[] */
+static struct xc_part parts[XC_MAX_DEV];
+
+static void part_fork_prepare(void)
+{
+	pthread_mutex_lock(&part_lock);
+}
+
+static void part_fork_parent(void)
+{
+	pthread_mutex_unlock(&part_lock);
+}
+
+/* The child cannot use its parent's CUDA contexts: it starts untried. */
+static void part_fork_child(void)
+{
+	memset(parts, 0, sizeof(parts));
+	pthread_mutex_unlock(&part_lock);
+}
+
+/* part_lock held: split @dev's SMs and make the two green contexts. */
+static void part_make(CUdevice dev, struct xc_part *p)
+{
+	CUdevResource all, grp, rest;
+	CUdevResourceDesc desc;
+	unsigned int n = 1;
+	const char *step = "cuDeviceGetDevResource";
+	CUresult r;
+
+	memset(&all, 0, sizeof(all));
+	memset(&grp, 0, sizeof(grp));
+	memset(&rest, 0, sizeof(rest));
+	p->state = -1;
+	r = xc_real.dev_resource(dev, &all, CU_DEV_RESOURCE_TYPE_SM);
+	if (r == CUDA_SUCCESS && split_sms >= all.sm.smCount) {
+		xs_err("cuda: XSCHED_CUDA_SM_SPLIT=%u leaves none of device %d's %u SMs to the other streams; no SM partition",
+		       split_sms, (int)dev, all.sm.smCount);
+		return;
+	}
+	if (r == CUDA_SUCCESS) {
+		step = "cuDevSmResourceSplitByCount";
+		r = xc_real.sm_split(&grp, &n, &all, &rest, 0, split_sms);
+		if (r == CUDA_SUCCESS && (n != 1 || !rest.sm.smCount))
+			r = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+	}
+	if (r == CUDA_SUCCESS) {
+		step = "cuDevResourceGenerateDesc";
+		r = xc_real.gen_desc(&desc, &grp, 1);
+	}
+	if (r == CUDA_SUCCESS) {
+		step = "cuGreenCtxCreate";
+		r = xc_real.green_create(&p->green[0], desc, dev, CU_GREEN_CTX_DEFAULT_STREAM);
+	}
+	if (r == CUDA_SUCCESS) {
+		step = "cuDevResourceGenerateDesc";
+		r = xc_real.gen_desc(&desc, &rest, 1);
+		if (r == CUDA_SUCCESS) {
+			step = "cuGreenCtxCreate";
+			r = xc_real.green_create(&p->green[1], desc, dev,
+						 CU_GREEN_CTX_DEFAULT_STREAM);
+		}
+		/* The urgent context alone is no partition: nothing to undo,
+		 * it stays unused (one context's memory). */
+	}
+	if (r != CUDA_SUCCESS) {
+		xs_warn("cuda: device %d: no SM partition (%s failed, error %d); streams are created as asked",
+			(int)dev, step, (int)r);
+		return;
+	}
+	p->sms[0] = grp.sm.smCount;
+	p->sms[1] = rest.sm.smCount;
+	p->state = 1;
+	xs_info("cuda: device %d: SM partition: urgent streams on %u SMs, the others on %u (of %u); the legacy and per-thread default streams cannot be moved and run on every SM, confined by nothing",
+		(int)dev, p->sms[0], p->sms[1], all.sm.smCount);
+}
+
+/*
+ * A new stream of CUDA priority @prio (flags @flags) on the current device:
+ * made on its partition (1, *res the driver's answer), or not placed (0:
+ * the caller makes it as asked).
+ */
+static int part_stream_create(CUstream *ph, unsigned int flags, int prio, CUresult *res)
+{
+	int least = 0, greatest = 0, which;
+	struct xc_part p;
+	CUdevice dev = 0;
+	CUresult r;
+
+	if (!split_sms || xc_real.ctx_get_device(&dev) != CUDA_SUCCESS ||
+	    dev < 0 || dev >= XC_MAX_DEV)
+		return 0;
+	pthread_mutex_lock(&part_lock);
+	if (!parts[dev].state)
+		part_make(dev, &parts[dev]);
+	p = parts[dev];
+	pthread_mutex_unlock(&part_lock);
+	if (p.state < 0)
+		return 0;
+	/* Lower is more urgent; the driver clamps into [greatest, least]. */
+	if (xc_real.prio_range(&least, &greatest) != CUDA_SUCCESS)
+		least = 0;
+	which = prio < least ? 0 : 1;
+	r = xc_real.green_stream_create(ph, p.green[which], flags, prio);
+	if (r != CUDA_SUCCESS) {
+		xs_info("cuda: a stream of flags %#x, CUDA priority %d, could not be made on device %d's %s partition (error %d): made as asked, on every SM",
+			flags, prio, (int)dev, which ? "batch" : "urgent", (int)r);
+		return 0;
+	}
+	xs_info("cuda: stream %p (CUDA priority %d) on device %d's %s partition, %u SMs",
+		(void *)*ph, prio, (int)dev, which ? "batch" : "urgent", p.sms[which]);
+	*res = r;
+	return 1;
+}
+
+/* XSCHED_CUDA_SM_SPLIT and XSCHED_CUDA_HOLD, from do_init() (@h: libcuda). */
+static void part_init(void *h);
 
 /* ---- set-up ---------------------------------------------------------------- */
 
@@ -284,6 +570,7 @@ static void do_init(void)
 		xs_warn("cuda: libcuda.so.1 lacks functions the scheduler needs; nothing is scheduled");
 		goto out;
 	}
+	part_init(h);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
 	if (s && *s) {
@@ -295,6 +582,7 @@ static void do_init(void)
 		else
 			xc_rt.hold_max_ns = v * 1000000ULL;
 	}
+	pthread_atfork(pool_fork_prepare, pool_fork_parent, pool_fork_child);
 	/* The entries' real functions, and the table registered with the core. */
 	if (xsi_runtime_init(&xc_rt)) {
 		xs_warn("cuda: the interposition core refused the CUDA table; nothing is scheduled");
@@ -307,12 +595,57 @@ static void do_init(void)
 				xc_rt.entries[i].name);
 		}
 	}
-	xs_info("cuda: interposer ready: Lv1 caller-held, threshold %u, hysteresis %llu us, hold limit %llu ms; %u of %zu hooked symbols absent from this libcuda",
-		cfg->threshold, (unsigned long long)(cfg->hyst_ns / 1000),
-		(unsigned long long)(xc_rt.hold_max_ns / 1000000), miss, xc_rt.nentries);
+	xs_info("cuda: interposer ready: Lv1 caller-held (holds %s), threshold %u, hysteresis %llu us, hold limit %llu ms, SM split %u (0: none); %u of %zu hooked symbols absent from this libcuda",
+		xc_no_hold ? "off" : "on", cfg->threshold, (unsigned long long)(cfg->hyst_ns / 1000),
+		(unsigned long long)(xc_rt.hold_max_ns / 1000000), split_sms, miss, xc_rt.nentries);
 	atomic_store(&init_ok, true);
 out:
 	tls_in_init = false;
+}
+
+static void part_init(void *h)
+{
+	static const char *const need[] = {
+		"cuCtxGetStreamPriorityRange", "cuDeviceGetDevResource",
+		"cuDevSmResourceSplitByCount", "cuDevResourceGenerateDesc",
+		"cuGreenCtxCreate", "cuGreenCtxStreamCreate",
+	};
+	void **fn[] = {
+		(void **)&xc_real.prio_range, (void **)&xc_real.dev_resource,
+		(void **)&xc_real.sm_split, (void **)&xc_real.gen_desc,
+		(void **)&xc_real.green_create, (void **)&xc_real.green_stream_create,
+	};
+	const char *s = getenv("XSCHED_CUDA_HOLD");
+	unsigned long v;
+	size_t i;
+	char *end;
+
+	if (s && *s) {
+		if (!strcmp(s, "0"))
+			xc_no_hold = true;
+		else if (strcmp(s, "1"))
+			xs_err("cuda: XSCHED_CUDA_HOLD='%s' is not 0 or 1; using 1 (Lv1 holds on)", s);
+	}
+	s = getenv("XSCHED_CUDA_SM_SPLIT");
+	if (!s || !*s)
+		return;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || !v || v > 65536 || *s == '-' || *s == '+' || *s == ' ') {
+		xs_err("cuda: XSCHED_CUDA_SM_SPLIT='%s' is not a whole number of SMs (1 or more); no SM partition",
+		       s);
+		return;
+	}
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		*fn[i] = real_dlsym(h, need[i]);
+		if (!*fn[i]) {
+			xs_warn("cuda: XSCHED_CUDA_SM_SPLIT=%lu needs green contexts (a CUDA 12.4+ driver); this libcuda lacks %s: no SM partition",
+				v, need[i]);
+			return;
+		}
+	}
+	pthread_atfork(part_fork_prepare, part_fork_parent, part_fork_child);
+	split_sms = (unsigned int)v;
 }
 
 static bool xc_init(void)
@@ -424,6 +757,8 @@ static bool xc_init(void)
 /* Ordered and harmless pass-through entry points (hand-written hooks
  * below): X(symbol, base name, per-thread, since, class, drain scope). */
 #define ORDERED(X) \
+	X(cuStreamCreate, "cuStreamCreate", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 0, 5050, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuStreamSynchronize, "cuStreamSynchronize", 0, 2000, XSI_ORDERED, XSI_SCOPE_STREAM) \
 	X(cuStreamSynchronize_ptsz, "cuStreamSynchronize", 1, 7000, XSI_ORDERED, XSI_SCOPE_STREAM) \
 	X(cuStreamQuery, "cuStreamQuery", 0, 2000, XSI_ORDERED, XSI_SCOPE_STREAM) \
@@ -463,6 +798,8 @@ static struct xsi_entry entries[E_COUNT];
 									\
 		if (!xc_init() || !real_##sym)				\
 			return CUDA_ERROR_NOT_INITIALIZED;		\
+		if (xc_no_hold)						\
+			return real_##sym A;				\
 		xsi_hold_begin(&xc_rt, &entries[E_##sym], (uintptr_t)(S), &hold_); \
 		r = real_##sym A;					\
 		xsi_hold_end(&hold_, r == CUDA_SUCCESS);		\
@@ -477,6 +814,8 @@ SCHEDULED(HOOK_S)
 typedef CUresult (*begin_capture_v1_fn)(CUstream);
 typedef CUresult (*get_proc_v1_fn)(const char *, void **, int, cuuint64_t);
 
+static CUresult (*real_cuStreamCreate)(CUstream *, unsigned int);
+static CUresult (*real_cuStreamCreateWithPriority)(CUstream *, unsigned int, int);
 static CUresult (*real_cuStreamSynchronize)(CUstream);
 static CUresult (*real_cuStreamSynchronize_ptsz)(CUstream);
 static CUresult (*real_cuStreamQuery)(CUstream);
@@ -515,6 +854,31 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 {
 	return xsi_stream_get(&xc_rt, (uintptr_t)h, entries[e].flags);
 }
+
+/* Stream creation: on a partition when XSCHED_CUDA_SM_SPLIT is set, else as
+ * asked.  The core learns the stream at its first call (xc_describe(): a
+ * green context's stream names the green context's CUcontext). */
+static CUresult hook_cuStreamCreate(CUstream *ph, unsigned int flags)
+{
+	CUresult r;
+
+	READY(cuStreamCreate);
+	if (part_stream_create(ph, flags, 0, &r))
+		return r;
+	return real_cuStreamCreate(ph, flags);
+}
+EXPORT_AS(cuStreamCreate)
+
+static CUresult hook_cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int prio)
+{
+	CUresult r;
+
+	READY(cuStreamCreateWithPriority);
+	if (part_stream_create(ph, flags, prio, &r))
+		return r;
+	return real_cuStreamCreateWithPriority(ph, flags, prio);
+}
+EXPORT_AS(cuStreamCreateWithPriority)
 
 /* A successful synchronize or query: everything handed over before it ran
  * has completed. */
@@ -624,6 +988,7 @@ END_HOOK(cuStreamEndCapture_ptsz)
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
 		xsi_context_gone(&xc_rt, (uintptr_t)c, -1);		\
+		pool_purge(c, -1);					\
 		return real_##sym(c);					\
 	}								\
 	EXPORT_AS(sym)
@@ -636,6 +1001,7 @@ CTX_HOOK(cuCtxDestroy_v2)
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
 		xsi_context_gone(&xc_rt, 0, (int32_t)d);		\
+		pool_purge(NULL, (int32_t)d);				\
 		return real_##sym(d);					\
 	}								\
 	EXPORT_AS(sym)

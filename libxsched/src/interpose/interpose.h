@@ -236,7 +236,9 @@ int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle
  * Around the caller's own real call through @e on @handle.  Begin waits
  * while the policy holds the stream (learning when its blocker completes by
  * a mark on the blocker) and, while a live stream of higher priority is on
- * its device, while `threshold` of its calls are in flight; at most
+ * its device, while `threshold` of its calls are in flight (refilled a
+ * batch at a time: every `batch`-th capped call leaves a mark behind it, and
+ * a wait for room waits for the oldest mark that makes room); at most
  * rt->hold_max_ns (then the call goes, with a warning).  From begin to end
  * the stream's XQueue is locked: the call is counted as launched at end
  * when @ok.  A stream being captured into a graph is neither held nor

@@ -30,12 +30,20 @@ CUresult cuStreamDestroy(CUstream);
 #undef cuGetProcAddress
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 
+struct fgreen {
+	int ctx_obj;		/* its CUcontext is &ctx_obj */
+	int id;
+	unsigned int sms;
+};
+
 struct fstream {
 	int id;
+	struct fgreen *green;	/* made by cuGreenCtxStreamCreate, or NULL */
 	int prio;
 	int capturing;
 	uint64_t tail;		/* end of its last command */
 	struct fstream *next_free;
+	struct fstream *next_all;	/* every stream ever made: never leaked */
 };
 
 struct fevent {
@@ -48,11 +56,15 @@ static int nlog;
 static int next_id = 1;
 static struct fstream legacy;	/* id 0 */
 static struct fstream *free_streams;
+static struct fstream *all_streams;
 static __thread struct fstream pt_stream;	/* id -tid */
 static __thread int pt_ready;
 static int the_ctx_obj;
 #define THE_CTX ((CUcontext)&the_ctx_obj)
 static __thread int ctx_depth;	/* pushes on this thread */
+#define MAX_GREEN 16
+static struct fgreen greens[MAX_GREEN];
+static int ngreen;
 
 API uint64_t fake_now(void)
 {
@@ -158,9 +170,21 @@ API CUresult cuCtxGetCurrent(CUcontext *c)
 	return CUDA_SUCCESS;
 }
 
+/* The one context, or one converted from a green context. */
+static int ctx_known(CUcontext c)
+{
+	int i, ok = c == THE_CTX;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < ngreen && !ok; i++)
+		ok = c == (CUcontext)&greens[i].ctx_obj;
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
 API CUresult cuCtxPushCurrent_v2(CUcontext c)
 {
-	if (c != THE_CTX)
+	if (!ctx_known(c))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	ctx_depth++;
 	return CUDA_SUCCESS;
@@ -184,18 +208,24 @@ API CUresult cuCtxGetDevice(CUdevice *d)
 
 /* ---- streams ---- */
 
-API CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int prio)
+/* Internal: a call to an exported name would reach the interposer's hook. */
+static CUresult stream_make(CUstream *ph, unsigned int flags, int prio)
 {
-	struct fstream *s;
+	struct fstream *s, *next;
 
 	(void)flags;
 	pthread_mutex_lock(&mu);
 	s = free_streams;	/* a destroyed handle comes back first, as in CUDA */
-	if (s)
+	if (s) {
 		free_streams = s->next_free;
-	else
+		next = s->next_all;
+	} else {
 		s = malloc(sizeof(*s));
+		next = all_streams;
+		all_streams = s;
+	}
 	memset(s, 0, sizeof(*s));
+	s->next_all = next;
 	s->id = next_id++;
 	s->prio = prio;
 	pthread_mutex_unlock(&mu);
@@ -203,9 +233,14 @@ API CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int pr
 	return CUDA_SUCCESS;
 }
 
+API CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int prio)
+{
+	return stream_make(ph, flags, prio);
+}
+
 API CUresult cuStreamCreate(CUstream *ph, unsigned int flags)
 {
-	return cuStreamCreateWithPriority(ph, flags, 0);
+	return stream_make(ph, flags, 0);
 }
 
 API CUresult cuStreamDestroy_v2(CUstream h)
@@ -226,12 +261,156 @@ API CUresult cuStreamDestroy(CUstream h)
 	return cuStreamDestroy_v2(h);
 }
 
-API CUresult cuStreamGetCtx(CUstream h, CUcontext *c)
+API CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
 {
-	(void)h;
-	*c = THE_CTX;
+	*least = 0;
+	*greatest = -5;
 	return CUDA_SUCCESS;
 }
+
+/* A green context's stream names the green context's CUcontext. */
+API CUresult cuStreamGetCtx(CUstream h, CUcontext *c)
+{
+	pthread_mutex_lock(&mu);
+	*c = stream_of(h, 0)->green ? (CUcontext)&stream_of(h, 0)->green->ctx_obj : THE_CTX;
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
+API int fake_stream_green(CUstream h, unsigned int *sms)
+{
+	struct fgreen *g;
+
+	pthread_mutex_lock(&mu);
+	g = stream_of(h, 0)->green;
+	*sms = g ? g->sms : 0;
+	pthread_mutex_unlock(&mu);
+	return g ? g->id : 0;
+}
+
+API int fake_green_count(void)
+{
+	int n;
+
+	pthread_mutex_lock(&mu);
+	n = ngreen;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+#ifndef FAKE_CUDA_NO_GREEN
+/* ---- green contexts ---- */
+
+#define SM_GRAIN 8	/* compute capability 9.0: groups of multiples of 8 */
+
+struct fdesc {
+	unsigned int sms;
+};
+
+API CUresult cuDeviceGetDevResource(CUdevice d, CUdevResource *r, CUdevResourceType t)
+{
+	if (d != 0 || t != CU_DEV_RESOURCE_TYPE_SM)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(r, 0, sizeof(*r));
+	r->type = CU_DEV_RESOURCE_TYPE_SM;
+	r->sm.smCount = FAKE_SMS;
+	r->sm.minSmPartitionSize = SM_GRAIN;
+	r->sm.smCoscheduledAlignment = SM_GRAIN;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nb,
+					 const CUdevResource *in, CUdevResource *rest,
+					 unsigned int flags, unsigned int min)
+{
+	unsigned int per, n, i;
+
+	if (flags || !nb || !in || in->type != CU_DEV_RESOURCE_TYPE_SM || min > in->sm.smCount)
+		return CUDA_ERROR_INVALID_VALUE;
+	per = min < SM_GRAIN ? SM_GRAIN : (min + SM_GRAIN - 1) / SM_GRAIN * SM_GRAIN;
+	n = in->sm.smCount / per;
+	if (!result) {
+		*nb = n;
+		return CUDA_SUCCESS;
+	}
+	if (*nb < n)
+		n = *nb;
+	for (i = 0; i < n; i++) {
+		memset(&result[i], 0, sizeof(result[i]));
+		result[i].type = CU_DEV_RESOURCE_TYPE_SM;
+		result[i].sm.smCount = per;
+	}
+	*nb = n;
+	if (rest) {
+		memset(rest, 0, sizeof(*rest));
+		rest->type = CU_DEV_RESOURCE_TYPE_SM;
+		rest->sm.smCount = in->sm.smCount - n * per;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* Descriptors are never freed (CUDA has no call for it): a fixed pool. */
+static struct fdesc descs[MAX_GREEN];
+static int ndesc;
+
+API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *d, CUdevResource *r, unsigned int n)
+{
+	struct fdesc *fd;
+	unsigned int i;
+
+	pthread_mutex_lock(&mu);
+	fd = ndesc < MAX_GREEN ? &descs[ndesc++] : NULL;
+	pthread_mutex_unlock(&mu);
+	if (!fd)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	for (i = 0; i < n; i++)
+		fd->sms += r[i].sm.smCount;
+	*d = (CUdevResourceDesc)fd;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc d, CUdevice dev,
+			      unsigned int flags)
+{
+	struct fgreen *f;
+
+	if (dev != 0 || !(flags & CU_GREEN_CTX_DEFAULT_STREAM) || !d)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&mu);
+	if (ngreen == MAX_GREEN) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	f = &greens[ngreen++];
+	f->id = ngreen;
+	f->sms = ((struct fdesc *)d)->sms;
+	pthread_mutex_unlock(&mu);
+	*g = (CUgreenCtx)f;
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuCtxFromGreenCtx(CUcontext *c, CUgreenCtx g)
+{
+	*c = (CUcontext)&((struct fgreen *)g)->ctx_obj;
+	return CUDA_SUCCESS;
+}
+
+/* As the driver: CU_STREAM_NON_BLOCKING must be asked for. */
+API CUresult cuGreenCtxStreamCreate(CUstream *ph, CUgreenCtx g, unsigned int flags, int prio)
+{
+	CUresult r;
+
+	if (!(flags & CU_STREAM_NON_BLOCKING) || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = stream_make(ph, flags, prio);
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&mu);
+		((struct fstream *)*ph)->green = (struct fgreen *)g;
+		pthread_mutex_unlock(&mu);
+	}
+	return r;
+}
+#endif /* FAKE_CUDA_NO_GREEN */
 
 API CUresult cuStreamGetPriority(CUstream h, int *p)
 {
@@ -366,10 +545,19 @@ API CUresult cuCtxSynchronize(void)
 
 /* ---- events ---- */
 
+static int events_created;
+
+API int fake_events_created(void)
+{
+	return __atomic_load_n(&events_created, __ATOMIC_RELAXED);
+}
+
 API CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
 	(void)flags;
 	*e = calloc(1, sizeof(struct fevent));
+	if (*e)
+		__atomic_add_fetch(&events_created, 1, __ATOMIC_RELAXED);
 	return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
@@ -538,7 +726,12 @@ static const struct { const char *name; void *fn; } procs[] = {
 	F(cuEventRecord_ptsz), F(cuEventSynchronize), F(cuEventQuery), F(cuLaunchKernel),
 	F(cuLaunchKernel_ptsz), F(cuLaunchKernelEx), F(cuLaunchKernelEx_ptsz),
 	F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz), F(cuGetProcAddress),
-	F(cuGetProcAddress_v2),
+	F(cuGetProcAddress_v2), F(cuCtxGetStreamPriorityRange),
+#ifndef FAKE_CUDA_NO_GREEN
+	F(cuDeviceGetDevResource), F(cuDevSmResourceSplitByCount),
+	F(cuDevResourceGenerateDesc), F(cuGreenCtxCreate), F(cuCtxFromGreenCtx),
+	F(cuGreenCtxStreamCreate),
+#endif
 };
 
 static void *proc_find(const char *name)

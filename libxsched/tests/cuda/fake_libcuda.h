@@ -13,6 +13,11 @@
  * (no exported symbol) for cuLaunchKernel and cuMemcpyAsync, as a driver
  * may; the fake also exports a cuMemcpyAsync_v2 (an ABI the interposer has
  * no hook for).
+ *
+ * Green contexts (CUDA 12.4+): a device of 132 SMs split in groups of
+ * multiples of 8 (as on compute capability 9.0), green contexts that remember
+ * their SM count, and streams that remember their green context.  Built with
+ * -DFAKE_CUDA_NO_GREEN, the fake is an older driver without these functions.
  */
 #ifndef FAKE_LIBCUDA_H
 #define FAKE_LIBCUDA_H
@@ -46,5 +51,12 @@ int fake_log_count(void);
 int fake_log_get(int i, struct fake_rec *out);
 int fake_stream_id(CUstream h);	/* the fake id of a handle (0: legacy) */
 uint64_t fake_now(void);
+int fake_events_created(void);	/* cuEventCreate calls so far */
+/* The green context a stream was made on (1, 2, ... in creation order; 0:
+ * none) and its SM count in *sms; how many green contexts exist. */
+int fake_stream_green(CUstream h, unsigned int *sms);
+int fake_green_count(void);
+
+#define FAKE_SMS 132	/* the device's SMs */
 
 #endif

@@ -302,6 +302,74 @@ TEST(lower_stream_has_at_most_threshold_in_flight)
 	ASSERT_GE(most, 3);	/* and it does run ahead of the GPU up to it */
 }
 
+/* Event records the driver saw on @h. */
+static int records_on(CUstream h)
+{
+	struct fake_rec r;
+	int i, n = 0;
+
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.kernel == -2 && r.stream == fake_stream_id(h))
+			n++;
+	}
+	return n;
+}
+
+/* The cap learns completion from a mark every `batch` launches, recorded
+ * on events it reuses: no mark (or event) per launch. */
+TEST(capped_stream_marks_every_batch)
+{
+	CUstream hi, lo;
+	int i, created, marks;
+
+	setenv("XSCHED_THRESHOLD", "16", 1);
+	setenv("XSCHED_BATCH", "8", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 77, 0);	/* live, and idle */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	created = fake_events_created();
+	for (i = 0; i < 128; i++)
+		launch(lo, 78, 200000);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	marks = records_on(lo);
+	ASSERT_LE(marks, 128 / 8 + 2);
+	ASSERT_GE(marks, 128 / 8 - 2);	/* and the cap did wait on them */
+	ASSERT_LE(fake_events_created() - created, 4);
+}
+
+/* A capped stream waits for one batch to complete while the next runs:
+ * its kernels follow each other with no gap (the GPU never runs dry), as
+ * they would uncapped. */
+TEST(capped_stream_keeps_the_gpu_busy)
+{
+	CUstream hi, lo;
+	struct fake_rec r;
+	uint64_t tail = 0;
+	int i, gaps = 0, seen = 0;
+
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 79, 0);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	for (i = 0; i < 24; i++)
+		launch(lo, 80, 5 * MS);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.kernel != 80)
+			continue;
+		if (seen++ && r.start > tail)
+			gaps++;
+		tail = r.end;
+	}
+	ASSERT_EQ(seen, 24);
+	ASSERT_LE(gaps, 1);	/* draining every threshold: about 6 */
+}
+
 TEST(hysteresis_bridges_a_gap_in_higher_work)
 {
 	CUstream hi, lo;
@@ -472,6 +540,269 @@ TEST(fork_child_uses_the_library)
 	ASSERT_EQ(cuStreamSynchronize(s), CUDA_SUCCESS);
 }
 
+/* ---- the SM partition (XSCHED_CUDA_SM_SPLIT) and XSCHED_CUDA_HOLD ---- */
+
+static char errbuf[16384];
+
+/* stderr goes to a temporary file from here on. */
+static FILE *err_capture(void)
+{
+	FILE *f = tmpfile();
+
+	ASSERT_TRUE(f != NULL);
+	fflush(stderr);
+	ASSERT_EQ(dup2(fileno(f), 2), 2);
+	return f;
+}
+
+/* What stderr got so far. */
+static const char *err_read(FILE *f)
+{
+	size_t n;
+
+	fflush(stderr);
+	rewind(f);
+	n = fread(errbuf, 1, sizeof(errbuf) - 1, f);
+	errbuf[n] = 0;
+	return errbuf;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+static CUstream mk_plain(void)
+{
+	CUstream h = NULL;
+
+	ASSERT_EQ(cuStreamCreate(&h, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	return h;
+}
+
+TEST(split_puts_urgent_and_other_streams_on_their_partitions)
+{
+	CUstream hi, top, lo, plain, low;
+	unsigned int n_hi, n_lo, n;
+	int g_hi, g_lo, prio = 0;
+
+	setenv("XSCHED_CUDA_SM_SPLIT", "16", 1);
+	hi = mk(-1);
+	top = mk(-5);
+	lo = mk(0);
+	plain = mk_plain();
+	low = mk(3);	/* clamped to the least priority: not urgent */
+	g_hi = fake_stream_green(hi, &n_hi);
+	g_lo = fake_stream_green(lo, &n_lo);
+	ASSERT_TRUE(g_hi > 0);
+	ASSERT_TRUE(g_lo > 0);
+	ASSERT_TRUE(g_hi != g_lo);
+	ASSERT_EQ(n_hi, 16);
+	ASSERT_EQ(n_lo, FAKE_SMS - 16);
+	ASSERT_EQ(fake_stream_green(top, &n), g_hi);
+	ASSERT_EQ(fake_stream_green(plain, &n), g_lo);
+	ASSERT_EQ(fake_stream_green(low, &n), g_lo);
+	ASSERT_EQ(fake_green_count(), 2);	/* one pair per device, made once */
+	ASSERT_EQ(cuStreamGetPriority(hi, &prio), CUDA_SUCCESS);
+	ASSERT_EQ(prio, -1);	/* the requested priority is kept */
+	launch(hi, 80, 0);
+	launch(lo, 81, 0);
+	ASSERT_EQ(rec_of(80).stream, fake_stream_id(hi));
+	ASSERT_EQ(rec_of(81).stream, fake_stream_id(lo));
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(split_is_rounded_up_to_the_driver_granularity)
+{
+	CUstream hi, lo;
+	unsigned int n_hi, n_lo;
+
+	setenv("XSCHED_CUDA_SM_SPLIT", "12", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_TRUE(fake_stream_green(hi, &n_hi) > 0);
+	ASSERT_TRUE(fake_stream_green(lo, &n_lo) > 0);
+	ASSERT_EQ(n_hi, 16);
+	ASSERT_EQ(n_lo, FAKE_SMS - 16);
+}
+
+TEST(no_partition_without_the_variable)
+{
+	CUstream hi, lo;
+	unsigned int n;
+
+	unsetenv("XSCHED_CUDA_SM_SPLIT");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(fake_stream_green(hi, &n), 0);
+	ASSERT_EQ(fake_stream_green(lo, &n), 0);
+	ASSERT_EQ(fake_green_count(), 0);
+}
+
+/* The driver makes green-context streams non-blocking only: a blocking
+ * stream is made as asked, on every SM, rather than changing its meaning. */
+TEST(split_leaves_a_blocking_stream_as_asked)
+{
+	CUstream h = NULL, hi;
+	unsigned int n;
+
+	setenv("XSCHED_CUDA_SM_SPLIT", "16", 1);
+	hi = mk(-1);
+	ASSERT_EQ(cuStreamCreateWithPriority(&h, CU_STREAM_DEFAULT, -1), CUDA_SUCCESS);
+	ASSERT_EQ(fake_stream_green(h, &n), 0);
+	ASSERT_TRUE(fake_stream_green(hi, &n) > 0);
+	launch(h, 82, 0);
+	ASSERT_EQ(rec_of(82).stream, fake_stream_id(h));
+}
+
+TEST(split_bad_value_is_a_config_error)
+{
+	FILE *f = err_capture();
+	CUstream hi, lo;
+	const char *e;
+	unsigned int n;
+
+	setenv("XSCHED_CUDA_SM_SPLIT", "16x", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	e = err_read(f);
+	ASSERT_EQ(count_of(e, "XSCHED_CUDA_SM_SPLIT='16x' is not a whole number of SMs"), 1);
+	ASSERT_EQ(fake_stream_green(hi, &n), 0);
+	ASSERT_EQ(fake_stream_green(lo, &n), 0);
+	ASSERT_EQ(fake_green_count(), 0);
+	fclose(f);
+}
+
+TEST(split_of_every_sm_is_refused_once)
+{
+	FILE *f = err_capture();
+	CUstream hi, lo;
+	const char *e;
+	unsigned int n;
+
+	setenv("XSCHED_CUDA_SM_SPLIT", "132", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	e = err_read(f);
+	ASSERT_EQ(count_of(e, "XSCHED_CUDA_SM_SPLIT=132 leaves none of device 0's 132 SMs"), 1);
+	ASSERT_EQ(fake_stream_green(hi, &n), 0);
+	ASSERT_EQ(fake_stream_green(lo, &n), 0);
+	fclose(f);
+}
+
+/* Run by split_without_green_contexts_warns_once_and_runs in a process
+ * whose libcuda is the older fake (no green contexts). */
+static int nogreen_body(void)
+{
+	CUstream hi, lo;
+
+	ASSERT_TRUE(dlsym(RTLD_DEFAULT, "cuGreenCtxCreate") == NULL);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 83, MS);
+	launch(lo, 84, 0);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	ASSERT_EQ(rec_of(83).stream, fake_stream_id(hi));
+	ASSERT_EQ(rec_of(84).stream, fake_stream_id(lo));
+	ASSERT_GE(rec_of(84).submit, rec_of(83).end);	/* Lv1 still holds lo */
+	ASSERT_EQ(fake_green_count(), 0);
+	return 0;
+}
+
+static char *self_argv0;
+
+TEST(split_without_green_contexts_warns_once_and_runs)
+{
+	const char *old = getenv("XC_FAKE_OLD");
+	char path[] = "/tmp/xc-nogreen-XXXXXX";
+	int fd = mkstemp(path), status;
+	char *args[] = { self_argv0, (char *)"--nogreen-body", NULL };
+	FILE *f;
+	pid_t pid;
+
+	ASSERT_TRUE(old != NULL);	/* the Makefile names the older fake */
+	ASSERT_TRUE(fd >= 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fd, 2);
+		setenv("LD_LIBRARY_PATH", old, 1);
+		setenv("XSCHED_CUDA_SM_SPLIT", "16", 1);
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	ASSERT_TRUE(pid > 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	f = fdopen(fd, "r");
+	ASSERT_TRUE(f != NULL);
+	err_read(f);
+	fclose(f);
+	unlink(path);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(count_of(errbuf, "needs green contexts"), 1);
+	ASSERT_EQ(count_of(errbuf, "this libcuda lacks cuDeviceGetDevResource"), 1);
+}
+
+/* Default: the partition's streams are scheduled as any others. */
+TEST(split_streams_keep_lv1_holds)
+{
+	CUstream hi, lo;
+	struct fake_rec h, r;
+	unsigned int n;
+
+	setenv("XSCHED_CUDA_SM_SPLIT", "16", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_TRUE(fake_stream_green(hi, &n) > 0);
+	launch(lo, 85, 0);
+	launch(hi, 86, 40 * MS);
+	launch(lo, 87, MS);
+	h = rec_of(86);
+	r = rec_of(87);
+	ASSERT_GE(r.submit, h.end);
+}
+
+TEST(hold_off_never_holds)
+{
+	CUstream hi, lo;
+	struct fake_rec h, r;
+
+	setenv("XSCHED_CUDA_HOLD", "0", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(lo, 88, 0);
+	launch(hi, 89, 40 * MS);
+	launch(lo, 90, MS);
+	h = rec_of(89);
+	r = rec_of(90);
+	ASSERT_LE(r.submit, h.start + 20 * MS);
+}
+
+TEST(hold_bad_value_is_a_config_error)
+{
+	FILE *f = err_capture();
+	CUstream hi, lo;
+	struct fake_rec h, r;
+
+	setenv("XSCHED_CUDA_HOLD", "no", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(lo, 91, 0);
+	launch(hi, 92, 40 * MS);
+	launch(lo, 93, MS);
+	h = rec_of(92);
+	r = rec_of(93);
+	ASSERT_GE(r.submit, h.end);	/* holds stay on */
+	ASSERT_EQ(count_of(err_read(f), "XSCHED_CUDA_HOLD='no' is not 0 or 1"), 1);
+	fclose(f);
+}
+
 /* ---- main ---- */
 
 int main(int argc, char **argv)
@@ -490,6 +821,9 @@ int main(int argc, char **argv)
 		printf("not ok 0 the interposer is not preloaded (set XC_PRELOAD)\n");
 		return 1;
 	}
+	self_argv0 = argv[0];
+	if (argc > 1 && !strcmp(argv[1], "--nogreen-body"))
+		return nogreen_body();
 	for (i = 0; i < ntests; i++) {
 		int status;
 		pid_t pid;

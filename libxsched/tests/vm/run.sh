@@ -15,7 +15,7 @@ if command -v vm-gate >/dev/null 2>&1; then
 else
 	echo "# $suite: vm-gate not found: the kernel log and live objects are not checked"
 fi
-for t in sim_basic priority exactly_once two_process; do
+for t in sim_basic priority exactly_once two_process ring_lv3; do
 	echo "# $suite: $t"
 	[ "$gate" = 1 ] && mark=$(vm-gate mark)
 	out=$(./$t 2>&1)

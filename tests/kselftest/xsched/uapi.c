@@ -388,7 +388,7 @@ TEST_F(uapi, queue_create_rejects_flags_and_reserved)
 	c.reserved0 = 1;
 	EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
 	c.reserved0 = 0;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < (int)XS_ARRAY_SIZE(c.reserved); i++) {
 		c.reserved[i] = 1;
 		EXPECT_EQ(-EINVAL, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c))
 			TH_LOG("reserved[%d]", i);
