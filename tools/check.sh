@@ -140,7 +140,8 @@ if want unit; then
 		result libxsched-cuda "$logs/libxsched-unit.log"
 	fi
 	if grep -q '^libxsched: no HIP headers' "$logs/libxsched-unit.log"; then
-		echo "libxsched-hip: 0 passed, 0 failed, 1 skipped	(no HIP headers)" >> "$logs/summary"
+		echo "libxsched-hip: 0 passed, 0 failed, 1 skipped	(no HIP headers: libxsched.so built WITHOUT the HIP interposer)" >> "$logs/summary"
+		note "libxsched.so was built WITHOUT the HIP interposer (no HIP headers; Debian: libamdhip64-dev)"
 	else
 		result libxsched-hip "$logs/libxsched-unit.log"
 	fi

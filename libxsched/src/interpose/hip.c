@@ -493,6 +493,8 @@ static uint64_t hold_max_ns(void)
 #define S3D_P (hipPitchedPtr p, int v, hipExtent ext, hipStream_t h)
 #define S3D_A (p, v, ext, h)
 #define PREF_P (const void *p, size_t n, int dev, hipStream_t h)
+#define MAPA_P (hipArrayMapInfo *l, unsigned int n, hipStream_t h)
+#define MAPA_A (l, n, h)
 #define PREF_A (p, n, dev, h)
 #define WAIT32_P (hipStream_t h, void *p, uint32_t v, unsigned int fl, uint32_t mask)
 #define WAIT64_P (hipStream_t h, void *p, uint64_t v, unsigned int fl, uint64_t mask)
@@ -565,6 +567,7 @@ static uint64_t hold_max_ns(void)
 	X(hipMemset3DAsync, "hip_4.2", 0, S3D_P, S3D_A, h) \
 	X(hipMemset3DAsync_spt, "hip_5.3", 1, S3D_P, S3D_A, h) \
 	X(hipMemPrefetchAsync, "hip_4.2", 0, PREF_P, PREF_A, h) \
+	X(hipMemMapArrayAsync, "hip_5.1", 0, MAPA_P, MAPA_A, h) \
 	X(hipStreamWaitValue32, "hip_4.4", 0, WAIT32_P, WAITV_A, h) \
 	X(hipStreamWaitValue64, "hip_4.4", 0, WAIT64_P, WAITV_A, h) \
 	X(hipStreamWriteValue32, "hip_4.4", 0, WRITE32_P, WRITEV_A, h) \
@@ -638,6 +641,8 @@ static uint64_t hold_max_ns(void)
 #define MS2D_A (dst, pitch, v, w, ht)
 #define MS3D_P (hipPitchedPtr p, int v, hipExtent ext)
 #define MS3D_A (p, v, ext)
+#define GFXMAP_P (int n, hipGraphicsResource_t *res, hipStream_t h)
+#define GFXMAP_A (n, res, h)
 #define MALLOCA_P (void **p, size_t n, hipStream_t h)
 #define MALLOCA_A (p, n, h)
 #define FREEA_P (void *p, hipStream_t h)
@@ -692,6 +697,8 @@ static uint64_t hold_max_ns(void)
 	X(hipMemset2D_spt, "hip_5.2", 1, XSI_SCOPE_STREAM, hipError_t, MS2D_P, MS2D_A, 0) \
 	X(hipMemset3D, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, MS3D_P, MS3D_A, 0) \
 	X(hipMemset3D_spt, "hip_5.2", 1, XSI_SCOPE_STREAM, hipError_t, MS3D_P, MS3D_A, 0) \
+	X(hipGraphicsMapResources, "hip_4.3", 0, XSI_SCOPE_STREAM, hipError_t, GFXMAP_P, GFXMAP_A, h) \
+	X(hipGraphicsUnmapResources, "hip_4.3", 0, XSI_SCOPE_STREAM, hipError_t, GFXMAP_P, GFXMAP_A, h) \
 	X(hipMallocAsync, "hip_5.1", 0, XSI_SCOPE_STREAM, hipError_t, MALLOCA_P, MALLOCA_A, h) \
 	X(hipFreeAsync, "hip_5.1", 0, XSI_SCOPE_STREAM, hipError_t, FREEA_P, FREEA_A, h) \
 	X(hipMallocFromPoolAsync, "hip_5.1", 0, XSI_SCOPE_STREAM, hipError_t, MALLOCP_P, MALLOCP_A, h) \

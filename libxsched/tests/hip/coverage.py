@@ -11,12 +11,14 @@ table, prints the counts, and fails when a launch, copy, memset,
 synchronization, stream or event call is imported and not in the table.
 """
 import argparse
+import atexit
 import glob
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 PACKAGES = ["librocsparse0", "libhipsparse0", "librocrand1", "libhiprand1"]
 # What must be covered: work on a stream, waits, streams and events.
@@ -66,6 +68,28 @@ def dynsyms(path, undefined):
     return syms
 
 
+def stream_functions(header):
+    """Names of the functions @header declares with a hipStream_t parameter."""
+    text = open(header).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    names = set()
+    for m in re.finditer(r"\b(?:hipError_t|void|int)\s*\*?\s+(\w+)\s*\(([^;{]*?)\)\s*"
+                         r"(?:__attribute__\s*\(\(.*?\)\))?\s*;", text, re.S):
+        if re.search(r"\bhipStream_t\b", m.group(2)):
+            names.add(m.group(1))
+    return names
+
+
+def runtime_path():
+    """The libamdhip64.so.5 the dynamic linker would load (ldconfig's cache)."""
+    out = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.strip().startswith("libamdhip64.so.5 ") and "=>" in line:
+            return line.split("=>")[1].strip()
+    return None
+
+
 def fetch(cache):
     """Unpacked library files of PACKAGES (downloaded once into @cache)."""
     os.makedirs(cache, exist_ok=True)
@@ -74,7 +98,10 @@ def fetch(cache):
         subprocess.run(["apt-get", "download"] + PACKAGES, cwd=cache,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         debs = glob.glob(os.path.join(cache, "*.deb"))
-    root = os.path.join(cache, "root")
+    # Unpacked into a folder of this run's own: the cache is shared by
+    # worktrees, and another run's dpkg -x rewrites the files it reads.
+    root = tempfile.mkdtemp(prefix="hip-coverage-")
+    atexit.register(shutil.rmtree, root, True)
     for d in debs:
         subprocess.run(["dpkg", "-x", d, root], check=True)
     return sorted(p for p in glob.glob(os.path.join(root, "usr/lib/*/*.so.*"))
@@ -100,6 +127,8 @@ def main():
     ap.add_argument("--table", required=True)
     ap.add_argument("--lib", required=True, help="libxsched.so")
     ap.add_argument("--cache", required=True)
+    ap.add_argument("--header", help="hip/hip_runtime_api.h")
+    ap.add_argument("--runtime", help="the real libamdhip64.so.5 (default: ldconfig's)")
     a = ap.parse_args()
     table = read_table(a.table)
     bad = 0
@@ -121,6 +150,25 @@ def main():
              sum(1 for c, _ in table.values() if c == "ordered"),
              sum(1 for c, _ in table.values() if c == "harmless"),
              sum(1 for c, _ in table.values() if c == "unhooked")))
+
+    # Every function of the real runtime that takes a stream is classified:
+    # the table may not lose one that no library here happens to import.
+    rt = a.runtime or runtime_path()
+    if a.header and rt:
+        rt_syms = dynsyms(rt, False)
+        takes = sorted(n for n in stream_functions(a.header) if n in rt_syms)
+        for n in takes:
+            if n not in table:
+                print("coverage: %s exports %s, which takes a stream, and the table lacks it"
+                      % (os.path.basename(rt), n))
+                bad += 1
+        print("coverage: %d functions of %s take a stream (%s); %d in the table"
+              % (len(takes), os.path.basename(rt), os.path.basename(a.header),
+                 sum(1 for n in takes if n in table)))
+    else:
+        print("coverage: NOT CHECKED: the runtime's stream functions (header %s, runtime %s)"
+              % (a.header, rt))
+        bad += 1
 
     bins = fetch(a.cache)
     prog = hipcc_program(a.cache, os.path.join(os.path.dirname(a.table),

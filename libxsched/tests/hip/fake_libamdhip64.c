@@ -518,33 +518,40 @@ API hipError_t hipGraphLaunch(hipGraphExec_t g, hipStream_t h)
 	return copy(h, 0, FAKE_GRAPH);
 }
 
-/* The runtime's own lookup (6.1+): its own exports, _spt for per-thread.
- * By dlvsym, which no interposer overrides, so the answer is the fake's own
- * address and only the interposer's hipGetProcAddress hook can redirect it. */
-static void *own(void *self, const char *name)
-{
-	static const char *const nodes[] = { "hip_4.2", "hip_4.3", "hip_5.2", "hip_5.3",
-					     "hip_6.1", NULL };
-	void *f = NULL;
-	int i;
+/*
+ * The runtime's own lookup (6.1+): its own functions, _spt for per-thread.
+ * The addresses come from hidden aliases, bound inside this library: no
+ * dynamic lookup is made (a lookup on this library's handle can reach
+ * libxsched's definitions first, as this library was loaded at start-up),
+ * so only the interposer's hipGetProcAddress hook can hand out hooks.
+ */
+#define OWN(f) extern __typeof__(f) own_##f __attribute__((alias(#f), visibility("hidden")));
+#define OWN_LIST(X) X(hipLaunchKernel) X(hipLaunchKernel_spt) X(hipGetDevice) \
+	X(hipMemcpyAsync) X(hipMemcpyAsync_spt) X(hipStreamSynchronize) \
+	X(hipStreamSynchronize_spt) X(hipLaunchHostFunc)
+OWN_LIST(OWN)
+#define OWN_ENTRY(f) { #f, (void *)own_##f },
 
-	for (i = 0; nodes[i] && !f; i++)
-		f = dlvsym(self, name, nodes[i]);
-	return f;
+static void *own(const char *name)
+{
+	static const struct { const char *name; void *fn; } table[] = { OWN_LIST(OWN_ENTRY) };
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(table[i].name, name))
+			return table[i].fn;
+	return NULL;
 }
 
 API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t fl, int *st)
 {
 	char name[128];
-	void *self = dlopen("libamdhip64.so.5", RTLD_LAZY | RTLD_NOLOAD);
 
 	(void)ver;
 	snprintf(name, sizeof(name), "%s%s", sym, (fl & 2) ? "_spt" : "");
-	*pfn = self ? own(self, name) : NULL;
-	if (!*pfn && self)
-		*pfn = own(self, sym);
-	if (self)
-		dlclose(self);
+	*pfn = own(name);
+	if (!*pfn)
+		*pfn = own(sym);
 	if (st)
 		*st = *pfn ? 0 : 1;
 	return *pfn ? hipSuccess : hipErrorNotFound;

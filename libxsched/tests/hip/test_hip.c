@@ -96,11 +96,18 @@ static struct fake_rec rec_of(int id)
 	return found;
 }
 
+/* Is @p in the library whose file name (not its folder: the build folder
+ * is named libxsched too) starts with @what? */
 static int in_lib(const void *p, const char *what)
 {
+	const char *base;
 	Dl_info di;
 
-	return dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, what);
+	if (!p || !dladdr(p, &di) || !di.dli_fname)
+		return 0;
+	base = strrchr(di.dli_fname, '/');
+	base = base ? base + 1 : di.dli_fname;
+	return !strncmp(base, what, strlen(what));
 }
 
 #define in_xsched(p) in_lib((const void *)(p), "libxsched")
@@ -151,49 +158,129 @@ static int run_self(const char *env, const char *mode, char *buf, size_t len)
 
 /* ---- symbols ---- */
 
+/* Does @file define @name at version node @node (objdump -T: the node, or
+ * "(node)" when it is not the default one)?  "Base" (unversioned) is not. */
+static int defines_at(const char *file, const char *name, const char *node, char *got, size_t len)
+{
+	char cmd[4096], line[1024], want[128];
+	FILE *f;
+	int hit = 0;
+
+	snprintf(cmd, sizeof(cmd), "objdump -T '%s'", file);
+	snprintf(want, sizeof(want), "(%s)", node);
+	snprintf(got, len, "no definition");
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *tok[16], *save = NULL, *t;
+		int n = 0;
+
+		if (strstr(line, "*UND*"))
+			continue;
+		for (t = strtok_r(line, " \t\n", &save); t && n < 16; t = strtok_r(NULL, " \t\n", &save))
+			tok[n++] = t;
+		if (n < 3 || strcmp(tok[n - 1], name))
+			continue;
+		snprintf(got, len, "%s", tok[n - 2]);
+		if (!strcmp(tok[n - 2], node) || !strcmp(tok[n - 2], want))
+			hit = 1;
+	}
+	pclose(f);
+	return hit;
+}
+
 TEST(versioned_references_bind_to_the_interposer)
 {
 	static char out[64 << 20];
 	const char *want[] = { "hipLaunchKernel", "hipStreamCreateWithPriority",
 			       "__hipRegisterFunction", "__hipPopCallConfiguration",
 			       "hipStreamSynchronize", "hipLaunchKernel_spt", NULL };
-	char line[512];
+	char line[1024], pat[256], lib[1024], node[64], got[64];
 	int i;
 
-	ASSERT_EQ(run_self("LD_DEBUG=bindings", "--probe", out, sizeof(out)), 0);
-	/* "binding file <exe> [0] to <lib> [0]: normal symbol `name' [node]" */
+	/* Bound at start-up (LD_BIND_NOW), before the probe starts threads
+	 * whose lazy bindings would interleave with these lines. */
+	ASSERT_EQ(run_self("LD_DEBUG=bindings LD_BIND_NOW=1", "--probe", out, sizeof(out)), 0);
+	/* "binding file <exe> [0] to <lib> [0]: normal symbol `name' [node]":
+	 * the node is the one the program's reference asks for; the dynamic
+	 * linker also accepts an unversioned definition for it, so the node
+	 * is checked at the definition in <lib> too. */
 	for (i = 0; want[i]; i++) {
-		char *p = out, *hit = NULL;
+		char *p = out, *hit = NULL, *to, *end;
 
-		snprintf(line, sizeof(line), "symbol `%s' [hip_", want[i]);
-		while ((p = strstr(p, line))) {
+		snprintf(pat, sizeof(pat), "symbol `%s' [", want[i]);
+		while ((p = strstr(p, pat))) {
 			char *bol = p;
 
-			while (bol > out && bol[-1] != '\n')
+			while (bol > out && bol[-1] != '\n' && strncmp(bol, "binding file ", 13))
 				bol--;
-			if (strstr(bol, "test_hip") && strstr(bol, "test_hip") < p)
+			if (!strncmp(bol, "binding file ", 13) && strstr(bol, "test_hip") &&
+			    strstr(bol, "test_hip") < p)
 				hit = bol;
 			p++;
 		}
 		if (!hit)
 			xt_fail(__FILE__, __LINE__, "no binding of the program's %s", want[i]);
 		snprintf(line, sizeof(line), "%.*s", (int)(strchr(hit, '\n') - hit), hit);
-		if (!strstr(line, "libxsched.so"))
+		to = strstr(line, " to ");
+		end = to ? strstr(to + 4, " [") : NULL;
+		p = strstr(line, pat);
+		if (!end || sscanf(p + strlen(pat), "%63[^]]", node) != 1)
+			xt_fail(__FILE__, __LINE__, "cannot read the binding of %s: %s", want[i], line);
+		snprintf(lib, sizeof(lib), "%.*s", (int)(end - (to + 4)), to + 4);
+		if (!strstr(lib, "libxsched.so"))
 			xt_fail(__FILE__, __LINE__, "%s bound elsewhere: %s", want[i], line);
+		if (strncmp(node, "hip_", 4))
+			xt_fail(__FILE__, __LINE__, "%s: the reference carries no hip_ node: %s",
+				want[i], line);
+		if (!defines_at(lib, want[i], node, got, sizeof(got)))
+			xt_fail(__FILE__, __LINE__, "%s@%s bound to %s, which defines it at %s, not %s",
+				want[i], node, lib, got, node);
 	}
 }
 
+/* Run @cmd (a shell command line), stdout and stderr into @buf. */
+static int run_cmd(const char *cmd, char *buf, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	return pclose(f);
+}
+
+static void expect_line(const char *out, const char *line)
+{
+	if (!strstr(out, line))
+		xt_fail(__FILE__, __LINE__, "expected '%s' in:\n%s", line, out);
+}
+
+/* A framework's way in (tests/hip/dlopen_prog.c): a program that does not
+ * link libamdhip64 dlopens it RTLD_LOCAL and looks up on that handle.  The
+ * runtime is in no global scope there, so only the dlsym() override can
+ * answer with a hook; the hooks find the runtime by its soname. */
 TEST(dlsym_hands_out_hooks_and_passes_the_rest)
 {
-	void *h = dlopen("libamdhip64.so.5", RTLD_NOW);
+	const char *prog = getenv("XH_DLOPEN"), *fake = getenv("XH_FAKE");
+	char cmd[8192], out[1 << 16];
 
-	ASSERT_TRUE(h != NULL);
-	ASSERT_TRUE(in_xsched(dlsym(h, "hipLaunchKernel")));
-	ASSERT_TRUE(in_xsched(dlsym(h, "hipLaunchKernel_spt")));
-	ASSERT_TRUE(in_xsched(dlsym(h, "hipMemcpyAsync")));
-	ASSERT_TRUE(in_xsched(dlsym(h, "hipGetProcAddress")));
-	ASSERT_TRUE(in_fake(dlsym(h, "hipGetDevice")));
-	ASSERT_TRUE(dlsym(h, "hipNoSuchFunction") == NULL);
+	ASSERT_TRUE(prog != NULL && fake != NULL);
+	snprintf(cmd, sizeof(cmd), "XSCHED_LOG=debug LD_PRELOAD='%s' '%s' '%s' 2>&1",
+		 getenv("LD_PRELOAD"), prog, fake);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	expect_line(out, "dlsym hipLaunchKernel: hook\n");
+	expect_line(out, "dlsym hipLaunchKernel_spt: hook\n");
+	expect_line(out, "dlsym hipMemcpyAsync: hook\n");
+	expect_line(out, "dlsym hipGetProcAddress: hook\n");
+	expect_line(out, "dlsym hipGetDevice: runtime\n");
+	expect_line(out, "dlsym hipNoSuchFunction: none\n");
+	/* The hook reached the RTLD_LOCAL runtime, through the scheduler. */
+	expect_line(out, "launched: 1 command(s) reached the runtime\n");
+	expect_line(out, "-> q1: created (lazy)");
 }
 
 typedef hipError_t (*gpa_fn)(const char *, void **, int, uint64_t, int *);
@@ -281,6 +368,33 @@ TEST(higher_stream_never_waits_for_lower)
 	ASSERT_LE(h.submit - r.submit, 10 * MS);
 }
 
+/* While a higher stream is live (it ran once, now idle: nothing holds the
+ * lower one), a lower stream keeps at most XSCHED_THRESHOLD calls in flight:
+ * the third waits for the first to complete. */
+TEST(lower_stream_keeps_threshold_in_flight)
+{
+	hipStream_t hi, lo;
+	struct fake_rec a, c;
+	int i;
+
+	setenv("XSCHED_THRESHOLD", "2", 1);	/* read at the first HIP call */
+	setenv("XSCHED_BATCH", "1", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 70, 0);
+	ASSERT_EQ(hipStreamSynchronize(hi), hipSuccess);
+	for (i = 0; i < 4; i++)
+		launch(lo, 71 + i, 20 * MS);
+	for (i = 0; i < 2; i++) {
+		a = rec_of(71 + i);
+		c = rec_of(73 + i);
+		ASSERT_GE(c.submit, a.end);
+	}
+	a = rec_of(71);
+	c = rec_of(72);
+	ASSERT_LE(c.submit + MS, a.end);	/* two in flight: the second did not wait */
+}
+
 TEST(null_stream_is_scheduled)
 {
 	hipStream_t lo = mk(1);	/* below the null stream's 0 */
@@ -358,7 +472,7 @@ TEST(stream_wait_event_releases_the_held_source)
 	ASSERT_EQ(hipEventRecord(ev, lo), hipSuccess);
 	/* hi's next kernel needs lo's work: the policy must let lo run. */
 	ASSERT_EQ(hipStreamWaitEvent(hi, ev, 0), hipSuccess);
-	launch(hi, 43, MS);
+	launch(hi, 43, 20 * MS);	/* long: lo must get there well before it ends */
 	launch_from_thread(lo, 44);
 	w = rec_of(43);
 	r = rec_of(44);
@@ -392,18 +506,29 @@ TEST(fork_child_uses_the_interposer)
 
 /* ---- priorities ---- */
 
+/* Run "--mode" under @env; expect @pat in the interposer's log. */
+static void logged(const char *env, const char *mode, const char *pat)
+{
+	char out[1 << 16];
+
+	run_self(env, mode, out, sizeof(out));
+	if (!strstr(out, pat))
+		xt_fail(__FILE__, __LINE__, "under '%s' %s: expected '%s' in:\n%s",
+			env, mode, pat, out);
+}
+
 static void created_prio(const char *env, int hip_prio, int want)
 {
-	char out[1 << 16], mode[64], pat[64];
+	char mode[64], pat[64];
 
 	snprintf(mode, sizeof(mode), "--create %d", hip_prio);
 	snprintf(pat, sizeof(pat), "created (hooked), prio %d,", want);
-	run_self(env, mode, out, sizeof(out));
-	if (!strstr(out, pat))
-		xt_fail(__FILE__, __LINE__, "HIP priority %d under '%s': expected '%s' in:\n%s",
-			hip_prio, env, pat, out);
+	logged(env, mode, pat);
 }
 
+/* The process default applies to every stream the table learns: created
+ * ones (hooked), and the null and per-thread streams, which no call
+ * creates (lazy: described on first use). */
 TEST(priority_is_negated_onto_the_process_default)
 {
 	created_prio("XSCHED_LOG=debug", -1, 1);
@@ -411,6 +536,11 @@ TEST(priority_is_negated_onto_the_process_default)
 	created_prio("XSCHED_LOG=debug", -7, 1);	/* the runtime clamps to -1 */
 	created_prio("XSCHED_LOG=debug XSCHED_PRIORITY=5", -1, 6);
 	created_prio("XSCHED_LOG=debug XSCHED_PRIORITY=5", 0, 5);
+	logged("XSCHED_LOG=debug", "--default", "created (lazy), prio 0,");
+	logged("XSCHED_LOG=debug", "--default", "created (lazy, per-thread), prio 0,");
+	logged("XSCHED_LOG=debug XSCHED_PRIORITY=5", "--default", "created (lazy), prio 5,");
+	logged("XSCHED_LOG=debug XSCHED_PRIORITY=-3", "--default",
+	       "created (lazy, per-thread), prio -3,");
 }
 
 TEST(c_api_sets_a_stream_priority)
@@ -460,21 +590,62 @@ TEST(preload_and_link_is_one_instance)
 		out[n] = 0;
 		ASSERT_EQ(pclose(f), 0);
 	}
-	if (!strstr(out, "instances 1 "))
+	if (!strstr(out, "instances 1 set 0\n"))
 		xt_fail(__FILE__, __LINE__, "expected one libxsched and one scheduler: %s", out);
+}
+
+/* The probe's own report of what reached the runtime (see probe()). */
+static const char *probe_report(const char *out)
+{
+	const char *p = strstr(out, "probe: ");
+
+	return p ? p : "(no probe report)";
 }
 
 TEST(no_device_says_so_once_and_changes_nothing)
 {
-	char out[1 << 16], *p;
+	char out[1 << 16], base[1 << 16], *p;
+	size_t l;
 	int n = 0;
 
+	/* Without the interposer: what the program does on its own. */
+	ASSERT_EQ(run_self("FAKE_HIP_NODEV=1 LD_PRELOAD=", "--probe", base, sizeof(base)), 0);
+	ASSERT_TRUE(strstr(base, "probe: ") != NULL);
+	ASSERT_TRUE(strstr(base, "no usable HIP device") == NULL);
+	/* The probe asks about the null stream on two threads and the
+	 * per-thread stream: each is a new question about a default stream. */
 	ASSERT_EQ(run_self("FAKE_HIP_NODEV=1", "--probe", out, sizeof(out)), 0);
 	for (p = out; (p = strstr(p, "no usable HIP device")); p++)
 		n++;
 	if (n != 1)
 		xt_fail(__FILE__, __LINE__, "expected one 'no usable HIP device' line, got %d in:\n%s",
 			n, out);
+	l = strcspn(probe_report(base), "\n");
+	if (strncmp(probe_report(out), probe_report(base), l))
+		xt_fail(__FILE__, __LINE__, "the runtime got other commands under the interposer:\n"
+			"without: %.*s\nwith:    %s", (int)l, probe_report(base), probe_report(out));
+}
+
+/* libxsched.so built without the HIP headers (no hooks) in front of a HIP
+ * program: one line says HIP calls are not scheduled; the program runs. */
+TEST(built_without_hooks_says_so_once)
+{
+	const char *nohip = getenv("XH_NOHIP");
+	char cmd[8192], self[1024], out[1 << 16], *p;
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int n = 0;
+
+	ASSERT_TRUE(nohip != NULL && l > 0);
+	self[l] = 0;
+	snprintf(cmd, sizeof(cmd), "XH_PRELOAD= LD_PRELOAD='%s %s' '%s' --create 0 2>&1",
+		 strtok(strdup(getenv("LD_PRELOAD")), " "), nohip, self);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	for (p = out; (p = strstr(p, "built without the HIP interposer")); p++)
+		n++;
+	if (n != 1)
+		xt_fail(__FILE__, __LINE__, "expected one 'built without the HIP interposer' line, got %d in:\n%s",
+			n, out);
+	expect_line(out, "libamdhip64.so.5 is in this process");
 }
 
 TEST(only_dlsym_is_unversioned)
@@ -501,12 +672,26 @@ TEST(only_dlsym_is_unversioned)
 
 /* ---- modes run by the tests above ---- */
 
+static void *probe_null(void *p)
+{
+	dim3 one = { 1, 1, 1 };
+
+	(void)p;
+	return (void *)(uintptr_t)(hipLaunchKernel(K(8, 0), one, one, NULL, 0, NULL) != hipSuccess);
+}
+
+/* Launches through every path a program's first calls take, then reports
+ * on stderr what the runtime received, in its order. */
 static int probe(void)
 {
 	void **mod = __hipRegisterFatBinary("fatbin");
 	dim3 one = { 1, 1, 1 }, g, b;
 	hipStream_t s = mk(-1), s2;
+	struct fake_rec r;
 	size_t smem;
+	pthread_t t;
+	void *tr = (void *)1;
+	int i;
 
 	__hipRegisterFunction(mod, &kern[3], (char *)"k", "k", 0, NULL, NULL, NULL, NULL, NULL);
 	if (__hipPushCallConfiguration(one, one, 0, s) != hipSuccess ||
@@ -515,8 +700,14 @@ static int probe(void)
 	    hipLaunchKernel(K(4, 0), g, b, NULL, smem, NULL) != hipSuccess ||
 	    hipLaunchKernel(K(5, 0), g, b, NULL, smem, NULL) != hipSuccess ||
 	    hipLaunchKernel_spt(K(6, 0), g, b, NULL, smem, NULL) != hipSuccess ||
+	    pthread_create(&t, NULL, probe_null, NULL) || pthread_join(t, &tr) || tr ||
 	    hipStreamSynchronize(s) != hipSuccess)
 		return 3;
+	fprintf(stderr, "probe: the runtime got");
+	for (i = 0; !fake_log_get(i, &r); i++)
+		fprintf(stderr, " k%d@%s", r.kernel,
+			r.stream == 0 ? "null" : r.stream < 0 ? "per-thread" : "stream");
+	fprintf(stderr, "\n");
 	return 0;
 }
 
@@ -545,6 +736,13 @@ int main(int argc, char **argv)
 		return probe();
 	if (argc > 1 && !strcmp(argv[1], "--instances"))
 		return instances();
+	if (argc > 1 && !strcmp(argv[1], "--default")) {
+		dim3 one = { 1, 1, 1 };
+
+		return hipLaunchKernel(K(1, 0), one, one, NULL, 0, NULL) != hipSuccess ||
+		       hipLaunchKernel(K(2, 0), one, one, NULL, 0, hipStreamPerThread) != hipSuccess ?
+		       3 : 0;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--create")) {
 		hipStream_t s = mk(atoi(argv[2]));
 
