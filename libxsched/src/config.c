@@ -102,7 +102,7 @@ static void config_load(void)
 		else if (n == 5 && !strncasecmp(s, "trace", n))
 			cfg.trace = true;
 		else
-			config_msg("XSCHED_LOG: '%.*s' is not one of error|warn|info|debug|trace; ignored",
+			config_msg("XSCHED_LOG='%.*s' is not one of error|warn|info|debug|trace; ignored",
 				   (int)n, s);
 		s += n;
 		if (*s == ',')
@@ -187,6 +187,12 @@ void xs_config_reload(void)
 {
 	pthread_once(&cfg_once, config_noop);
 	config_load();
+	/* XSCHED_TRACE_MARKER may have changed too. */
+	pthread_mutex_lock(&log_lock);
+	if (trace_fd >= 0)
+		close(trace_fd);
+	trace_fd = -1;
+	pthread_mutex_unlock(&log_lock);
 }
 
 bool xs_log_enabled(int level)
