@@ -76,7 +76,7 @@ struct tl_xq {
 static struct tl_xq *txq;
 static int ntxq, captxq;
 
-/* Processes seen only through their marker lines: their command. */
+/* Processes seen through their marker lines: the writing thread's command. */
 struct tl_proc {
 	int pid;
 	char comm[64];
@@ -693,6 +693,13 @@ int cmd_timeline(int argc, char **argv)
 	}
 	/* libxsched's XQueues, under the module's queues of their process. */
 	for (i = 0; i < ntproc; i++) {
+		int j;
+
+		/* Named by the module already (the command, not a thread's). */
+		for (j = 0; j < ntq && tq[j].pid != tproc[i].pid; j++)
+			;
+		if (j < ntq)
+			continue;
 		fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, "
 			"\"args\": {\"name\": ", nslices++ ? "," : "", tproc[i].pid);
 		json_str(out, tproc[i].comm);
