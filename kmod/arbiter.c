@@ -294,6 +294,12 @@ static bool xsched_arb_read(struct xsched_arb_domain *d)
 		} else if (q->arb.linked && q->arb.busy != (p.rptr != p.wptr)) {
 			q->arb.busy = p.rptr != p.wptr;
 			xsched_arb_place(d, q);
+			/*
+			 * Nothing else sees a polled queue start or finish
+			 * work: this is its progress event (to a poll period).
+			 */
+			if (q->ops->polled)
+				trace_xsched_queue_progress(q->uid, p.rptr, p.wptr);
 		}
 		spin_unlock(&d->lock);
 		xsched_queue_put(q);

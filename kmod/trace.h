@@ -154,8 +154,9 @@ TRACE_EVENT(xsched_queue_unregister,
 
 /*
  * The backend saw work submitted or completed: rptr != wptr means the
- * queue has unfinished work.  Backends without progress events (kfd) do
- * not emit it.
+ * queue has unfinished work.  For backends without progress events (kfd)
+ * the arbiter emits it when its poll finds an arbitrated queue's busy state
+ * changed; their other queues have none.
  */
 TRACE_EVENT(xsched_queue_progress,
 	TP_PROTO(u32 uid, u64 rptr, u64 wptr),

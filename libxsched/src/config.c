@@ -5,8 +5,13 @@
  * Every variable is parsed once, at first use.  A value that cannot be used
  * gives one message on stderr (whatever XSCHED_LOG says) naming the variable,
  * the value and what is used instead; nothing is silently misconfigured.
+ *
+ * XSCHED_LOG=trace also writes each scheduling decision as one line to the
+ * ftrace marker, the way tracing tools collect userspace events: xschedctl
+ * timeline draws them beside the module's tracepoints.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,12 +19,15 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
 static struct xs_config cfg;
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The trace marker: -1 not opened yet, -2 given up (said once). */
+static _Atomic int trace_fd = -1;
 
 uint64_t xs_now_ns(void)
 {
@@ -77,19 +85,28 @@ static void config_load(void)
 	cfg.threshold = XSCHED_THRESHOLD_DEFAULT;
 	cfg.batch = XSCHED_BATCH_DEFAULT;
 
+	/* A level, "trace", or both separated by a comma ("debug,trace"). */
 	s = getenv("XSCHED_LOG");
-	if (s && *s) {
-		if (!strcasecmp(s, "error"))
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+
+		if (n == 5 && !strncasecmp(s, "error", n))
 			cfg.log_level = XS_LOG_ERROR;
-		else if (!strcasecmp(s, "warn") || !strcasecmp(s, "warning"))
+		else if ((n == 4 && !strncasecmp(s, "warn", n)) ||
+			 (n == 7 && !strncasecmp(s, "warning", n)))
 			cfg.log_level = XS_LOG_WARN;
-		else if (!strcasecmp(s, "info"))
+		else if (n == 4 && !strncasecmp(s, "info", n))
 			cfg.log_level = XS_LOG_INFO;
-		else if (!strcasecmp(s, "debug"))
+		else if (n == 5 && !strncasecmp(s, "debug", n))
 			cfg.log_level = XS_LOG_DEBUG;
+		else if (n == 5 && !strncasecmp(s, "trace", n))
+			cfg.trace = true;
 		else
-			config_msg("XSCHED_LOG='%s' is not one of error|warn|info|debug; using warn",
-				   s);
+			config_msg("XSCHED_LOG='%.*s' is not one of error|warn|info|debug|trace; ignored",
+				   (int)n, s);
+		s += n;
+		if (*s == ',')
+			s++;
 	}
 
 	s = getenv("XSCHED_PRIORITY");
@@ -170,6 +187,12 @@ void xs_config_reload(void)
 {
 	pthread_once(&cfg_once, config_noop);
 	config_load();
+	/* XSCHED_TRACE_MARKER may have changed too. */
+	pthread_mutex_lock(&log_lock);
+	if (trace_fd >= 0)
+		close(trace_fd);
+	trace_fd = -1;
+	pthread_mutex_unlock(&log_lock);
 }
 
 bool xs_log_enabled(int level)
@@ -203,6 +226,71 @@ void xs_log(int level, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	pthread_mutex_unlock(&log_lock);
+}
+
+bool xs_trace_on(void)
+{
+	return xs_config()->trace && trace_fd != -2;
+}
+
+/* Locked: the marker's fd, or -2 after saying once why there is none. */
+static int trace_open(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/trace_marker",
+		"/sys/kernel/debug/tracing/trace_marker",
+	};
+	const char *env = getenv("XSCHED_TRACE_MARKER");
+	int err = 0;
+	size_t i;
+
+	if (trace_fd != -1)
+		return trace_fd;
+	if (env && *env) {
+		trace_fd = open(env, O_WRONLY | O_CLOEXEC);
+		err = errno;
+	} else {
+		for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && trace_fd < 0; i++) {
+			trace_fd = open(paths[i], O_WRONLY | O_CLOEXEC);
+			if (trace_fd < 0 && (!err || errno != ENOENT))
+				err = errno;
+		}
+	}
+	if (trace_fd < 0) {
+		trace_fd = -2;
+		fprintf(stderr, "xsched: XSCHED_LOG=trace: cannot open %s: %s; decisions are not traced\n",
+			env && *env ? env : paths[0], strerror(err));
+	}
+	return trace_fd;
+}
+
+/*
+ * One line to the trace marker: "xsched_lib_EVENT: pid=PID " and @fmt.
+ * One write(), so lines of concurrent threads never mix.
+ */
+void xs_trace(const char *event, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n, fd;
+
+	if (!xs_trace_on())
+		return;
+	n = snprintf(line, sizeof(line), "xsched_lib_%s: pid=%d ", event, (int)getpid());
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&log_lock);
+	fd = trace_open();
+	/* EBADF: the buffer is off (tracing_on is 0) for now: the line is
+	 * lost, later ones may not be.  Anything else: say so once, stop. */
+	if (fd >= 0 && write(fd, line, strlen(line)) < 0 && errno != EBADF) {
+		fprintf(stderr, "xsched: XSCHED_LOG=trace: writing the trace marker: %s; decisions are no longer traced\n",
+			strerror(errno));
+		close(fd);
+		trace_fd = -2;
+	}
 	pthread_mutex_unlock(&log_lock);
 }
 

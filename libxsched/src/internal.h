@@ -244,6 +244,7 @@ enum xs_log_level { XS_LOG_ERROR, XS_LOG_WARN, XS_LOG_INFO, XS_LOG_DEBUG };
 
 struct xs_config {
 	int log_level;
+	bool trace;		/* XSCHED_LOG=trace: decisions to the trace marker */
 	bool has_priority, has_level;
 	int32_t priority;
 	unsigned int level;
@@ -257,6 +258,9 @@ void xs_config_reload(void);	/* tests: re-read the environment */
 void xs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool xs_log_enabled(int level);
 void xs_log_lock(bool lock);
+/* XSCHED_LOG=trace, and the marker still writable. */
+bool xs_trace_on(void);
+void xs_trace(const char *event, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint64_t xs_now_ns(void);
 
 #define xs_err(...) xs_log(XS_LOG_ERROR, __VA_ARGS__)

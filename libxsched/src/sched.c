@@ -177,9 +177,16 @@ static void record(struct xsched_xqueue *q, uint32_t action, uint32_t reason,
 	d->decided_ns = reason == XSCHED_WHY_USER || reason == XSCHED_WHY_ARBITER ?
 			0 : q->s_decided_ns ? q->s_decided_ns : now;
 
-	if (!xs_log_enabled(XS_LOG_DEBUG))
+	if (!xs_log_enabled(XS_LOG_DEBUG) && !xs_trace_on())
 		return;
 	o = other ? find_id(other) : NULL;
+	/* Fields by name, the reason's words last (xschedctl timeline). */
+	xs_trace("decision", "q=%u prio=%d level=%u action=%s other=%u other_prio=%d err=%d stopped_ns=%llu reason=%s",
+		 q->id, q->s_prio, q->s_level, xsched_action_name(action), other,
+		 o ? o->s_prio : 0, err, (unsigned long long)duration,
+		 xsched_reason_name(reason));
+	if (!xs_log_enabled(XS_LOG_DEBUG))
+		return;
 	if (reason == XSCHED_WHY_ARBITER) {
 		if (action == XSCHED_ACT_SUSPEND)
 			xs_debug("suspend q%u (prio %d, Lv%u): arbiter: the module stopped it (an arbitrated queue of higher priority, maybe in another process, has work)",

@@ -190,6 +190,41 @@ timeline_events() {
 			       named[m] && proc && !bad)
 		}' tl.flat || { head -n 40 tl.flat; return 1; }
 }
+# libxsched's decisions (XSCHED_LOG=trace) in the same timeline: two XQueues
+# of one process (../libxsched/decision_load), the batch one held by the
+# policy because the urgent one (priority 10) had work, on the batch XQueue's
+# own track; the module's suspend of that queue on the module's track.
+timeline_lib_decisions() {
+	XSCHED_LOG=trace ./xschedctl timeline -o tll.json -- ../libxsched/decision_load > dl.out ||
+		{ cat dl.out; return 1; }
+	cat dl.out
+	batch=$(awk '$1 == "batch" { print $2 }' dl.out)
+	urgent=$(awk '$1 == "urgent" { print $2 }' dl.out)
+	lp=$(awk '$1 == "pid" { print $2 }' dl.out)
+	grep -qE '^decisions suspend [1-9][0-9]* resume [1-9]' dl.out ||
+		{ echo "the library made no suspend and resume decision"; return 1; }
+	./jsonflat tll.json traceEvents > tll.flat || return 1
+	# XQueue tracks are 0x40000000 + the XQueue id (timeline.c).
+	awk -F'\t' -v b="$batch" -v u="$urgent" -v p="$lp" -v base=1073741824 '
+		{ delete e; for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); e[k] = v } }
+		e["ph"] == "X" && e["name"] == "held" && e["pid"] == p && e["tid"] == base + b &&
+		    e["args.queue"] == b && e["args.prio"] == 0 && e["args.level"] == 3 &&
+		    e["args.by_queue"] == u && e["args.by_prio"] == 10 &&
+		    e["args.reason"] == "higher-priority queue busy" &&
+		    e["args.resume_reason"] == "higher-priority queues idle" && e["dur"] + 0 > 0 { held++ }
+		e["ph"] == "X" && e["name"] == "held" && e["args.queue"] == u { urgheld++ }
+		e["ph"] == "M" && e["name"] == "thread_name" && e["tid"] == base + b &&
+		    e["args.name"] == "libxsched q" b " prio 0 Lv3" { named = 1 }
+		e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == p &&
+		    e["args.name"] == "decision_load" { proc = 1 }
+		e["ph"] == "X" && e["name"] == "suspended" && e["pid"] == p && e["args.by"] == "caller" &&
+		    e["args.caller_pid"] == p { mod++ }
+		END {
+			printf "held %d (urgent %d), track named %d, process named %d, module suspends %d\n",
+			       held, urgheld, named, proc, mod
+			exit !(held > 0 && !urgheld && named && proc && mod > 0)
+		}' tll.flat || { grep -E 'name=(held|thread_name|process_name)' tll.flat | head -n 20; return 1; }
+}
 timeline_needs_output() { ./xschedctl timeline -t 1; [ $? -eq 2 ]; }
 # Clear words and exit statuses: 5 not allowed, 4 not mounted (3, the module
 # not loaded, runs in the DKMS VM before the module is loaded).
@@ -292,6 +327,7 @@ t xschedctl_list_json_parses list_json_parses
 t xschedctl_top_on_a_terminal top_on_terminal
 t xschedctl_top_batch_mode top_batch_mode
 t xschedctl_timeline_events timeline_events
+t xschedctl_timeline_has_libxsched_decisions timeline_lib_decisions
 t xschedctl_timeline_needs_output timeline_needs_output
 t xschedctl_not_root_is_permission_denied not_root_is_permission
 t xschedctl_without_debugfs_says_not_mounted no_debugfs_is_not_mounted

@@ -17,6 +17,14 @@
  * queue of which priority was busy; or a caller's pid), the mode, the
  * suspend latency and the bytes saved.  A failed suspend or resume and a
  * queue fault are instant events.
+ *
+ * libxsched writes its own decisions to the trace marker when XSCHED_LOG
+ * has "trace" (libxsched/src/config.c); COMMAND is told to write them into
+ * this recording's instance (XSCHED_TRACE_MARKER).  Each XQueue that decided
+ * something gets a track of its own in its process:
+ *
+ *   held        the policy suspended the XQueue until it resumed it
+ *   call held   the interposer held a runtime call until the policy let it go
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +57,45 @@ struct tl_queue {
 
 static struct tl_queue *tq;
 static int ntq, captq;
+
+/* An XQueue of libxsched, from its trace marker lines. */
+struct tl_xq {
+	int pid;
+	uint32_t q;		/* the library's XQueue id (q%u in its log) */
+	int prio;
+	unsigned int level;
+	bool held, call_held, calls;
+	double since, call_since;
+	char why[256], call[192];
+};
+
+/* Track ids of XQueues: apart from the module's queue uids. */
+#define TL_XQ_TID	0x40000000u
+#define TL_CALL_TID	0x60000000u
+
+static struct tl_xq *txq;
+static int ntxq, captxq;
+
+/* Processes seen through their marker lines: the writing thread's command. */
+struct tl_proc {
+	int pid;
+	char comm[64];
+};
+static struct tl_proc *tproc;
+static int ntproc, captproc;
+
+static void *tl_grow(void *v, int *cap, size_t size)
+{
+	void *n;
+
+	*cap = *cap ? 2 * *cap : 16;
+	n = realloc(v, *cap * size);
+	if (!n) {
+		fprintf(stderr, "xschedctl: out of memory\n");
+		exit(XC_ERROR);
+	}
+	return n;
+}
 static FILE *out;
 static unsigned long nslices;
 static volatile sig_atomic_t tl_stop;
@@ -68,17 +115,8 @@ static struct tl_queue *tl_find(uint32_t uid, bool create)
 			return &tq[i];
 	if (!create)
 		return NULL;
-	if (ntq == captq) {
-		struct tl_queue *n;
-
-		captq = captq ? 2 * captq : 16;
-		n = realloc(tq, captq * sizeof(*tq));
-		if (!n) {
-			fprintf(stderr, "xschedctl: out of memory\n");
-			exit(XC_ERROR);
-		}
-		tq = n;
-	}
+	if (ntq == captq)
+		tq = tl_grow(tq, &captq, sizeof(*tq));
 	memset(&tq[ntq], 0, sizeof(tq[ntq]));
 	tq[ntq].uid = uid;
 	tq[ntq].pid = 0;
@@ -104,20 +142,32 @@ static void json_str(FILE *f, const char *s)
 }
 
 /* @args: the inside of a JSON object, or "". */
-static void slice(const struct tl_queue *q, const char *name, double ts,
-		  double dur, const char *args)
+static void slice_on(int pid, uint32_t tid, const char *name, double ts,
+		     double dur, const char *args)
 {
 	fprintf(out, "%s\n{\"ph\": \"X\", \"cat\": \"xsched\", \"name\": \"%s\", "
 		"\"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, \"args\": {%s}}",
-		nslices++ ? "," : "", name, q->pid, q->uid, ts, dur < 0 ? 0 : dur, args);
+		nslices++ ? "," : "", name, pid, tid, ts, dur < 0 ? 0 : dur, args);
+}
+
+static void instant_on(int pid, uint32_t tid, const char *name, double ts,
+		       const char *args)
+{
+	fprintf(out, "%s\n{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"xsched\", "
+		"\"name\": \"%s\", \"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"args\": {%s}}",
+		nslices++ ? "," : "", name, pid, tid, ts, args);
+}
+
+static void slice(const struct tl_queue *q, const char *name, double ts,
+		  double dur, const char *args)
+{
+	slice_on(q->pid, q->uid, name, ts, dur, args);
 }
 
 static void instant(const struct tl_queue *q, const char *name, double ts,
 		    const char *args)
 {
-	fprintf(out, "%s\n{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"xsched\", "
-		"\"name\": \"%s\", \"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"args\": {%s}}",
-		nslices++ ? "," : "", name, q->pid, q->uid, ts, args);
+	instant_on(q->pid, q->uid, name, ts, args);
 }
 
 /* Close the open slice at @ts and open what the queue's state now shows. */
@@ -265,6 +315,121 @@ static void on_event(const char *name, double ts, const char *a)
 	}
 }
 
+static struct tl_xq *tl_xq_find(int pid, uint32_t q)
+{
+	int i;
+
+	for (i = 0; i < ntxq; i++)
+		if (txq[i].pid == pid && txq[i].q == q)
+			return &txq[i];
+	if (ntxq == captxq)
+		txq = tl_grow(txq, &captxq, sizeof(*txq));
+	memset(&txq[ntxq], 0, sizeof(txq[ntxq]));
+	txq[ntxq].pid = pid;
+	txq[ntxq].q = q;
+	return &txq[ntxq++];
+}
+
+static void tl_proc_seen(int pid, const char *comm)
+{
+	int i;
+
+	for (i = 0; i < ntproc; i++)
+		if (tproc[i].pid == pid)
+			return;
+	if (ntproc == captproc)
+		tproc = tl_grow(tproc, &captproc, sizeof(*tproc));
+	tproc[ntproc].pid = pid;
+	snprintf(tproc[ntproc].comm, sizeof(tproc[ntproc].comm), "%s", comm);
+	ntproc++;
+}
+
+/* @src as the inside of a JSON string, cut to fit @size. */
+static void json_inside(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && *src != '\n' && n + 2 < size; src++) {
+		unsigned char c = (unsigned char)*src;
+
+		if (c == '"' || c == '\\')
+			dst[n++] = '\\';
+		if (c >= 0x20)
+			dst[n++] = (char)c;
+	}
+	dst[n] = 0;
+}
+
+/*
+ * A line libxsched wrote to the trace marker: xsched_lib_@ev with @a its
+ * "pid=P q=Q ..." fields; @comm the writing thread's command.
+ */
+static void on_lib(const char *ev, double ts, const char *a, const char *comm)
+{
+	int pid = (int)field(a, "pid", 0);
+	struct tl_xq *x = tl_xq_find(pid, (uint32_t)field(a, "q", 0));
+	char args[512], reason[96] = "?", w[64];
+	const char *r;
+
+	tl_proc_seen(pid, comm);
+	if (!strcmp(ev, "decision")) {
+		int err = (int)field(a, "err", 0);
+		uint32_t other = (uint32_t)field(a, "other", 0);
+
+		x->prio = (int)field(a, "prio", 0);
+		x->level = (unsigned int)field(a, "level", 0);
+		r = strstr(a, " reason=");
+		if (r)
+			json_inside(reason, sizeof(reason), r + 8);
+		word(a, "action", w, sizeof(w));
+		if (err) {
+			snprintf(args, sizeof(args), "\"queue\": %u, \"reason\": \"%s\", \"err\": %d",
+				 x->q, reason, err);
+			instant_on(pid, TL_XQ_TID + x->q, strcmp(w, "suspend") ?
+				   "resume failed" : "suspend failed", ts, args);
+		} else if (!strcmp(w, "suspend") && !x->held) {
+			int n = snprintf(x->why, sizeof(x->why),
+					 "\"queue\": %u, \"prio\": %d, \"level\": %u, \"reason\": \"%s\"",
+					 x->q, x->prio, x->level, reason);
+
+			if (other && n > 0 && (size_t)n < sizeof(x->why))
+				snprintf(x->why + n, sizeof(x->why) - n,
+					 ", \"by_queue\": %u, \"by_prio\": %lld",
+					 other, field(a, "other_prio", 0));
+			x->held = true;
+			x->since = ts;
+		} else if (!strcmp(w, "resume") && x->held) {
+			snprintf(args, sizeof(args), "%s, \"resume_reason\": \"%s\", \"stopped_us\": %.3f",
+				 x->why, reason, field(a, "stopped_ns", 0) / 1e3);
+			slice_on(pid, TL_XQ_TID + x->q, "held", x->since, ts - x->since, args);
+			x->held = false;
+		} else {
+			/* Its other half fell outside the recording. */
+			snprintf(args, sizeof(args), "\"queue\": %u, \"reason\": \"%s\"",
+				 x->q, reason);
+			instant_on(pid, TL_XQ_TID + x->q, w, ts, args);
+		}
+	} else if (!strcmp(ev, "hold")) {
+		char rt[16], call[64], stream[24];
+
+		word(a, "rt", rt, sizeof(rt));
+		word(a, "call", call, sizeof(call));
+		word(a, "stream", stream, sizeof(stream));
+		snprintf(x->call, sizeof(x->call),
+			 "\"queue\": %u, \"runtime\": \"%s\", \"call\": \"%s\", \"stream\": \"%s\"",
+			 x->q, rt, call, stream);
+		x->call_held = true;
+		x->calls = true;
+		x->call_since = ts;
+	} else if (!strcmp(ev, "release") && x->call_held) {
+		snprintf(args, sizeof(args), "%s, \"held_us\": %.3f", x->call,
+			 field(a, "held_ns", 0) / 1e3);
+		slice_on(pid, TL_CALL_TID + x->q, "call held", x->call_since,
+			 ts - x->call_since, args);
+		x->call_held = false;
+	}
+}
+
 /* Queues registered before the recording started: their owners from debugfs. */
 static void tl_known_queues(void)
 {
@@ -296,6 +461,23 @@ static void tl_known_queues(void)
 	}
 	if (n > 0)
 		free(v);
+}
+
+/* The command of the task that wrote a trace line ("  comm-tid  [cpu] ..."). */
+static void line_comm(const char *line, char *dst, size_t size)
+{
+	const char *b, *e;
+
+	while (*line == ' ')
+		line++;
+	b = strstr(line, " [");
+	for (e = b ? b : line; e > line && e[-1] == ' ';)
+		e--;
+	for (b = e; b > line && b[-1] != '-';)
+		b--;
+	if (b > line)
+		e = b - 1;	/* before "-tid" */
+	snprintf(dst, size, "%.*s", (int)(e - line), line);
 }
 
 static int write_file(const char *path, const char *val)
@@ -412,6 +594,9 @@ int cmd_timeline(int argc, char **argv)
 		if (child == 0) {
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
+			/* libxsched's decisions (XSCHED_LOG=trace) into our instance. */
+			snprintf(p, sizeof(p), "%s/trace_marker", inst);
+			setenv("XSCHED_TRACE_MARKER", p, 1);
 			execvp(cmd[0], cmd);
 			fprintf(stderr, "xschedctl: %s: %s\n", cmd[0], strerror(errno));
 			_exit(127);
@@ -440,7 +625,8 @@ int cmd_timeline(int argc, char **argv)
 		return ret;
 	}
 	while (fgets(line, sizeof(line), tr)) {
-		char *ev, *name, *colon, *ts;
+		static const char marker[] = ": tracing_mark_write: xsched_lib_";
+		char *ev, *name, *colon, *ts, *mark;
 		double t;
 
 		if (line[0] == '#') {
@@ -448,10 +634,11 @@ int cmd_timeline(int argc, char **argv)
 			       &in_buf, &written);
 			continue;
 		}
-		ev = strstr(line, ": xsched_");
+		mark = strstr(line, marker);
+		ev = mark ? mark : strstr(line, ": xsched_");
 		if (!ev)
 			continue;
-		name = ev + 2;
+		name = mark ? mark + strlen(marker) : ev + 2;
 		colon = strchr(name, ':');
 		if (!colon)
 			continue;
@@ -460,14 +647,31 @@ int cmd_timeline(int argc, char **argv)
 			ts--;
 		t = strtod(ts, NULL) * 1e6;
 		last_ts = t;
-		on_event(name, t, colon + 2);
+		if (mark) {
+			char comm[64];
+
+			line_comm(line, comm, sizeof(comm));
+			on_lib(name, t, colon + 2, comm);
+		} else {
+			on_event(name, t, colon + 2);
+		}
 	}
 	fclose(tr);
-	rmdir(inst);
+	if (rmdir(inst) && errno == EBUSY)
+		fprintf(stderr, "xschedctl: %s stays: a process still has its trace marker open\n",
+			inst);
 	/* Close what is still open at the last event. */
 	for (i = 0; i < ntq; i++) {
 		tq[i].gone = true;
 		tl_update(&tq[i], last_ts);
+	}
+	for (i = 0; i < ntxq; i++) {
+		if (txq[i].held)
+			slice_on(txq[i].pid, TL_XQ_TID + txq[i].q, "held", txq[i].since,
+				 last_ts - txq[i].since, txq[i].why);
+		if (txq[i].call_held)
+			slice_on(txq[i].pid, TL_CALL_TID + txq[i].q, "call held",
+				 txq[i].call_since, last_ts - txq[i].call_since, txq[i].call);
 	}
 	/* Name the tracks: one process per owner, one thread per queue. */
 	for (i = 0; i < ntq; i++) {
@@ -486,6 +690,36 @@ int cmd_timeline(int argc, char **argv)
 		fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
 			"\"tid\": %u, \"args\": {\"sort_index\": %d}}", tq[i].pid, tq[i].uid,
 			1000 - tq[i].prio);
+	}
+	/* libxsched's XQueues, under the module's queues of their process. */
+	for (i = 0; i < ntproc; i++) {
+		int j;
+
+		/* Named by the module already (the command, not a thread's). */
+		for (j = 0; j < ntq && tq[j].pid != tproc[i].pid; j++)
+			;
+		if (j < ntq)
+			continue;
+		fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, "
+			"\"args\": {\"name\": ", nslices++ ? "," : "", tproc[i].pid);
+		json_str(out, tproc[i].comm);
+		fprintf(out, "}}");
+	}
+	for (i = 0; i < ntxq; i++) {
+		fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, "
+			"\"tid\": %u, \"args\": {\"name\": \"libxsched q%u prio %d Lv%u\"}}",
+			txq[i].pid, TL_XQ_TID + txq[i].q, txq[i].q, txq[i].prio, txq[i].level);
+		fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
+			"\"tid\": %u, \"args\": {\"sort_index\": %d}}", txq[i].pid,
+			TL_XQ_TID + txq[i].q, 3000 - txq[i].prio);
+		if (!txq[i].calls)
+			continue;
+		fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, "
+			"\"tid\": %u, \"args\": {\"name\": \"libxsched q%u calls\"}}",
+			txq[i].pid, TL_CALL_TID + txq[i].q, txq[i].q);
+		fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
+			"\"tid\": %u, \"args\": {\"sort_index\": %d}}", txq[i].pid,
+			TL_CALL_TID + txq[i].q, 3001 - txq[i].prio);
 	}
 	fprintf(out, "\n]}\n");
 	if (fclose(out)) {

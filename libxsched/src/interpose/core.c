@@ -1003,6 +1003,9 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 			t0 = now;
 			xsi_log(rt, "%s stream %#lx -> q%u: held", e->name,
 				(unsigned long)h->s->rt_handle, xsched_xqueue_id(h->s->xq));
+			xs_trace("hold", "q=%u rt=%s call=%s stream=%#lx",
+				 xsched_xqueue_id(h->s->xq), rt->name, e->name,
+				 (unsigned long)h->s->rt_handle);
 		}
 		if (now - t0 >= max) {
 			xs_warn("%s: q%u held for %llu ms; letting its call through (hold limit)",
@@ -1019,10 +1022,15 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		return;
 	}
 	h->locked = true;
-	if (t0)
+	if (t0) {
 		xsi_log(rt, "%s stream %#lx -> q%u: released after %llu us", e->name,
 			(unsigned long)h->s->rt_handle, xsched_xqueue_id(h->s->xq),
 			(unsigned long long)((xs_now_ns() - t0) / 1000));
+		xs_trace("release", "q=%u rt=%s call=%s stream=%#lx held_ns=%llu",
+			 xsched_xqueue_id(h->s->xq), rt->name, e->name,
+			 (unsigned long)h->s->rt_handle,
+			 (unsigned long long)(xs_now_ns() - t0));
+	}
 }
 
 void xsi_hold_end(struct xsi_hold *h, bool ok)

@@ -253,3 +253,37 @@ TEST(runtime_version_matches_the_header)
 		  XSCHED_LIB_VERSION_MINOR);
 	ASSERT_EQ(xsched_version(), 3);
 }
+
+TEST(config_log_takes_a_level_and_trace)
+{
+	char *out;
+
+	out = load_env("XSCHED_LOG", "debug,trace");
+	ASSERT_EQ(strlen(out), 0);
+	ASSERT_EQ(xs_config()->log_level, XS_LOG_DEBUG);
+	ASSERT_TRUE(xs_config()->trace);
+	out = load_env("XSCHED_LOG", "trace");
+	ASSERT_EQ(strlen(out), 0);
+	ASSERT_EQ(xs_config()->log_level, XS_LOG_WARN);
+	ASSERT_TRUE(xs_config()->trace);
+	out = load_env("XSCHED_LOG", "info,tracing");
+	ASSERT_TRUE(strstr(out, "XSCHED_LOG='tracing'"));
+	ASSERT_EQ(xs_config()->log_level, XS_LOG_INFO);
+	ASSERT_TRUE(!xs_config()->trace);
+}
+
+/* A marker that cannot be opened: said once, then no more tries. */
+TEST(config_trace_marker_unwritable_said_once)
+{
+	char *out;
+
+	setenv("XSCHED_TRACE_MARKER", "/nonexistent/trace_marker", 1);
+	load_env("XSCHED_LOG", "trace");
+	ASSERT_TRUE(xs_trace_on());
+	stderr_begin();
+	xs_trace("decision", "q=%u", 1u);
+	xs_trace("decision", "q=%u", 2u);
+	out = stderr_end();
+	ASSERT_EQ(count_substr(out, "cannot open /nonexistent/trace_marker"), 1);
+	ASSERT_TRUE(!xs_trace_on());
+}

@@ -349,6 +349,61 @@ TEST(interpose_caller_held_call_waits_for_higher_work_then_runs_on_its_thread)
 	xsi_runtime_fini(&fake_rt);
 }
 
+/* XSCHED_LOG=trace: the hold, the policy's decisions and the release reach
+ * the trace marker (a plain file here), one line each, naming the XQueue. */
+TEST(interpose_trace_marker_has_hold_decisions_and_release)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(1, 0);
+	struct ch_thread t = { (uintptr_t)lo, 3, 0, 2, NULL, 0 };
+	struct timespec ms20 = { 0, 20000000 };
+	char path[] = "/tmp/xsched-marker-XXXXXX", want[128], *m;
+	uint32_t hid;
+	pthread_t th;
+	FILE *f;
+	long n;
+	int fd;
+
+	fd = mkstemp(path);
+	ASSERT_TRUE(fd >= 0);
+	close(fd);
+	setenv("XSCHED_TRACE_MARKER", path, 1);
+	setenv("XSCHED_LOG", "trace", 1);
+	xs_config_reload();
+	fake_caller_held(0);
+	fake_init();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 2), 0);	/* in flight until completed */
+	hid = xsched_xqueue_id(xq_of((uintptr_t)hi, 0));
+	ASSERT_EQ(pthread_create(&th, NULL, ch_launch, &t), 0);
+	nanosleep(&ms20, NULL);
+	fake_complete(hi, 1);
+	pthread_join(th, NULL);
+	fake_complete(lo, 2);
+	xsi_runtime_fini(&fake_rt);
+
+	f = fopen(path, "r");
+	ASSERT_TRUE(f != NULL);
+	m = calloc(1, 65536);
+	n = (long)fread(m, 1, 65535, f);
+	fclose(f);
+	unlink(path);
+	ASSERT_TRUE(n > 0);
+	snprintf(want, sizeof(want), "xsched_lib_hold: pid=%d q=%u rt=fake call=fakeLaunch stream=",
+		 (int)getpid(), t.id);
+	ASSERT_EQ(count_substr(m, want), 1);
+	snprintf(want, sizeof(want), "xsched_lib_release: pid=%d q=%u rt=fake call=fakeLaunch stream=",
+		 (int)getpid(), t.id);
+	ASSERT_EQ(count_substr(m, want), 1);
+	ASSERT_TRUE(strstr(m, "xsched_lib_hold") < strstr(m, "xsched_lib_release"));
+	snprintf(want, sizeof(want), "xsched_lib_decision: pid=%d q=%u prio=1 level=1 action=suspend other=%u other_prio=5 err=0 ",
+		 (int)getpid(), t.id, hid);
+	ASSERT_EQ(count_substr(m, want), 1);
+	snprintf(want, sizeof(want), "xsched_lib_decision: pid=%d q=%u prio=1 level=1 action=resume ",
+		 (int)getpid(), t.id);
+	ASSERT_EQ(count_substr(m, want), 1);
+	free(m);
+}
+
 TEST(interpose_caller_held_wait_is_bounded_by_hold_max)
 {
 	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(1, 0);
