@@ -27,31 +27,6 @@ __asm__(".symver old_decisions, xsched_decisions@LIBXSCHED_0.1");
 
 #define FILL 0xa5
 
-#define XT_MAX 16
-static struct { const char *name; void (*fn)(void); } tests[XT_MAX];
-static int ntests;
-
-void xt_register(const char *name, void (*fn)(void))
-{
-	if (ntests < XT_MAX) {
-		tests[ntests].name = name;
-		tests[ntests].fn = fn;
-		ntests++;
-	}
-}
-
-void xt_fail(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stdout, "#   %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	_exit(1);
-}
 
 /* A call queue whose calls complete at once: public API only. */
 static int mark_record(void *ctx, void **mark)
@@ -211,31 +186,8 @@ TEST(library_reports_version_0_3)
 	ASSERT_EQ(xsched_version(), 0 << 16 | 3);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	int passed = 0, failed = 0, i;
 
-	for (i = 0; i < ntests; i++) {
-		int status;
-		pid_t pid;
-
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			alarm(30);
-			tests[i].fn();
-			exit(0);
-		}
-		if (pid < 0 || waitpid(pid, &status, 0) < 0)
-			return 2;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			printf("ok %d %s\n", i + 1, tests[i].name);
-			passed++;
-		} else {
-			printf("not ok %d %s\n", i + 1, tests[i].name);
-			failed++;
-		}
-	}
-	printf("libxsched-abi: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return xt_run("libxsched-abi", argc > 1 ? argv[1] : NULL, NULL);
 }

@@ -26,34 +26,6 @@ CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned in
 
 #define MS 1000000ULL
 
-/* ---- the runner (the unit harness's interface, without libxsched) ---- */
-
-#define XT_MAX 64
-static struct { const char *name; void (*fn)(void); } tests[XT_MAX];
-static int ntests;
-
-void xt_register(const char *name, void (*fn)(void))
-{
-	if (ntests < XT_MAX) {
-		tests[ntests].name = name;
-		tests[ntests].fn = fn;
-		ntests++;
-	}
-}
-
-void xt_fail(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stdout, "#   %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	_exit(1);
-}
-
 /* ---- helpers ---- */
 
 static CUstream mk(int prio)
@@ -809,7 +781,6 @@ int main(int argc, char **argv)
 {
 	const char *want = getenv("XC_PRELOAD");
 	const char *have = getenv("LD_PRELOAD");
-	int passed = 0, failed = 0, i;
 
 	if (want && (!have || strcmp(have, want))) {
 		setenv("LD_PRELOAD", want, 1);
@@ -824,32 +795,5 @@ int main(int argc, char **argv)
 	self_argv0 = argv[0];
 	if (argc > 1 && !strcmp(argv[1], "--nogreen-body"))
 		return nogreen_body();
-	for (i = 0; i < ntests; i++) {
-		int status;
-		pid_t pid;
-
-		if (argc > 1 && !strstr(tests[i].name, argv[1]))
-			continue;
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			alarm(30);
-			tests[i].fn();
-			fflush(stdout);
-			exit(0);
-		}
-		if (pid < 0 || waitpid(pid, &status, 0) < 0)
-			return 2;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			printf("ok %d %s\n", i + 1, tests[i].name);
-			passed++;
-		} else {
-			if (WIFSIGNALED(status))
-				printf("#   killed by signal %d\n", WTERMSIG(status));
-			printf("not ok %d %s\n", i + 1, tests[i].name);
-			failed++;
-		}
-	}
-	printf("libxsched-cuda: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return xt_run("libxsched-cuda", argc > 1 ? argv[1] : NULL, NULL);
 }

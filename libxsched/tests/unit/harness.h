@@ -15,6 +15,13 @@
 void xt_register(const char *name, void (*fn)(void));
 void xt_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
+/*
+ * Run the registered tests whose name contains @filter (NULL: all), each in
+ * its own process with a 30 s alarm, @after (may be NULL) in that process
+ * after the test; print TAP lines and "@suite: N passed, N failed".  1 if
+ * any failed, 2 if a fork failed.  (runner.c)
+ */
+int xt_run(const char *suite, const char *filter, void (*after)(void));
 /* Poll @cond (an expression) for up to @ms milliseconds. */
 #define WAIT_UNTIL(cond, ms) ({						\
 	int _i, _ok = 0;						\
