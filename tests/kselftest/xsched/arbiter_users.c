@@ -21,9 +21,9 @@
  * The loaded case: the other user's idle arbitrated queues.  The bound: the
  * median reaction time and wait latency stay below LOAD_RATIO times the
  * median of the same measurement beside the same sim queues registered
- * without XSCHED_REGISTER_ARBITRATE, in the same run.  (The sim itself
- * walks every sim queue when it dispatches, so the case without any is
- * printed, not compared.)
+ * without XSCHED_REGISTER_ARBITRATE, in the same run.  (The case without
+ * any is printed, not compared: the sim's own cost of idle queues is
+ * sim_bounds' to check.)
  */
 #define LOAD_QUEUES	4000
 #define LOAD_RATIO	3
