@@ -33,6 +33,23 @@ static DEFINE_IDA(xsched_uid_ida);
 static LIST_HEAD(xsched_queues);
 static DEFINE_MUTEX(xsched_queues_lock);
 
+/*
+ * The arbiter, installed by arbiter.c before /dev/xsched exists and removed
+ * after the last queue is gone (every queue pins the module).
+ */
+static const struct xsched_queue_arbiter *xsched_queue_arb;
+
+void xsched_queue_set_arbiter(const struct xsched_queue_arbiter *arb)
+{
+	WRITE_ONCE(xsched_queue_arb, arb);
+}
+
+static void xsched_queue_arbiter_event(struct xsched_queue *q)
+{
+	if (q->arbitrated)
+		xsched_queue_arb->event(q);
+}
+
 static const char *const xsched_state_names[] = {
 	[XSCHED_STATE_ACTIVE] = "active",
 	[XSCHED_STATE_SUSPENDING] = "suspending",
@@ -240,7 +257,7 @@ void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
 {
 	trace_xsched_queue_progress(q->uid, rptr, wptr);
 	wake_up_all(&q->wq);
-	xsched_arbiter_event(q);
+	xsched_queue_arbiter_event(q);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_wake);
 
@@ -336,7 +353,7 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 	trace_xsched_queue_fault(q->uid, err);
 	wake_up_all(&q->wq);
 	/* Its work will never finish: it must not hold others back. */
-	xsched_arbiter_event(q);
+	xsched_queue_arbiter_event(q);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_failed);
 
@@ -612,7 +629,7 @@ int xsched_queue_set_priority(struct xsched_queue *q,
 		q->priority = sp->priority;
 		spin_unlock(&q->state_lock);
 		if (q->arbitrated)
-			xsched_arbiter_set_priority(q, sp->priority);
+			xsched_queue_arb->set_priority(q, sp->priority);
 	}
 	mutex_unlock(&q->lock);
 	return ret;
@@ -689,7 +706,7 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 		 * and each poll it causes arms it again while work is left.
 		 */
 		hrtimer_start(&q->poll_timer,
-			      ns_to_ktime(max(xsched_arbiter_poll_us(), 100U) *
+			      ns_to_ktime(max(xsched_queue_arb->poll_us(), 100U) *
 					  NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
 	if (state == XSCHED_STATE_SUSPENDED)
@@ -716,7 +733,7 @@ static void xsched_queue_unregister(struct xsched_queue *q)
 	mutex_unlock(&xsched_queues_lock);
 	trace_xsched_queue_unregister(q->uid);
 	if (q->arbitrated)
-		xsched_arbiter_remove(q);
+		xsched_queue_arb->remove(q);
 
 	mutex_lock(&q->lock);
 	ret = xsched_queue_do_resume(q, &ns);
@@ -758,7 +775,7 @@ int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 	int fd;
 
 	if (reg->flags & XSCHED_REGISTER_ARBITRATE) {
-		fd = xsched_arbiter_add(q);
+		fd = xsched_queue_arb->add(q);
 		if (fd) {
 			xsched_queue_unregister(q);
 			return fd;

@@ -206,14 +206,29 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 			       struct xsched_queue *busy, s32 busy_prio, bool admin);
 int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
 
+/*
+ * What a queue tells its arbiter.  queue.c calls the arbiter only through
+ * this table, which arbiter.c installs at init; arbiter.c drives queues
+ * through queue.c's state machine above.  So the two files depend one way
+ * (arbiter.c -> queue.c), and queue.c builds and can be tested without it.
+ */
+struct xsched_queue_arbiter {
+	/* XSCHED_REGISTER_ARBITRATE: 0 or -EDQUOT/-ENOMEM, before the fd exists. */
+	int (*add)(struct xsched_queue *q);
+	/* The queue's fd is gone; no pass touches @q once this returns. */
+	void (*remove)(struct xsched_queue *q);
+	/* Progress, failure: look at @q again (any context but state_lock held). */
+	void (*event)(struct xsched_queue *q);
+	void (*set_priority)(struct xsched_queue *q, s32 priority);
+	/* How often progress is polled for backends without events, us. */
+	unsigned int (*poll_us)(void);
+};
+
+void xsched_queue_set_arbiter(const struct xsched_queue_arbiter *arb);
+
 /* arbiter.c */
 int xsched_arbiter_init(void);
 void xsched_arbiter_exit(void);
-int xsched_arbiter_add(struct xsched_queue *q);
-void xsched_arbiter_remove(struct xsched_queue *q);
-void xsched_arbiter_event(struct xsched_queue *q);
-void xsched_arbiter_set_priority(struct xsched_queue *q, s32 priority);
-unsigned int xsched_arbiter_poll_us(void);
 
 /* admin.c: XSCHED_IOC_ADMIN */
 long xsched_admin_ioctl(struct xsched_admin __user *ua);
