@@ -26,6 +26,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xsched_kfd.h>
@@ -40,6 +41,22 @@ struct xsched_waiter;
 #define XSCHED_BACKEND_NR	(XSCHED_BACKEND_KFD + 1)
 /* The longest grace period of a suspend. */
 #define XSCHED_GRACE_MAX_NS	(60ULL * NSEC_PER_SEC)
+
+/* An ioctl number without its size: the struct may grow (uapi header). */
+#define XSCHED_IOC_NOSIZE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+/*
+ * Copy in an ioctl struct of @usize bytes (the caller's, _IOC_SIZE) into
+ * the module's @ksize: -EINVAL below @min (the first published size),
+ * fields past a smaller @usize zero, -E2BIG for non-zero bytes past @ksize.
+ */
+static inline int xsched_arg_in(void *k, size_t ksize, size_t min,
+				const void __user *u, size_t usize)
+{
+	if (usize < min)
+		return -EINVAL;
+	return copy_struct_from_user(k, ksize, u, usize);
+}
 
 /* What a backend reports about a queue's progress for XSCHED_IOC_QUERY / poll. */
 struct xsched_progress {
@@ -183,7 +200,7 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 void xsched_queue_put(struct xsched_queue *q);
 struct xsched_queue *xsched_queue_get_by_uid(u32 uid);
 int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
-			    struct xsched_register __user *ureg);
+			    struct xsched_register __user *ureg, size_t usize);
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes);
 void xsched_queue_failed(struct xsched_queue *q, int err);
