@@ -596,6 +596,8 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	i->steps_done = p.steps_done;
 	i->saved_waves = p.saved_waves;
 	i->save_area_size = p.save_area_size;
+	i->gpu_id = p.gpu_id;
+	i->hw_queue_id = p.hw_queue_id;
 
 	spin_lock(&q->state_lock);
 	i->state = q->state;

@@ -65,6 +65,8 @@ struct xsched_progress {
 	u64 steps_done;
 	u64 save_area_size;
 	u32 saved_waves;
+	u32 gpu_id;		/* kfd: KFD's gpu_id; sim: 0 */
+	u32 hw_queue_id;	/* kfd: KFD's queue id; sim: the sim queue id */
 };
 
 struct xsched_backend_ops {

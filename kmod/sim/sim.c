@@ -774,6 +774,7 @@ static void xsim_op_progress(struct xsched_queue *xq, struct xsched_progress *p)
 	p->steps_done = q->steps_done;
 	p->saved_waves = q->nsaved;
 	p->save_area_size = (u64)q->save_cap * sizeof(struct xsim_wave_state);
+	p->hw_queue_id = q->id;
 	spin_unlock(&xsim.lock);
 }
 

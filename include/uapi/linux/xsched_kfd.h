@@ -185,6 +185,12 @@ struct xsched_queue_info {
 	__u32 modes;
 	__u64 reserved[2];	/* in: must be 0 */
 	__u32 suspend_seq;	/* out: number of the current or last suspend, 0 if none */
+	/*
+	 * out: the hardware queue: kfd: KFD's gpu_id and queue id (as ROCr's
+	 * debugger API names them); sim: 0 and the sim queue id
+	 */
+	__u32 gpu_id;
+	__u32 hw_queue_id;
 	__u32 reserved1;	/* in: must be 0 */
 };
 

@@ -1744,18 +1744,23 @@ TEST_F(uapi, sizes_below_the_first_published_are_einval)
 }
 
 /* A NONBLOCK suspend's number tells its own completion from a later suspend's. */
-TEST_F(uapi, nonblock_suspend_returns_its_seq)
+TEST_F(uapi, nonblock_suspend_returns_its_seq_and_query_names_the_hw_queue)
 {
 	struct xsched_queue_info info;
 	struct xsched_suspend s;
 	uint32_t id, uid, first;
 	int qfd;
 
+	/* Not the first sim queue: its id is not 0 either. */
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 2, NULL, NULL));
 	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
 	ASSERT_LE(0, qfd);
 	memset(&info, 0, sizeof(info));
 	ASSERT_EQ(0, xs_query(qfd, &info));
 	EXPECT_EQ(0, info.suspend_seq);
+	/* The hardware queue, by its own name: the sim queue id. */
+	EXPECT_EQ(0, info.gpu_id);
+	EXPECT_EQ(id, info.hw_queue_id);
 	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, XSCHED_SUSPEND_NONBLOCK, 0, &s));
 	EXPECT_NE(0, s.seq);
 	first = s.seq;
