@@ -122,7 +122,7 @@ static LIST_HEAD(xsched_arb_domains);
 static LIST_HEAD(xsched_arb_users);
 static struct workqueue_struct *xsched_arb_wq;
 
-unsigned int xsched_arbiter_poll_us(void)
+static unsigned int xsched_arbiter_poll_us(void)
 {
 	return READ_ONCE(arbiter_poll_us);
 }
@@ -179,7 +179,7 @@ static void xsched_arb_unlink(struct xsched_arb_domain *d, struct xsched_queue *
  * The backend saw progress on @q, or @q failed: read it again.  Called with
  * the backend's spinlock held, and for queues being unregistered.
  */
-void xsched_arbiter_event(struct xsched_queue *q)
+static void xsched_arbiter_event(struct xsched_queue *q)
 {
 	struct xsched_arb_domain *d;
 
@@ -199,7 +199,7 @@ void xsched_arbiter_event(struct xsched_queue *q)
 }
 
 /* @q's priority changed (q->lock held); its fd is open, so is its domain. */
-void xsched_arbiter_set_priority(struct xsched_queue *q, s32 priority)
+static void xsched_arbiter_set_priority(struct xsched_queue *q, s32 priority)
 {
 	struct xsched_arb_domain *d = q->arb.dom;
 
@@ -582,7 +582,7 @@ static struct xsched_arb_user *xsched_arb_user_find(kuid_t uid)
  * Make @q (registered, no fd yet) arbitrated, in the domain of its device
  * and of the calling user.  -EDQUOT: the user has arbiter_max_queues.
  */
-int xsched_arbiter_add(struct xsched_queue *q)
+static int xsched_arbiter_add(struct xsched_queue *q)
 {
 	kuid_t user = current_euid();
 	kuid_t key = READ_ONCE(arbiter_cross_user) ? INVALID_UID : user;
@@ -650,7 +650,7 @@ out:
  * @q is being unregistered (before it is resumed and released): take it out
  * of its domain, and free the domain with its last queue.
  */
-void xsched_arbiter_remove(struct xsched_queue *q)
+static void xsched_arbiter_remove(struct xsched_queue *q)
 {
 	struct xsched_arb_domain *d = q->arb.dom;
 	struct xsched_arb_user *u;
@@ -685,14 +685,27 @@ void xsched_arbiter_remove(struct xsched_queue *q)
 	kvfree_rcu(d, rcu);
 }
 
+/* What queue.c may ask of the arbiter: its only way in. */
+static const struct xsched_queue_arbiter xsched_arbiter = {
+	.add = xsched_arbiter_add,
+	.remove = xsched_arbiter_remove,
+	.event = xsched_arbiter_event,
+	.set_priority = xsched_arbiter_set_priority,
+	.poll_us = xsched_arbiter_poll_us,
+};
+
 int xsched_arbiter_init(void)
 {
 	xsched_arb_wq = alloc_ordered_workqueue("xsched_arbiter", 0);
-	return xsched_arb_wq ? 0 : -ENOMEM;
+	if (!xsched_arb_wq)
+		return -ENOMEM;
+	xsched_queue_set_arbiter(&xsched_arbiter);
+	return 0;
 }
 
 void xsched_arbiter_exit(void)
 {
+	xsched_queue_set_arbiter(NULL);
 	/* Every queue fd holds a module reference: no domain can be left. */
 	WARN_ON(!list_empty(&xsched_arb_domains));
 	destroy_workqueue(xsched_arb_wq);

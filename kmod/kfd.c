@@ -983,6 +983,8 @@ static void xkfd_op_progress(struct xsched_queue *xq, struct xsched_progress *pr
 	pr->rptr = READ_ONCE(kq->last_rptr);
 	pr->wptr = READ_ONCE(kq->last_wptr);
 	pr->save_area_size = kq->save_area_size;
+	pr->gpu_id = kq->gpu_id;
+	pr->hw_queue_id = kq->queue_id;
 }
 
 static const struct xsched_backend_ops xkfd_ops = {

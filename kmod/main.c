@@ -93,6 +93,8 @@ static int xsched_version(struct xsched_version *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->api_version = XSCHED_API_VERSION;
+	v->caps = XSCHED_CAP_SIZED_IOCTLS | XSCHED_CAP_SUSPEND_SEQ |
+		  XSCHED_CAP_ADMIN;
 	if (xsched_backend_loaded(XSCHED_BACKEND_SIM))
 		v->backends |= BIT(XSCHED_BACKEND_SIM);
 	if (xkfd_available())
@@ -101,7 +103,7 @@ static int xsched_version(struct xsched_version *v)
 }
 
 static int xsched_register(struct xsched_client *c, struct xsched_register *r,
-			   struct xsched_register __user *ur)
+			   struct xsched_register __user *ur, size_t usize)
 {
 	const struct xsched_backend_ops *ops;
 	struct xsched_queue *q;
@@ -140,7 +142,7 @@ static int xsched_register(struct xsched_client *c, struct xsched_register *r,
 	}
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	return xsched_queue_install_fd(q, r, ur);
+	return xsched_queue_install_fd(q, r, ur, usize);
 }
 
 static int xsched_kfd_attach(struct xsched_client *c, struct xsched_kfd_attach *a)
@@ -168,37 +170,49 @@ static long xsched_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct xsched_register r;
 		struct xsched_kfd_attach a;
 	} u;
+	size_t usize = _IOC_SIZE(cmd), ksize, min;
 	long ret;
 
-	switch (cmd) {
-	case XSCHED_IOC_VERSION:
-		xsched_version(&u.v);
-		return copy_to_user(uarg, &u.v, sizeof(u.v)) ? -EFAULT : 0;
-	case XSCHED_IOC_ADMIN:
-		/* Sized by its own size field, not by the ioctl number. */
+	/* Sized by its own size field, not by the ioctl number. */
+	if (cmd == XSCHED_IOC_ADMIN)
 		return xsched_admin_ioctl(uarg);
-	case XSCHED_IOC_REGISTER:
-	case XSCHED_IOC_KFD_ATTACH:
+	/* Any size of a struct that may grow: see the uapi header. */
+	switch (XSCHED_IOC_NOSIZE(cmd)) {
+	case XSCHED_IOC_NOSIZE(XSCHED_IOC_VERSION):
+		if (usize < XSCHED_VERSION_SIZE_VER0)
+			return -EINVAL;
+		xsched_version(&u.v);
+		return copy_to_user(uarg, &u.v, min(usize, sizeof(u.v))) ?
+			-EFAULT : 0;
+	case XSCHED_IOC_NOSIZE(XSCHED_IOC_REGISTER):
+		ksize = sizeof(u.r);
+		min = XSCHED_REGISTER_SIZE_VER0;
+		break;
+	case XSCHED_IOC_NOSIZE(XSCHED_IOC_KFD_ATTACH):
+		ksize = sizeof(u.a);
+		min = XSCHED_KFD_ATTACH_SIZE_VER0;
 		break;
 	default:
 		return -ENOTTY;
 	}
-	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
-		return -EFAULT;
+	ret = xsched_arg_in(&u, ksize, min, uarg, usize);
+	if (ret)
+		return ret;
+	usize = min(usize, ksize);
 	/*
 	 * Probe that the results can be written back before anything is
 	 * created: a read-only argument must not leave a queue or an
 	 * attachment behind an EFAULT.  Only a concurrent munmap() or
 	 * mprotect() can still make the final copy fail.
 	 */
-	if (copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+	if (copy_to_user(uarg, &u, usize))
 		return -EFAULT;
 
 	/* REGISTER copies its output itself, before the fd becomes visible. */
-	if (cmd == XSCHED_IOC_REGISTER)
-		return xsched_register(c, &u.r, uarg);
+	if (XSCHED_IOC_NOSIZE(cmd) == XSCHED_IOC_NOSIZE(XSCHED_IOC_REGISTER))
+		return xsched_register(c, &u.r, uarg, usize);
 	ret = xsched_kfd_attach(c, &u.a);
-	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+	if (!ret && copy_to_user(uarg, &u, usize))
 		return -EFAULT;
 	return ret;
 }

@@ -33,6 +33,23 @@ static DEFINE_IDA(xsched_uid_ida);
 static LIST_HEAD(xsched_queues);
 static DEFINE_MUTEX(xsched_queues_lock);
 
+/*
+ * The arbiter, installed by arbiter.c before /dev/xsched exists and removed
+ * after the last queue is gone (every queue pins the module).
+ */
+static const struct xsched_queue_arbiter *xsched_queue_arb;
+
+void xsched_queue_set_arbiter(const struct xsched_queue_arbiter *arb)
+{
+	WRITE_ONCE(xsched_queue_arb, arb);
+}
+
+static void xsched_queue_arbiter_event(struct xsched_queue *q)
+{
+	if (q->arbitrated)
+		xsched_queue_arb->event(q);
+}
+
 static const char *const xsched_state_names[] = {
 	[XSCHED_STATE_ACTIVE] = "active",
 	[XSCHED_STATE_SUSPENDING] = "suspending",
@@ -240,7 +257,7 @@ void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr)
 {
 	trace_xsched_queue_progress(q->uid, rptr, wptr);
 	wake_up_all(&q->wq);
-	xsched_arbiter_event(q);
+	xsched_queue_arbiter_event(q);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_wake);
 
@@ -336,7 +353,7 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 	trace_xsched_queue_fault(q->uid, err);
 	wake_up_all(&q->wq);
 	/* Its work will never finish: it must not hold others back. */
-	xsched_arbiter_event(q);
+	xsched_queue_arbiter_event(q);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_failed);
 
@@ -425,10 +442,12 @@ int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
 	int ret;
 	u32 seq;
 
-	if (s->flags & ~XSCHED_SUSPEND_FLAGS || s->reserved[0] || s->reserved[1])
+	if (s->flags & ~XSCHED_SUSPEND_FLAGS || s->reserved[0] || s->reserved[1] ||
+	    s->reserved1)
 		return -EINVAL;
 	s->latency_ns = 0;
 	s->saved_bytes = 0;
+	s->seq = 0;
 	if (s->mode != XSCHED_MODE_DRAIN && s->mode != XSCHED_MODE_SAVE)
 		return -EINVAL;
 	if (s->grace_ns > XSCHED_GRACE_MAX_NS)
@@ -449,6 +468,8 @@ int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
 	}
 	/* Resume (which cancels) and query must go on while we wait. */
 	mutex_unlock(&q->lock);
+	if (!ret)
+		s->seq = seq;
 	if (ret || !block)
 		return ret;
 
@@ -561,7 +582,7 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	struct xsched_progress p = {};
 	int k;
 
-	if (i->flags)
+	if (i->flags || i->reserved1)
 		return -EINVAL;
 	for (k = 0; k < ARRAY_SIZE(i->reserved); k++)
 		if (i->reserved[k])
@@ -575,6 +596,8 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	i->steps_done = p.steps_done;
 	i->saved_waves = p.saved_waves;
 	i->save_area_size = p.save_area_size;
+	i->gpu_id = p.gpu_id;
+	i->hw_queue_id = p.hw_queue_id;
 
 	spin_lock(&q->state_lock);
 	i->state = q->state;
@@ -582,6 +605,7 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 	i->priority = q->priority;
 	i->queue_uid = q->uid;
 	i->last_mode = q->mode;
+	i->suspend_seq = q->seq;
 	i->last_error = q->last_error;
 	i->suspends = q->suspends;
 	i->resumes = q->resumes;
@@ -612,7 +636,7 @@ int xsched_queue_set_priority(struct xsched_queue *q,
 		q->priority = sp->priority;
 		spin_unlock(&q->state_lock);
 		if (q->arbitrated)
-			xsched_arbiter_set_priority(q, sp->priority);
+			xsched_queue_arb->set_priority(q, sp->priority);
 	}
 	mutex_unlock(&q->lock);
 	return ret;
@@ -620,7 +644,8 @@ int xsched_queue_set_priority(struct xsched_queue *q,
 
 /*
  * Copy in, run, copy out.  Every struct is copied whole so that reserved
- * fields can be checked; _IOC_SIZE of the command fixes the size.
+ * fields can be checked, in the caller's size (_IOC_SIZE), which may be
+ * larger or smaller than the module's (xsched_arg_in()).
  */
 static long xsched_queue_ioctl(struct file *file, unsigned int cmd,
 			       unsigned long arg)
@@ -633,39 +658,44 @@ static long xsched_queue_ioctl(struct file *file, unsigned int cmd,
 		struct xsched_queue_info i;
 		struct xsched_set_priority p;
 	} u;
+	size_t usize = _IOC_SIZE(cmd), ksize, min;
+	unsigned int nr = XSCHED_IOC_NOSIZE(cmd);
 	long ret;
 
-	switch (cmd) {
-	case XSCHED_IOC_SUSPEND:
-	case XSCHED_IOC_RESUME:
-	case XSCHED_IOC_QUERY:
-	case XSCHED_IOC_SET_PRIORITY:
-		break;
-	default:
+	/* Any size of a struct that may grow: see the uapi header. */
+	if (nr == XSCHED_IOC_NOSIZE(XSCHED_IOC_SUSPEND)) {
+		ksize = sizeof(u.s);
+		min = XSCHED_SUSPEND_SIZE_VER0;
+	} else if (nr == XSCHED_IOC_NOSIZE(XSCHED_IOC_RESUME)) {
+		ksize = sizeof(u.r);
+		min = XSCHED_RESUME_SIZE_VER0;
+	} else if (nr == XSCHED_IOC_NOSIZE(XSCHED_IOC_QUERY)) {
+		ksize = sizeof(u.i);
+		min = XSCHED_QUERY_SIZE_VER0;
+	} else if (nr == XSCHED_IOC_NOSIZE(XSCHED_IOC_SET_PRIORITY)) {
+		ksize = sizeof(u.p);
+		min = XSCHED_SET_PRIORITY_SIZE_VER0;
+	} else {
 		return -ENOTTY;
 	}
-	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
-		return -EFAULT;
+	ret = xsched_arg_in(&u, ksize, min, uarg, usize);
+	if (ret)
+		return ret;
+	usize = min(usize, ksize);
 	/* As on the client: fail before acting if results cannot be returned. */
-	if ((_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+	if ((_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &u, usize))
 		return -EFAULT;
 
-	switch (cmd) {
-	case XSCHED_IOC_SUSPEND:
+	if (nr == XSCHED_IOC_NOSIZE(XSCHED_IOC_SUSPEND))
 		ret = xsched_queue_suspend(q, &u.s, false);
-		break;
-	case XSCHED_IOC_RESUME:
+	else if (nr == XSCHED_IOC_NOSIZE(XSCHED_IOC_RESUME))
 		ret = xsched_queue_resume(q, &u.r, false);
-		break;
-	case XSCHED_IOC_QUERY:
+	else if (nr == XSCHED_IOC_NOSIZE(XSCHED_IOC_QUERY))
 		ret = xsched_queue_query(q, &u.i);
-		break;
-	default:
+	else
 		return xsched_queue_set_priority(q, &u.p);
-	}
 	/* Outputs are valid on success only; EINTR leaves the suspend running. */
-	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &u, usize))
 		return -EFAULT;
 	return ret;
 }
@@ -689,7 +719,7 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 		 * and each poll it causes arms it again while work is left.
 		 */
 		hrtimer_start(&q->poll_timer,
-			      ns_to_ktime(max(xsched_arbiter_poll_us(), 100U) *
+			      ns_to_ktime(max(xsched_queue_arb->poll_us(), 100U) *
 					  NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
 	if (state == XSCHED_STATE_SUSPENDED)
@@ -716,7 +746,7 @@ static void xsched_queue_unregister(struct xsched_queue *q)
 	mutex_unlock(&xsched_queues_lock);
 	trace_xsched_queue_unregister(q->uid);
 	if (q->arbitrated)
-		xsched_arbiter_remove(q);
+		xsched_queue_arb->remove(q);
 
 	mutex_lock(&q->lock);
 	ret = xsched_queue_do_resume(q, &ns);
@@ -752,13 +782,13 @@ static const struct file_operations xsched_queue_fops = {
  * On error the registration is undone here.
  */
 int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
-			    struct xsched_register __user *ureg)
+			    struct xsched_register __user *ureg, size_t usize)
 {
 	struct file *file;
 	int fd;
 
 	if (reg->flags & XSCHED_REGISTER_ARBITRATE) {
-		fd = xsched_arbiter_add(q);
+		fd = xsched_queue_arb->add(q);
 		if (fd) {
 			xsched_queue_unregister(q);
 			return fd;
@@ -778,7 +808,7 @@ int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
 	}
 	reg->queue_fd = fd;
 	reg->queue_uid = q->uid;
-	if (copy_to_user(ureg, reg, sizeof(*reg))) {
+	if (copy_to_user(ureg, reg, usize)) {
 		/* fput() runs the release, which unregisters q. */
 		put_unused_fd(fd);
 		fput(file);

@@ -26,6 +26,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xsched_kfd.h>
@@ -41,6 +42,22 @@ struct xsched_waiter;
 /* The longest grace period of a suspend. */
 #define XSCHED_GRACE_MAX_NS	(60ULL * NSEC_PER_SEC)
 
+/* An ioctl number without its size: the struct may grow (uapi header). */
+#define XSCHED_IOC_NOSIZE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+/*
+ * Copy in an ioctl struct of @usize bytes (the caller's, _IOC_SIZE) into
+ * the module's @ksize: -EINVAL below @min (the first published size),
+ * fields past a smaller @usize zero, -E2BIG for non-zero bytes past @ksize.
+ */
+static inline int xsched_arg_in(void *k, size_t ksize, size_t min,
+				const void __user *u, size_t usize)
+{
+	if (usize < min)
+		return -EINVAL;
+	return copy_struct_from_user(k, ksize, u, usize);
+}
+
 /* What a backend reports about a queue's progress for XSCHED_IOC_QUERY / poll. */
 struct xsched_progress {
 	u64 rptr;
@@ -48,6 +65,8 @@ struct xsched_progress {
 	u64 steps_done;
 	u64 save_area_size;
 	u32 saved_waves;
+	u32 gpu_id;		/* kfd: KFD's gpu_id; sim: 0 */
+	u32 hw_queue_id;	/* kfd: KFD's queue id; sim: the sim queue id */
 };
 
 struct xsched_backend_ops {
@@ -188,7 +207,7 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 void xsched_queue_put(struct xsched_queue *q);
 struct xsched_queue *xsched_queue_get_by_uid(u32 uid);
 int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
-			    struct xsched_register __user *ureg);
+			    struct xsched_register __user *ureg, size_t usize);
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes);
 void xsched_queue_failed(struct xsched_queue *q, int err);
@@ -211,14 +230,29 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 			       struct xsched_queue *busy, s32 busy_prio, bool admin);
 int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
 
+/*
+ * What a queue tells its arbiter.  queue.c calls the arbiter only through
+ * this table, which arbiter.c installs at init; arbiter.c drives queues
+ * through queue.c's state machine above.  So the two files depend one way
+ * (arbiter.c -> queue.c), and queue.c builds and can be tested without it.
+ */
+struct xsched_queue_arbiter {
+	/* XSCHED_REGISTER_ARBITRATE: 0 or -EDQUOT/-ENOMEM, before the fd exists. */
+	int (*add)(struct xsched_queue *q);
+	/* The queue's fd is gone; no pass touches @q once this returns. */
+	void (*remove)(struct xsched_queue *q);
+	/* Progress, failure: look at @q again (any context but state_lock held). */
+	void (*event)(struct xsched_queue *q);
+	void (*set_priority)(struct xsched_queue *q, s32 priority);
+	/* How often progress is polled for backends without events, us. */
+	unsigned int (*poll_us)(void);
+};
+
+void xsched_queue_set_arbiter(const struct xsched_queue_arbiter *arb);
+
 /* arbiter.c */
 int xsched_arbiter_init(void);
 void xsched_arbiter_exit(void);
-int xsched_arbiter_add(struct xsched_queue *q);
-void xsched_arbiter_remove(struct xsched_queue *q);
-void xsched_arbiter_event(struct xsched_queue *q);
-void xsched_arbiter_set_priority(struct xsched_queue *q, s32 priority);
-unsigned int xsched_arbiter_poll_us(void);
 
 /* admin.c: XSCHED_IOC_ADMIN */
 long xsched_admin_ioctl(struct xsched_admin __user *ua);

@@ -16,10 +16,24 @@
  * separate command processor thread: a CU with a free slot dispatches under
  * the device lock, which is what keeps dispatch exactly-once.
  *
+ * The device is open to every user, so its work is bounded (a shared server
+ * must survive a hostile one): a CU with a free slot looks only at the
+ * runnable list (queues with a workgroup to start or a wave to restore), so
+ * idle queues cost nothing; grace ends are kept on a list of their own; a CU
+ * takes the lock per wave slot, not for a whole pass; every step is charged at
+ * least sim_min_step_ns of simulated time and a wave that falls behind real
+ * time loses the backlog instead of catching up at full speed, so the CU
+ * threads' CPU time is bounded by slots / sim_min_step_ns steps a second
+ * whatever users submit; queues and memory are limited per user
+ * (sim_user_queues, sim_user_mem_mb) and charged to the caller's memory
+ * cgroup.
+ *
  * Locking: xsim.lock (spinlock) protects every queue's ring pointers, run
- * state, save area and every CU's slots.  It nests inside xsched_queue.lock
- * and outside xsched_queue.state_lock.  xsim_vm.lock (mutex) protects a
- * sim fd's buffer and queue tables; it nests outside xsim.lock.
+ * state, save area, the runnable and grace lists and every CU's slots.  It
+ * nests inside xsched_queue.lock and outside xsched_queue.state_lock.
+ * xsim_vm.lock (mutex) protects a sim fd's buffer and queue tables;
+ * xsim.users_lock (mutex) the per-user table and counts, taken inside
+ * xsim_vm.lock, never with xsim.lock held.
  *
  * Ring addresses: a queue may be created with the user address of the ring it
  * stands for (as KFD knows each queue's ring base).  Registration by ring
@@ -35,6 +49,8 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/log2.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -71,8 +87,33 @@ static unsigned int sim_restore_ns = 20000;
 module_param(sim_restore_ns, uint, 0644);
 MODULE_PARM_DESC(sim_restore_ns, "Time to restore one wave's state, ns (default 20000)");
 
-/* Steps one wave may run back to back in one visit when step_ns is 0. */
-#define XSIM_BURST	4096
+/*
+ * Every step takes at least this much simulated time: zero-time kernels
+ * cannot spin the CU threads.  With 16 slots the default bounds the sim to
+ * 160,000 steps a second.
+ */
+static unsigned int sim_min_step_ns = 100000;
+module_param(sim_min_step_ns, uint, 0644);
+MODULE_PARM_DESC(sim_min_step_ns,
+		 "Simulated time every step is charged at least, ns (1000-10000000, default 100000)");
+
+/* Per-user limits: /dev/xsched_sim is open to every user. */
+static unsigned int sim_user_queues = 4096;
+module_param(sim_user_queues, uint, 0644);
+MODULE_PARM_DESC(sim_user_queues,
+		 "Sim queues one user may have at once; more give EDQUOT, except with CAP_SYS_RESOURCE (default 4096)");
+
+static unsigned int sim_user_mem_mb = 256;
+module_param(sim_user_mem_mb, uint, 0644);
+MODULE_PARM_DESC(sim_user_mem_mb,
+		 "Sim device memory one user may hold, MiB; more gives EDQUOT, except with CAP_SYS_RESOURCE (default 256)");
+
+/*
+ * Steps one wave may run in one visit of its CU.  A wave further behind
+ * real time than that drops the rest (the sim runs slower than simulated
+ * time), so a late CU thread never catches up at full speed.
+ */
+#define XSIM_BURST	64
 
 /* Device addresses: buffer i lives at (i + 1) << 32, which is also its mmap offset. */
 #define XSIM_ADDR_SHIFT	32
@@ -125,9 +166,19 @@ struct xsim_buffer {
 	u64 size;
 };
 
+/* What one user holds on the sim, for sim_user_queues and sim_user_mem_mb. */
+struct xsim_user {
+	struct list_head node;		/* xsim.users */
+	kuid_t uid;
+	unsigned int vms;		/* sim fds (xsim_vm) pointing here */
+	unsigned int queues;
+	u64 mem_bytes;
+};
+
 /* A sim fd's GPU address space: its device memory and its sim queues. */
 struct xsim_vm {
 	struct kref ref;
+	struct xsim_user *user;		/* who opened it, charged for what it holds */
 	struct mutex lock;		/* protects bufs[] and queues[] */
 	struct xsim_buffer bufs[XSCHED_SIM_MEM_BUFFERS];
 	struct xsim_queue *queues[XSCHED_SIM_QUEUES];
@@ -138,6 +189,8 @@ struct xsim_queue {
 	struct xsim_vm *vm;		/* holds a reference */
 	u32 id;
 	struct list_head node;		/* xsim.queues */
+	struct list_head run_node;	/* xsim.runnable, while xsim_queue_runnable() */
+	struct list_head grace_node;	/* xsim.graced, while grace_end is set */
 	wait_queue_head_t wq;		/* completions, for SIM_WAIT */
 	/*
 	 * Constant: the ring address it was created with (0: none), and the
@@ -172,7 +225,9 @@ struct xsim_queue {
 
 static struct {
 	spinlock_t lock;		/* see the top of this file */
-	struct list_head queues;	/* every sim queue, round-robin order */
+	struct list_head queues;	/* every sim queue */
+	struct list_head runnable;	/* queues a free slot can take work from, round robin */
+	struct list_head graced;	/* queues with a grace end */
 	struct xsim_cu *cus;
 	unsigned int ncu, nwaves;
 	struct dentry *dir;
@@ -194,7 +249,40 @@ static struct {
 	u32 batch_depth;		/* under lock */
 	bool batch_pending;		/* under lock */
 	atomic64_t mem_bytes;		/* device memory of every client */
+	struct mutex users_lock;	/* protects users and their counts */
+	struct list_head users;		/* struct xsim_user */
 } xsim;
+
+/* Whether a free slot can take work from @q: a wave to restore or to start. */
+static bool xsim_queue_runnable(const struct xsim_queue *q)
+{
+	if (q->nsaved)
+		return q->run == XSIM_RUN || q->run == XSIM_DRAIN;
+	return q->run == XSIM_RUN && q->rptr != q->wptr &&
+	       q->next_wg < q->ring[q->rptr & (q->ring_size - 1)].grid;
+}
+
+/* Put @q on or off the runnable list after any change of what it can run. */
+static void xsim_queue_requeue(struct xsim_queue *q)
+{
+	bool runnable = xsim_queue_runnable(q);
+
+	lockdep_assert_held(&xsim.lock);
+	if (runnable && list_empty(&q->run_node))
+		list_add_tail(&q->run_node, &xsim.runnable);
+	else if (!runnable && !list_empty(&q->run_node))
+		list_del_init(&q->run_node);
+}
+
+static void xsim_queue_set_grace(struct xsim_queue *q, ktime_t end)
+{
+	lockdep_assert_held(&xsim.lock);
+	q->grace_end = end;
+	if (end && list_empty(&q->grace_node))
+		list_add_tail(&q->grace_node, &xsim.graced);
+	else if (!end && !list_empty(&q->grace_node))
+		list_del_init(&q->grace_node);
+}
 
 static void xsim_kick_all(void)
 {
@@ -227,7 +315,8 @@ static void xsim_queue_report_stopped(struct xsim_queue *q)
 {
 	lockdep_assert_held(&xsim.lock);
 	q->run = XSIM_STOPPED;
-	q->grace_end = 0;
+	xsim_queue_set_grace(q, 0);
+	xsim_queue_requeue(q);
 	cancel_delayed_work(&q->watchdog);
 	if (q->xq)
 		xsched_queue_suspend_done(q->xq, q->seq, 0,
@@ -274,10 +363,20 @@ static void xsim_queue_fail(struct xsim_queue *q, int err)
 	q->nsaved = 0;
 	q->run = XSIM_FAILED;
 	q->error = err;
+	xsim_queue_set_grace(q, 0);
+	xsim_queue_requeue(q);
 	cancel_delayed_work(&q->watchdog);
 	wake_up_all(&q->wq);
 	if (q->xq)
 		xsched_queue_failed(q->xq, err);
+}
+
+/* The wave's copy of its packet, every step charged at least sim_min_step_ns. */
+static void xsim_wave_load(struct xsim_wave *w, const struct xsched_sim_packet *p)
+{
+	w->pkt = *p;
+	w->pkt.step_ns = max_t(u64, p->step_ns,
+			       clamp(READ_ONCE(sim_min_step_ns), 1000U, 10000000U));
 }
 
 static bool xsim_dispatch_from(struct xsim_queue *q, struct xsim_wave *w,
@@ -289,7 +388,7 @@ static bool xsim_dispatch_from(struct xsim_queue *q, struct xsim_wave *w,
 	if (q->nsaved && (q->run == XSIM_RUN || q->run == XSIM_DRAIN)) {
 		/* Restore before anything new: these waves were already started. */
 		w->st = q->save_area[--q->nsaved];
-		w->pkt = q->ring[w->st.packet & (q->ring_size - 1)];
+		xsim_wave_load(w, &q->ring[w->st.packet & (q->ring_size - 1)]);
 		w->phase = XSIM_RESTORING;
 		w->deadline = ktime_add_ns(now, READ_ONCE(sim_restore_ns));
 		goto placed;
@@ -301,10 +400,10 @@ static bool xsim_dispatch_from(struct xsim_queue *q, struct xsim_wave *w,
 		return false;	/* packets run in order: wait for this one */
 
 	memset(&w->st, 0, sizeof(w->st));
-	w->pkt = *p;
+	xsim_wave_load(w, p);
 	w->st.packet = q->rptr;
 	w->st.wg = q->next_wg;
-	w->st.remaining_ns = p->step_ns;
+	w->st.remaining_ns = w->pkt.step_ns;
 	if (p->src) {
 		src = xsim_translate(q->vm, p->src + (u64)w->st.wg * 8, 8);
 		if (!src) {
@@ -317,25 +416,32 @@ static bool xsim_dispatch_from(struct xsim_queue *q, struct xsim_wave *w,
 	}
 	q->next_wg++;
 	w->phase = XSIM_RUNNING;
-	w->deadline = ktime_add_ns(now, p->step_ns);
+	w->deadline = ktime_add_ns(now, w->pkt.step_ns);
 placed:
 	w->q = q;
 	q->resident++;
 	return true;
 }
 
-/* Fill a free slot from the next runnable queue, round robin. */
+/*
+ * Fill a free slot from the next runnable queue, round robin: the queue
+ * served goes to the back.  A queue on the list always has something to
+ * place, unless it faults doing so (it fails and leaves the list).
+ */
 static bool xsim_dispatch(struct xsim_wave *w, ktime_t now)
 {
 	struct xsim_queue *q;
+	bool placed;
 
-	list_for_each_entry(q, &xsim.queues, node) {
-		if (xsim_dispatch_from(q, w, now)) {
-			/* The next free slot looks at the following queue first. */
-			if (!list_is_last(&q->node, &xsim.queues))
-				list_rotate_to_front(q->node.next, &xsim.queues);
+	while (!list_empty(&xsim.runnable)) {
+		q = list_first_entry(&xsim.runnable, struct xsim_queue, run_node);
+		list_move_tail(&q->run_node, &xsim.runnable);
+		placed = xsim_dispatch_from(q, w, now);
+		xsim_queue_requeue(q);
+		if (placed)
 			return true;
-		}
+		if (WARN_ON_ONCE(!list_empty(&q->run_node)))
+			list_del_init(&q->run_node);
 	}
 	return false;
 }
@@ -368,6 +474,7 @@ static void xsim_wave_finish(struct xsim_wave *w)
 		q->rptr++;
 		q->next_wg = 0;
 		q->wg_done = 0;
+		xsim_queue_requeue(q);
 		wake_up_all(&q->wq);
 		if (q->xq)
 			xsched_queue_wake(q->xq, q->rptr, q->wptr);
@@ -376,18 +483,19 @@ static void xsim_wave_finish(struct xsim_wave *w)
 }
 
 /*
- * Every CU pass looks at every queue's grace end (DRAIN limit, SAVE trap
- * time), so it is kept even when the queue has no wave on any CU (a DRAIN
- * waiting to restore saved waves while other queues hold every slot).
+ * Every CU pass looks at every grace end (DRAIN limit, SAVE trap time) on
+ * xsim.graced, so it is kept even when the queue has no wave on any CU (a
+ * DRAIN waiting to restore saved waves while other queues hold every slot).
  */
 static void xsim_queue_check_grace(struct xsim_queue *q, ktime_t now)
 {
 	if (!q->grace_end || ktime_before(now, q->grace_end))
 		return;
-	q->grace_end = 0;
+	xsim_queue_set_grace(q, 0);
 	if (q->run == XSIM_DRAIN) {
 		/* Drain took too long: undo it, report the timeout. */
 		q->run = XSIM_RUN;
+		xsim_queue_requeue(q);
 		if (q->xq)
 			xsched_queue_suspend_done(q->xq, q->seq, -ETIMEDOUT, 0);
 		xsim_kick_all();
@@ -401,10 +509,10 @@ static void xsim_queue_check_grace(struct xsim_queue *q, ktime_t now)
 static ktime_t xsim_check_graces(ktime_t now)
 {
 	ktime_t next = KTIME_MAX;
-	struct xsim_queue *q;
+	struct xsim_queue *q, *tmp;
 
 	lockdep_assert_held(&xsim.lock);
-	list_for_each_entry(q, &xsim.queues, node) {
+	list_for_each_entry_safe(q, tmp, &xsim.graced, grace_node) {
 		xsim_queue_check_grace(q, now);
 		if (q->grace_end && ktime_before(q->grace_end, next))
 			next = q->grace_end;
@@ -471,9 +579,12 @@ static bool xsim_wave_advance(struct xsim_wave *w, ktime_t now)
 			}
 			w->st.remaining_ns = w->pkt.step_ns;
 			w->deadline = ktime_add_ns(w->deadline, w->pkt.step_ns);
-			/* Zero-time steps: yield now and then, resume next visit. */
-			if (++burst == XSIM_BURST)
+			/* Too far behind: drop the backlog rather than spin. */
+			if (++burst == XSIM_BURST) {
+				if (!ktime_after(w->deadline, now))
+					w->deadline = ktime_add_ns(now, w->pkt.step_ns);
 				return true;
+			}
 			break;
 		default:
 			return false;
@@ -493,20 +604,24 @@ static int xsim_cu_thread(void *data)
 		cu->kick = false;
 		now = ktime_get();
 		next = xsim_check_graces(now);
+		spin_unlock(&xsim.lock);
+		/* The lock is held for one slot at a time: others get in between. */
 		for (i = 0; i < xsim.nwaves; i++) {
 			struct xsim_wave *w = &cu->waves[i];
 
-			if (!w->q && !xsim_dispatch(w, now))
+			spin_lock(&xsim.lock);
+			if (!w->q && !xsim_dispatch(w, now)) {
+				spin_unlock(&xsim.lock);
 				continue;
+			}
 			if (!xsim_wave_advance(w, now)) {
 				/* Freed: let the slot pick up work right away. */
 				next = now;
-				continue;
-			}
-			if (ktime_before(w->deadline, next))
+			} else if (ktime_before(w->deadline, next)) {
 				next = w->deadline;
+			}
+			spin_unlock(&xsim.lock);
 		}
-		spin_unlock(&xsim.lock);
 
 		if (!ktime_after(next, now)) {
 			cond_resched();
@@ -595,7 +710,7 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	q->suspend_saved_bytes = 0;
 	q->hang_save = false;
 	/* The CUs running the queue's waves act on it: no timer resolution limit. */
-	q->grace_end = grace_ns ? ktime_add_ns(ktime_get(), grace_ns) : 0;
+	xsim_queue_set_grace(q, grace_ns ? ktime_add_ns(ktime_get(), grace_ns) : 0);
 	if (mode == XSCHED_MODE_DRAIN) {
 		q->run = XSIM_DRAIN;
 	} else {
@@ -608,6 +723,7 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 			  msecs_to_jiffies(READ_ONCE(xsim.save_timeout_ms)) + 1;
 		mod_delayed_work(system_wq, &q->watchdog, timeout);
 	}
+	xsim_queue_requeue(q);
 	updated = xsim_hws_update(q);
 	xsim_kick_all();
 	xsim_queue_check_stopped(q);
@@ -638,7 +754,8 @@ static void xsim_queue_restart(struct xsim_queue *q)
 	}
 	q->run = XSIM_RUN;
 	q->hang_save = false;
-	q->grace_end = 0;
+	xsim_queue_set_grace(q, 0);
+	xsim_queue_requeue(q);
 	cancel_delayed_work(&q->watchdog);
 	xsim_kick_all();
 }
@@ -674,6 +791,7 @@ static void xsim_op_progress(struct xsched_queue *xq, struct xsched_progress *p)
 	p->steps_done = q->steps_done;
 	p->saved_waves = q->nsaved;
 	p->save_area_size = (u64)q->save_cap * sizeof(struct xsim_wave_state);
+	p->hw_queue_id = q->id;
 	spin_unlock(&xsim.lock);
 }
 
@@ -742,12 +860,75 @@ static const struct xsched_backend_ops xsim_ops = {
 
 /* Client side: device memory, queues, submission. */
 
+/* The calling user's entry, created on first use; NULL if out of memory. */
+static struct xsim_user *xsim_user_get(kuid_t uid)
+{
+	struct xsim_user *u;
+
+	mutex_lock(&xsim.users_lock);
+	list_for_each_entry(u, &xsim.users, node)
+		if (uid_eq(u->uid, uid))
+			goto found;
+	/* Shared by the user's sim fds: not charged to one of them. */
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		goto out;
+	u->uid = uid;
+	list_add(&u->node, &xsim.users);
+found:
+	u->vms++;
+out:
+	mutex_unlock(&xsim.users_lock);
+	return u;
+}
+
+static void xsim_user_put(struct xsim_user *u)
+{
+	mutex_lock(&xsim.users_lock);
+	if (!--u->vms) {
+		WARN_ON(u->queues || u->mem_bytes);
+		list_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&xsim.users_lock);
+}
+
+/*
+ * Charge @queues queues and @bytes of memory to @u: -EDQUOT past
+ * sim_user_queues or sim_user_mem_mb, unless the caller has
+ * CAP_SYS_RESOURCE.  Negative values uncharge.
+ */
+static int xsim_user_charge(struct xsim_user *u, int queues, s64 bytes)
+{
+	int ret = 0;
+
+	mutex_lock(&xsim.users_lock);
+	if ((queues > 0 && u->queues + queues > READ_ONCE(sim_user_queues)) ||
+	    (bytes > 0 && u->mem_bytes + bytes >
+			  (u64)READ_ONCE(sim_user_mem_mb) << 20)) {
+		if (!capable(CAP_SYS_RESOURCE)) {
+			ret = -EDQUOT;
+			goto out;
+		}
+	}
+	u->queues += queues;
+	u->mem_bytes += bytes;
+out:
+	mutex_unlock(&xsim.users_lock);
+	return ret;
+}
+
 static struct xsim_vm *xsim_vm_create(void)
 {
 	struct xsim_vm *vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
 
 	if (!vm)
 		return NULL;
+	vm->user = xsim_user_get(current_euid());
+	if (!vm->user) {
+		kfree(vm);
+		return NULL;
+	}
 	kref_init(&vm->ref);
 	mutex_init(&vm->lock);
 	xsched_obj_inc(XSCHED_OBJ_SIM_VM);
@@ -764,8 +945,10 @@ static void xsim_vm_release(struct kref *ref)
 			continue;
 		vfree(vm->bufs[i].vaddr);
 		atomic64_sub(vm->bufs[i].size, &xsim.mem_bytes);
+		xsim_user_charge(vm->user, 0, -(s64)vm->bufs[i].size);
 		xsched_obj_dec(XSCHED_OBJ_SIM_BUFFER);
 	}
+	xsim_user_put(vm->user);
 	mutex_destroy(&vm->lock);
 	kfree(vm);
 	xsched_obj_dec(XSCHED_OBJ_SIM_VM);
@@ -796,7 +979,7 @@ static int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 {
 	u64 size;
 	void *p;
-	int i;
+	int i, ret;
 
 	if (m->flags || m->reserved0 || m->reserved[0] || m->reserved[1])
 		return -EINVAL;
@@ -812,18 +995,19 @@ static int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 		mutex_unlock(&vm->lock);
 		return -ENOSPC;
 	}
+	ret = xsim_user_charge(vm->user, 0, size);
+	if (ret) {
+		mutex_unlock(&vm->lock);
+		return ret;
+	}
+	ret = -ENOMEM;
 	if (atomic64_add_return(size, &xsim.mem_bytes) >
-	    (s64)READ_ONCE(sim_mem_max_mb) << 20) {
-		atomic64_sub(size, &xsim.mem_bytes);
-		mutex_unlock(&vm->lock);
-		return -ENOMEM;
-	}
-	p = vmalloc_user(size);
-	if (!p) {
-		atomic64_sub(size, &xsim.mem_bytes);
-		mutex_unlock(&vm->lock);
-		return -ENOMEM;
-	}
+	    (s64)READ_ONCE(sim_mem_max_mb) << 20)
+		goto err_pool;
+	/* Charged to the caller's memory cgroup; xsim_mmap() maps it page by page. */
+	p = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!p)
+		goto err_pool;
 	xsched_obj_inc(XSCHED_OBJ_SIM_BUFFER);
 	vm->bufs[i].size = size;
 	/* Pairs with xsim_translate(), which runs without vm->lock. */
@@ -831,13 +1015,21 @@ static int xsim_mem_alloc(struct xsim_vm *vm, struct xsched_sim_mem *m)
 	mutex_unlock(&vm->lock);
 	m->gpu_addr = (u64)(i + 1) << XSIM_ADDR_SHIFT;
 	return 0;
+
+err_pool:
+	atomic64_sub(size, &xsim.mem_bytes);
+	xsim_user_charge(vm->user, 0, -(s64)size);
+	mutex_unlock(&vm->lock);
+	return ret;
 }
 
 static int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 {
 	u64 addr = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 len = vma->vm_end - vma->vm_start;
+	unsigned long uaddr;
 	void *p;
+	int ret;
 
 	/* Device memory is shared: a private copy would silently diverge. */
 	if (!(vma->vm_flags & VM_SHARED) ||
@@ -847,9 +1039,17 @@ static int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 	if (!p || !PAGE_ALIGNED(p))
 		return -EINVAL;
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	/* remap_vmalloc_range() takes the offset in pages within the buffer. */
-	return remap_vmalloc_range(vma, p - (addr & ((1ULL << XSIM_ADDR_SHIFT) - 1)),
-				   (addr & ((1ULL << XSIM_ADDR_SHIFT) - 1)) >> PAGE_SHIFT);
+	/*
+	 * Page by page: an accounted __vmalloc() area is not VM_USERMAP, which
+	 * remap_vmalloc_range() wants, and vmalloc_user() cannot be accounted.
+	 */
+	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, uaddr, vmalloc_to_page(p));
+		if (ret)
+			return ret;
+		p += PAGE_SIZE;
+	}
+	return 0;
 }
 
 /* The live queue of address space @mm created with ring address @ring. */
@@ -882,6 +1082,8 @@ static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create 
 	init_waitqueue_head(&q->wq);
 	INIT_DELAYED_WORK(&q->watchdog, xsim_watchdog);
 	INIT_LIST_HEAD(&q->node);
+	INIT_LIST_HEAD(&q->run_node);
+	INIT_LIST_HEAD(&q->grace_node);
 	q->ring_size = c->ring_size;
 	q->ring = kvcalloc(c->ring_size, sizeof(*q->ring), GFP_KERNEL_ACCOUNT);
 	/* Every slot of the GPU may hold one of this queue's waves. */
@@ -901,6 +1103,12 @@ static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create 
 		ret = -ENOSPC;
 		goto err_free;
 	}
+	/* Uncharged when the queue is released (xsim_queue_release()). */
+	ret = xsim_user_charge(vm->user, 1, 0);
+	if (ret) {
+		mutex_unlock(&vm->lock);
+		goto err_free;
+	}
 	if (c->ring_addr) {
 		q->ring_addr = c->ring_addr;
 		q->mm = current->mm;
@@ -910,6 +1118,7 @@ static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create 
 	/* Checked and listed in one step: a ring names one queue. */
 	if (q->ring_addr && xsim_find_ring(q->mm, q->ring_addr)) {
 		spin_unlock(&xsim.lock);
+		xsim_user_charge(vm->user, -1, 0);
 		mutex_unlock(&vm->lock);
 		ret = -EEXIST;
 		goto err_free;
@@ -948,8 +1157,11 @@ static void xsim_queue_release(struct kref *ref)
 			if (xsim.cus[c].waves[w].q == q)
 				xsim.cus[c].waves[w].q = NULL;
 	list_del(&q->node);
+	list_del(&q->run_node);
+	list_del(&q->grace_node);
 	spin_unlock(&xsim.lock);
 	cancel_delayed_work_sync(&q->watchdog);
+	xsim_user_charge(q->vm->user, -1, 0);
 	kref_put(&q->vm->ref, xsim_vm_release);
 	if (q->mm)
 		mmdrop(q->mm);
@@ -1025,6 +1237,7 @@ static int xsim_submit(struct xsim_vm *vm, struct xsched_sim_submit *s)
 			q->ring[(q->wptr + i) & (q->ring_size - 1)] = pkts[i];
 		q->wptr += s->count;
 		s->seq = q->wptr;
+		xsim_queue_requeue(q);
 		/* The doorbell. */
 		xsim_kick_all();
 		if (q->xq)
@@ -1301,6 +1514,10 @@ static int __init xsim_init(void)
 	}
 	spin_lock_init(&xsim.lock);
 	INIT_LIST_HEAD(&xsim.queues);
+	INIT_LIST_HEAD(&xsim.runnable);
+	INIT_LIST_HEAD(&xsim.graced);
+	mutex_init(&xsim.users_lock);
+	INIT_LIST_HEAD(&xsim.users);
 	xsim.ncu = sim_cus;
 	xsim.nwaves = sim_waves_per_cu;
 	xsim.save_timeout_ms = 1000;

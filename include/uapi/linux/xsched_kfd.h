@@ -52,13 +52,32 @@ enum xsched_state {
 #define XSCHED_PRIO_MIN		(-100)
 #define XSCHED_PRIO_MAX		100
 
+/*
+ * Growing structs.  Every ioctl's struct may grow at its end; the ioctl
+ * number carries the size the caller was built with (_IOC_SIZE), and the
+ * module takes any size from the first published one (XSCHED_*_SIZE_VER0)
+ * up: fields past a smaller size read as zero and are not written back,
+ * non-zero bytes past the struct the module knows give E2BIG (as openat2()
+ * and clone3() do), a size below the first published one EINVAL.  A module
+ * that does so reports XSCHED_CAP_SIZED_IOCTLS; older ones answer ENOTTY to
+ * any size but their own.
+ */
+
 /* XSCHED_IOC_VERSION */
 struct xsched_version {
 	__u32 api_version;		/* out: XSCHED_API_VERSION */
 	__u32 backends;			/* out: bit (1 << XSCHED_BACKEND_*) if usable */
 	__u32 reserved0[4];		/* out: zero (the sim's sizes: XSCHED_IOC_SIM_INFO) */
-	__u64 reserved[4];		/* out: zero */
+	__u64 caps;			/* out: XSCHED_CAP_* the module has */
+	__u64 reserved[3];		/* out: zero */
 };
+
+#define XSCHED_VERSION_SIZE_VER0	56
+
+/* Capabilities: what the module can do, beyond api_version 1. */
+#define XSCHED_CAP_SIZED_IOCTLS	(1ULL << 0)	/* structs may grow, see above */
+#define XSCHED_CAP_SUSPEND_SEQ	(1ULL << 1)	/* SUSPEND's seq, QUERY's suspend_seq */
+#define XSCHED_CAP_ADMIN	(1ULL << 2)	/* XSCHED_IOC_ADMIN */
 
 /* XSCHED_IOC_REGISTER: register a queue of a backend, get a queue fd. */
 struct xsched_register {
@@ -73,6 +92,8 @@ struct xsched_register {
 	__u32 queue_uid;	/* out: module-wide id, as in debugfs and traces */
 	__u64 reserved[2];	/* in: must be 0 */
 };
+
+#define XSCHED_REGISTER_SIZE_VER0	48
 
 /*
  * The module's arbiter manages the queue: while an arbitrated queue of higher
@@ -103,6 +124,8 @@ struct xsched_kfd_attach {
 	__u64 reserved[3];	/* in: must be 0 */
 };
 
+#define XSCHED_KFD_ATTACH_SIZE_VER0	40
+
 /* XSCHED_IOC_SUSPEND (queue fd) */
 struct xsched_suspend {
 	__u32 mode;		/* in: enum xsched_mode */
@@ -117,7 +140,16 @@ struct xsched_suspend {
 	__u64 latency_ns;	/* out: blocking: request to queue stopped */
 	__u64 saved_bytes;	/* out: blocking: wave state written by this suspend */
 	__u64 reserved[2];	/* in: must be 0 */
+	/*
+	 * out: the number of this suspend (XSCHED_CAP_SUSPEND_SEQ), also for
+	 * NONBLOCK: it is done when QUERY's suspend_seq is this and the state
+	 * SUSPENDED; a larger suspend_seq means another suspend followed.
+	 */
+	__u32 seq;
+	__u32 reserved1;	/* in: must be 0 */
 };
+
+#define XSCHED_SUSPEND_SIZE_VER0	48
 
 /* Return at once; completion shows as POLLPRI and in XSCHED_IOC_QUERY. */
 #define XSCHED_SUSPEND_NONBLOCK	(1U << 0)
@@ -130,6 +162,8 @@ struct xsched_resume {
 	__u64 suspended_ns;	/* out: how long the queue was stopped */
 	__u64 reserved[2];	/* in: must be 0 */
 };
+
+#define XSCHED_RESUME_SIZE_VER0	32
 
 /* XSCHED_IOC_QUERY (queue fd) */
 struct xsched_queue_info {
@@ -160,7 +194,17 @@ struct xsched_queue_info {
 	/* out: bit (1 << XSCHED_MODE_*) for each mode the queue's backend offers */
 	__u32 modes;
 	__u64 reserved[2];	/* in: must be 0 */
+	__u32 suspend_seq;	/* out: number of the current or last suspend, 0 if none */
+	/*
+	 * out: the hardware queue: kfd: KFD's gpu_id and queue id (as ROCr's
+	 * debugger API names them); sim: 0 and the sim queue id
+	 */
+	__u32 gpu_id;
+	__u32 hw_queue_id;
+	__u32 reserved1;	/* in: must be 0 */
 };
+
+#define XSCHED_QUERY_SIZE_VER0	152
 
 /* XSCHED_IOC_SET_PRIORITY (queue fd) */
 struct xsched_set_priority {
@@ -169,6 +213,8 @@ struct xsched_set_priority {
 	__u32 flags;		/* in: must be 0 */
 	__u64 reserved[2];	/* in: must be 0 */
 };
+
+#define XSCHED_SET_PRIORITY_SIZE_VER0	24
 
 /*
  * XSCHED_IOC_ADMIN (client fd): change the priority of, suspend or resume any

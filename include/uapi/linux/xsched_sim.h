@@ -106,7 +106,8 @@ struct xsched_sim_packet {
 	__u32 flags;		/* must be 0 */
 	__u32 grid;		/* workgroups, 1..XSCHED_SIM_GRID_MAX */
 	__u32 steps;		/* steps per workgroup, 1..XSCHED_SIM_STEPS_MAX */
-	__u64 step_ns;		/* simulated time per step, 0..XSCHED_SIM_STEP_NS_MAX */
+	/* simulated time per step, 0..XSCHED_SIM_STEP_NS_MAX (sim_min_step_ns at least) */
+	__u64 step_ns;
 	__u64 seed;
 	__u64 dst;		/* device address of the output */
 	__u64 src;		/* device address of the input, or 0 */

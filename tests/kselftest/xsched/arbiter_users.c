@@ -7,7 +7,6 @@
  */
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 
 #include "xsched_test.h"
 
@@ -22,9 +21,9 @@
  * The loaded case: the other user's idle arbitrated queues.  The bound: the
  * median reaction time and wait latency stay below LOAD_RATIO times the
  * median of the same measurement beside the same sim queues registered
- * without XSCHED_REGISTER_ARBITRATE, in the same run.  (The sim itself
- * walks every sim queue when it dispatches, so the case without any is
- * printed, not compared.)
+ * without XSCHED_REGISTER_ARBITRATE, in the same run.  (The case without
+ * any is printed, not compared: the sim's own cost of idle queues is
+ * sim_bounds' to check.)
  */
 #define LOAD_QUEUES	4000
 #define LOAD_RATIO	3
@@ -41,71 +40,6 @@ static int reg_arb(int cfd, int sfd, uint32_t id, int32_t prio)
 	};
 
 	return xs_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
-}
-
-/* Another user: a child running @fn as @uid; it reports on a pipe. */
-struct other {
-	pid_t pid;
-	int rfd;	/* child -> parent: one int, the child's result */
-	int wfd;	/* parent -> child: closed when the child may exit */
-};
-
-/* Runs in the child; may report on @up and read @down itself. */
-typedef int (*other_fn)(void *arg, int up, int down);
-
-static int other_start(struct other *o, uid_t uid, other_fn fn, void *arg)
-{
-	int up[2], down[2];
-	char c;
-
-	if (pipe(up))
-		return -errno;
-	if (pipe(down)) {
-		close(up[0]);
-		close(up[1]);
-		return -errno;
-	}
-	o->pid = fork();
-	if (o->pid < 0)
-		return -errno;
-	if (o->pid == 0) {
-		int ret;
-
-		close(up[0]);
-		close(down[1]);
-		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-			ret = -errno;
-		else
-			ret = fn(arg, up[1], down[0]);
-		if (write(up[1], &ret, sizeof(ret)) != sizeof(ret))
-			_exit(1);
-		/* Keep every fd open until the parent is done measuring. */
-		while (read(down[0], &c, 1) > 0)
-			;
-		_exit(0);
-	}
-	close(up[1]);
-	close(down[0]);
-	o->rfd = up[0];
-	o->wfd = down[1];
-	return 0;
-}
-
-/* The child's result (its fn's return value), or -EPIPE if it died. */
-static int other_result(struct other *o)
-{
-	int ret;
-
-	if (read(o->rfd, &ret, sizeof(ret)) != sizeof(ret))
-		return -EPIPE;
-	return ret;
-}
-
-static void other_stop(struct other *o)
-{
-	close(o->wfd);
-	close(o->rfd);
-	waitpid(o->pid, NULL, 0);
 }
 
 /*
@@ -154,18 +88,6 @@ FIXTURE(users) {
 	char max_queues[16];
 };
 
-static void param_read(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = read(fd, buf, len - 1);
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = 0;
-}
-
 FIXTURE_SETUP(users)
 {
 	struct rlimit rl = { 8192, 8192 };
@@ -176,8 +98,8 @@ FIXTURE_SETUP(users)
 	if (geteuid())
 		SKIP(return, "needs root: setresuid() and module parameters");
 	/* Restored by the teardown; the tests that change them need them. */
-	param_read(CROSS_USER, self->cross_user, sizeof(self->cross_user));
-	param_read(MAX_QUEUES, self->max_queues, sizeof(self->max_queues));
+	xs_param_read(CROSS_USER, self->cross_user, sizeof(self->cross_user));
+	xs_param_read(MAX_QUEUES, self->max_queues, sizeof(self->max_queues));
 	/* Thousands of queue fds in the children. */
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
 }
@@ -324,7 +246,7 @@ TEST_F_TIMEOUT(users, other_users_idle_queues_leave_reaction_and_wait_alone, 600
 	uint64_t react0, wait0, react1, wait1, react2, wait2;
 	struct xsched_queue_info info;
 	struct victim v;
-	struct other o;
+	struct xs_other o;
 	int ret;
 
 	/* LOAD_QUEUES is within the default arbiter_max_queues (4096). */
@@ -332,18 +254,18 @@ TEST_F_TIMEOUT(users, other_users_idle_queues_leave_reaction_and_wait_alone, 600
 	ret = victim_measure(&v, &react0, &wait0);
 	ASSERT_EQ(0, ret) TH_LOG("no other queues: %s", xs_err(ret));
 
-	ASSERT_EQ(0, other_start(&o, OTHER_UID, idle_queues, NULL));
-	ret = other_result(&o);
+	ASSERT_EQ(0, xs_other_start(&o, OTHER_UID, idle_queues, NULL));
+	ret = xs_other_result(&o);
 	ASSERT_EQ(0, ret) TH_LOG("uid %d registering %d queues: %s", OTHER_UID,
 				 LOAD_QUEUES, xs_err(ret));
 	ret = victim_measure(&v, &react1, &wait1);
 	ASSERT_EQ(0, ret) TH_LOG("beside plain queues: %s", xs_err(ret));
 	ASSERT_EQ(1, write(o.wfd, "a", 1));
-	ret = other_result(&o);
+	ret = xs_other_result(&o);
 	ASSERT_EQ(0, ret) TH_LOG("uid %d arbitrating %d queues: %s", OTHER_UID,
 				 LOAD_QUEUES, xs_err(ret));
 	ret = victim_measure(&v, &react2, &wait2);
-	other_stop(&o);
+	xs_other_stop(&o);
 	ASSERT_EQ(0, ret) TH_LOG("beside arbitrated queues: %s", xs_err(ret));
 
 	TH_LOG("# figure: median of %d, reaction (urgent submit -> batch queue suspended) / wait (urgent kernel done): alone %.2f / %.2f ms; beside %d idle queues of uid %d: not arbitrated %.2f / %.2f ms, arbitrated %.2f / %.2f ms",
@@ -401,7 +323,7 @@ static uint64_t batch_suspends_beside_other_user(struct __test_metadata *_metada
 	struct xsched_queue_info info;
 	uint64_t seq;
 	struct xs_buf b;
-	struct other o;
+	struct xs_other o;
 	uint32_t id;
 	int qfd, ret;
 
@@ -414,9 +336,9 @@ static uint64_t batch_suspends_beside_other_user(struct __test_metadata *_metada
 
 	ASSERT_EQ(0, xs_submit(self->sfd, id, &p, 1, &seq));
 	ASSERT_EQ(0, xs_wait_steps(qfd, 1, WAIT_NS));
-	ASSERT_EQ(0, other_start(&o, OTHER_UID, urgent_kernel, NULL));
-	ret = other_result(&o);
-	other_stop(&o);
+	ASSERT_EQ(0, xs_other_start(&o, OTHER_UID, urgent_kernel, NULL));
+	ret = xs_other_result(&o);
+	xs_other_stop(&o);
 	EXPECT_EQ(0, ret) TH_LOG("the other user's urgent kernel: %s", xs_err(ret));
 	ASSERT_EQ(0, xs_query(qfd, &info));
 	/* The batch kernel is right either way. */
@@ -476,18 +398,18 @@ static int fill_queues(void *arg, int up, int down)
 TEST_F(users, per_user_limit_gives_edquot)
 {
 	struct fill f = {};
-	struct other o1, o2;
+	struct xs_other o1, o2;
 	int r1, r2, i, q[6];
 	uint32_t id;
 
 	ASSERT_EQ(0, xs_write_file(MAX_QUEUES, "4"));
-	ASSERT_EQ(0, other_start(&o1, OTHER_UID, fill_queues, &f));
-	r1 = other_result(&o1);
+	ASSERT_EQ(0, xs_other_start(&o1, OTHER_UID, fill_queues, &f));
+	r1 = xs_other_result(&o1);
 	/* A third user has a limit of its own while the second holds 4. */
-	ASSERT_EQ(0, other_start(&o2, THIRD_UID, fill_queues, &f));
-	r2 = other_result(&o2);
-	other_stop(&o2);
-	other_stop(&o1);
+	ASSERT_EQ(0, xs_other_start(&o2, THIRD_UID, fill_queues, &f));
+	r2 = xs_other_result(&o2);
+	xs_other_stop(&o2);
+	xs_other_stop(&o1);
 	for (i = 0; i < 2; i++) {
 		int r = i ? r2 : r1;
 
@@ -506,9 +428,9 @@ TEST_F(users, per_user_limit_gives_edquot)
 	for (i = 0; i < 6; i++)
 		close(q[i]);
 	/* The children are gone, and with them their count: 4 again. */
-	ASSERT_EQ(0, other_start(&o1, OTHER_UID, fill_queues, &f));
-	r1 = other_result(&o1);
-	other_stop(&o1);
+	ASSERT_EQ(0, xs_other_start(&o1, OTHER_UID, fill_queues, &f));
+	r1 = xs_other_result(&o1);
+	xs_other_stop(&o1);
 	EXPECT_EQ(4, r1 & 0xff);
 }
 

@@ -5,6 +5,7 @@
  * error checks lean on (sequence numbers, counters, poll, close).
  */
 #include <signal.h>
+#include <stddef.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -66,10 +67,10 @@ TEST_F(uapi, version_reports_api_and_sim_backend)
 		TH_LOG("backends 0x%x lacks the sim bit", v.backends);
 	EXPECT_EQ(0, v.backends & ~((1U << XSCHED_BACKEND_SIM) |
 				     (1U << XSCHED_BACKEND_KFD)));
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < (int)XS_ARRAY_SIZE(v.reserved0); i++)
 		EXPECT_EQ(0, v.reserved0[i]) TH_LOG("reserved0[%d]", i);
+	for (i = 0; i < (int)XS_ARRAY_SIZE(v.reserved); i++)
 		EXPECT_EQ(0, v.reserved[i]) TH_LOG("reserved[%d]", i);
-	}
 	EXPECT_GT(self->sim.cus, 0);
 	EXPECT_GT(self->sim.waves_per_cu, 0);
 	EXPECT_GT(self->sim.wave_state_bytes, 0);
@@ -85,8 +86,7 @@ TEST_F(uapi, unknown_ioctl_on_client_fd_is_enotty)
 		_IO(XSCHED_IOC_MAGIC, 0x3f),
 		_IOWR(XSCHED_IOC_MAGIC, 0x07, struct xsched_version),
 		_IOWR(XSCHED_IOC_MAGIC, 0x3f, struct xsched_version),
-		/* a known number with the wrong size or direction */
-		_IOR(XSCHED_IOC_MAGIC, 0x00, __u32),
+		/* a known number with the wrong direction (a short size: EINVAL) */
 		_IOW(XSCHED_IOC_MAGIC, 0x01, struct xsched_sim_mem),
 		_IOWR(0xC7, 0x00, struct xsched_version),
 		TCGETS,
@@ -1592,6 +1592,188 @@ TEST_F(uapi, lowering_a_positive_priority_needs_no_capability)
 	EXPECT_EQ(-EPERM, xs_set_priority(qfd, 21));
 	EXPECT_EQ(0, xs_set_priority(qfd, -100));
 	EXPECT_EQ(-EPERM, xs_set_priority(qfd, 1));
+	close(qfd);
+}
+
+/* The ioctl @cmd with its size field set to @size: a caller built with another struct. */
+#define XS_IOC_RESIZE(cmd, size) \
+	(((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)) | ((unsigned long)(size) << _IOC_SIZESHIFT))
+
+TEST_F(uapi, version_reports_capabilities)
+{
+	struct xsched_version v;
+	size_t i;
+
+	memset(&v, 0xff, sizeof(v));
+	ASSERT_EQ(0, xs_ioctl(self->cfd, XSCHED_IOC_VERSION, &v));
+	EXPECT_EQ(XSCHED_CAP_SIZED_IOCTLS | XSCHED_CAP_SUSPEND_SEQ | XSCHED_CAP_ADMIN,
+		  v.caps);
+	for (i = 0; i < XS_ARRAY_SIZE(v.reserved); i++)
+		EXPECT_EQ(0, v.reserved[i]);
+}
+
+/* A newer caller: its struct has a tail this module does not know. */
+TEST_F(uapi, larger_struct_with_zero_tail_is_accepted)
+{
+	struct {
+		struct xsched_queue_info i;
+		uint64_t tail[4];
+	} big;
+	struct {
+		struct xsched_version v;
+		uint64_t tail[2];
+	} bv;
+	uint32_t id, uid;
+	int qfd;
+
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	memset(&big, 0, sizeof(big));
+	ASSERT_EQ(0, xs_ioctl(qfd, XS_IOC_RESIZE(XSCHED_IOC_QUERY, sizeof(big)), &big));
+	EXPECT_EQ(uid, big.i.queue_uid);
+	EXPECT_EQ(0, big.tail[0] | big.tail[3]);
+	memset(&bv, 0, sizeof(bv));
+	bv.tail[1] = 0x5e17;
+	/* VERSION is read only: nothing to check, only the struct is written. */
+	ASSERT_EQ(0, xs_ioctl(self->cfd, XS_IOC_RESIZE(XSCHED_IOC_VERSION, sizeof(bv)), &bv));
+	EXPECT_EQ(XSCHED_API_VERSION, bv.v.api_version);
+	EXPECT_EQ(0x5e17, bv.tail[1]);
+	close(qfd);
+}
+
+TEST_F(uapi, larger_struct_with_nonzero_tail_is_e2big_and_does_nothing)
+{
+	struct {
+		struct xsched_suspend s;
+		uint64_t tail[2];
+	} bs;
+	struct {
+		struct xsched_register r;
+		uint64_t tail[1];
+	} br;
+	struct {
+		struct xsched_queue_info i;
+		uint64_t tail[1];
+	} bi;
+	uint32_t id, uid, id2;
+	int qfd, qfd2;
+
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	memset(&bs, 0, sizeof(bs));
+	bs.s.mode = XSCHED_MODE_SAVE;
+	bs.s.flags = XSCHED_SUSPEND_NONBLOCK;
+	bs.tail[1] = 1;
+	EXPECT_EQ(-E2BIG, xs_ioctl(qfd, XS_IOC_RESIZE(XSCHED_IOC_SUSPEND, sizeof(bs)), &bs));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
+	memset(&bi, 0, sizeof(bi));
+	bi.tail[0] = 1ULL << 63;
+	EXPECT_EQ(-E2BIG, xs_ioctl(qfd, XS_IOC_RESIZE(XSCHED_IOC_QUERY, sizeof(bi)), &bi));
+
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id2, NULL));
+	memset(&br, 0, sizeof(br));
+	br.r.backend = XSCHED_BACKEND_SIM;
+	br.r.handle = id2;
+	br.r.backend_fd = self->sfd;
+	br.tail[0] = 2;
+	EXPECT_EQ(-E2BIG, xs_ioctl(self->cfd, XS_IOC_RESIZE(XSCHED_IOC_REGISTER, sizeof(br)),
+				   &br));
+	/* Nothing was registered: the same queue registers now. */
+	qfd2 = xs_register(self->cfd, self->sfd, id2, 0, NULL);
+	EXPECT_LE(0, qfd2) TH_LOG("register after E2BIG: %s", xs_err(qfd2));
+	if (qfd2 >= 0)
+		close(qfd2);
+	close(qfd);
+}
+
+/* An older caller: its struct ends at the first published size. */
+TEST_F(uapi, first_published_sizes_work_and_nothing_past_them_is_written)
+{
+	struct {
+		struct xsched_suspend s;
+		uint64_t canary[2];
+	} os;
+	struct {
+		struct xsched_queue_info i;
+		uint64_t canary[2];
+	} oi;
+	uint32_t id, uid;
+	int qfd;
+
+	ASSERT_EQ(XSCHED_SUSPEND_SIZE_VER0, offsetof(struct xsched_suspend, seq));
+	ASSERT_EQ(XSCHED_QUERY_SIZE_VER0, offsetof(struct xsched_queue_info, suspend_seq));
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	/* The bytes past the old struct are the caller's: a canary there. */
+	memset(&os, 0, sizeof(os));
+	memset((char *)&os + XSCHED_SUSPEND_SIZE_VER0, 0xc5,
+	       sizeof(os) - XSCHED_SUSPEND_SIZE_VER0);
+	os.s.mode = XSCHED_MODE_SAVE;
+	ASSERT_EQ(0, xs_ioctl(qfd, XS_IOC_RESIZE(XSCHED_IOC_SUSPEND, XSCHED_SUSPEND_SIZE_VER0),
+			      &os));
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, xs_state(qfd));
+	EXPECT_EQ(0xc5c5c5c5U, os.s.seq) TH_LOG("written past the caller's struct");
+	memset(&oi, 0, sizeof(oi));
+	memset((char *)&oi + XSCHED_QUERY_SIZE_VER0, 0xc5, sizeof(oi) - XSCHED_QUERY_SIZE_VER0);
+	ASSERT_EQ(0, xs_ioctl(qfd, XS_IOC_RESIZE(XSCHED_IOC_QUERY, XSCHED_QUERY_SIZE_VER0), &oi));
+	EXPECT_EQ(uid, oi.i.queue_uid);
+	EXPECT_EQ(XSCHED_STATE_SUSPENDED, oi.i.state);
+	EXPECT_EQ(0xc5c5c5c5U, oi.i.suspend_seq) TH_LOG("written past the caller's struct");
+	EXPECT_EQ(0, xs_resume(qfd, NULL));
+	close(qfd);
+}
+
+TEST_F(uapi, sizes_below_the_first_published_are_einval)
+{
+	char buf[256] = { 0 };
+	uint32_t id, uid;
+	int qfd;
+
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd, _IOR(XSCHED_IOC_MAGIC, 0x00, __u32), buf));
+	EXPECT_EQ(-EINVAL, xs_ioctl(self->cfd,
+				    XS_IOC_RESIZE(XSCHED_IOC_REGISTER, XSCHED_REGISTER_SIZE_VER0 - 8),
+				    buf));
+	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XS_IOC_RESIZE(XSCHED_IOC_QUERY, 8), buf));
+	buf[0] = XSCHED_MODE_SAVE;
+	EXPECT_EQ(-EINVAL, xs_ioctl(qfd, XS_IOC_RESIZE(XSCHED_IOC_SUSPEND,
+						       XSCHED_SUSPEND_SIZE_VER0 - 8), buf));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, xs_state(qfd));
+	close(qfd);
+}
+
+/* A NONBLOCK suspend's number tells its own completion from a later suspend's. */
+TEST_F(uapi, nonblock_suspend_returns_its_seq_and_query_names_the_hw_queue)
+{
+	struct xsched_queue_info info;
+	struct xsched_suspend s;
+	uint32_t id, uid, first;
+	int qfd;
+
+	/* Not the first sim queue: its id is not 0 either. */
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 2, NULL, NULL));
+	qfd = make_queue(self->cfd, self->sfd, 8, &id, &uid);
+	ASSERT_LE(0, qfd);
+	memset(&info, 0, sizeof(info));
+	ASSERT_EQ(0, xs_query(qfd, &info));
+	EXPECT_EQ(0, info.suspend_seq);
+	/* The hardware queue, by its own name: the sim queue id. */
+	EXPECT_EQ(0, info.gpu_id);
+	EXPECT_EQ(id, info.hw_queue_id);
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_SAVE, XSCHED_SUSPEND_NONBLOCK, 0, &s));
+	EXPECT_NE(0, s.seq);
+	first = s.seq;
+	ASSERT_EQ(0, xs_wait_state(qfd, XSCHED_STATE_SUSPENDED, 10 * XS_SEC));
+	ASSERT_EQ(0, xs_query(qfd, &info));
+	EXPECT_EQ(first, info.suspend_seq);
+	ASSERT_EQ(0, xs_resume(qfd, NULL));
+	/* Blocking suspends report theirs too: the next one. */
+	ASSERT_EQ(0, xs_suspend(qfd, XSCHED_MODE_DRAIN, 0, 0, &s));
+	EXPECT_EQ(first + 1, s.seq);
+	ASSERT_EQ(0, xs_query(qfd, &info));
+	EXPECT_EQ(first + 1, info.suspend_seq);
+	EXPECT_EQ(0, xs_resume(qfd, NULL));
 	close(qfd);
 }
 

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <linux/xsched_kfd.h>
 #include <linux/xsched_sim.h>
@@ -813,6 +814,87 @@ static inline int xs_table_state(uint32_t uid, char *state, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* A file's text (a module parameter), "" if unreadable; to restore it later. */
+static inline void xs_param_read(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/* Another user: a child running @fn as @uid; it reports on a pipe. */
+struct xs_other {
+	pid_t pid;
+	int rfd;	/* child -> parent: one int, the child's result */
+	int wfd;	/* parent -> child: closed when the child may exit */
+};
+
+/* Runs in the child; may report on @up and read @down itself. */
+typedef int (*xs_other_fn)(void *arg, int up, int down);
+
+static inline int xs_other_start(struct xs_other *o, uid_t uid, xs_other_fn fn, void *arg)
+{
+	int up[2], down[2];
+	char c;
+
+	o->pid = -1;
+	o->rfd = -1;
+	o->wfd = -1;
+	if (pipe(up))
+		return -errno;
+	if (pipe(down)) {
+		close(up[0]);
+		close(up[1]);
+		return -errno;
+	}
+	o->pid = fork();
+	if (o->pid < 0)
+		return -errno;
+	if (o->pid == 0) {
+		int ret;
+
+		close(up[0]);
+		close(down[1]);
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			ret = -errno;
+		else
+			ret = fn(arg, up[1], down[0]);
+		if (write(up[1], &ret, sizeof(ret)) != sizeof(ret))
+			_exit(1);
+		/* Keep every fd open until the parent is done measuring. */
+		while (read(down[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	o->rfd = up[0];
+	o->wfd = down[1];
+	return 0;
+}
+
+/* The child's result (its fn's return value), or -EPIPE if it died. */
+static inline int xs_other_result(struct xs_other *o)
+{
+	int ret;
+
+	if (read(o->rfd, &ret, sizeof(ret)) != sizeof(ret))
+		return -EPIPE;
+	return ret;
+}
+
+static inline void xs_other_stop(struct xs_other *o)
+{
+	close(o->wfd);
+	close(o->rfd);
+	waitpid(o->pid, NULL, 0);
 }
 
 #endif /* XSCHED_TEST_H */
