@@ -44,6 +44,9 @@
 #   capfix    after the in-flight cap's fix: per-launch overhead, ResNet-50
 #             b16 alone beside an idle high-priority stream and urgent beside
 #             it in one process (high priority), natively and preloaded
+#   port4     urgent beside ResNet-50 b16 on an equal-priority stream (REQ_MAIN
+#             requests) and beside SDPA on the high-priority stream (REQ),
+#             natively and preloaded
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 set -u
@@ -349,6 +352,14 @@ plan_capfix() {
 	pair_main stream high r50b16
 }
 
+plan_port4() {
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	pair_main stream equal r50b16
+	pair stream high sdpa
+}
+
 for p in "$@"; do
 	case $p in
 	native) plan_native ;;
@@ -359,6 +370,7 @@ for p in "$@"; do
 	port2) plan_port2 ;;
 	port3) plan_port3 ;;
 	capfix) plan_capfix ;;
+	port4) plan_port4 ;;
 	green) plan_green ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
