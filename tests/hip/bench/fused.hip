@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 {
 	const char *label = argc > 1 ? argv[1] : "native";
 	int nreq = argc > 2 ? atoi(argv[2]) : 40;
-	uint32_t grid = argc > 3 ? (uint32_t)atoi(argv[3]) : 512;
+	uint32_t grid = argc > 3 ? (uint32_t)atoi(argv[3]) : 1024;
 	uint32_t steps = argc > 4 ? (uint32_t)atoi(argv[4]) : 40;
 	uint64_t step_ns = argc > 5 ? strtoull(argv[5], nullptr, 0) : 1000000;
 	hipStream_t batch, urgent;
