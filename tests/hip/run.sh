@@ -63,6 +63,22 @@ for t in null_stream streams graph per_thread; do
 		bad "${t}_no_splat" "the kernel logged a splat"
 	fi
 done
+# The stand-in's queue pool, which the interposer's queue discovery relies on:
+# with GPU_MAX_HW_QUEUES=1 the three normal-priority streams of `streams` (its
+# own, the null stream, two per-thread streams) share one HSA queue, and the
+# high and low streams each have one of their own (priorities never share).
+echo "# $suite: queue_pool"
+pool=$(GPU_MAX_HW_QUEUES=1 HIP_STANDIN_TRACE=1 ./streams 2>&1 | grep '^hip-standin: stream')
+echo "$pool" | sed 's/^/#   /'
+verdict=$(echo "$pool" | awk '{ q[$4] = q[$4] " " $8; n[$4]++ }
+	END {
+		for (p in q) { split(q[p], ids, " "); for (i in ids) if (ids[i] != ids[1]) { print "class " p " has several queues"; exit } }
+		if (n[-1] < 1 || n[0] < 3 || n[1] < 1) { print "streams missing: " n[-1] "/" n[0] "/" n[1]; exit }
+		split(q[-1], h, " "); split(q[0], m, " "); split(q[1], l, " ")
+		if (h[1] == m[1] || h[1] == l[1] || m[1] == l[1]) { print "two priorities share a queue"; exit }
+		print "ok" }')
+if [ "$verdict" = ok ]; then ok queue_pool; else bad queue_pool "$verdict"; fi
+
 if [ "$gate" = 1 ] && ! vm-gate objects "$suite"; then
 	bad "${suite}_objects" "module objects left alive after the suite"
 fi

@@ -15,6 +15,7 @@
  *   gets its own queue, at the cap it shares the least used one of its class;
  *   classes never share.  The null stream takes its queue from the normal
  *   pool; it waits for the blocking streams and they wait for it.
+ *   HIP_STANDIN_TRACE=1 prints which queue each stream got.
  * - Every command is an AQL packet on the stream's queue: kernels as kernel
  *   dispatches, copies and memsets as agent dispatches, event records and
  *   stream waits as barrier-AND packets, stream callbacks as a marker whose
@@ -469,6 +470,10 @@ static struct ihipStream_t *stream_new(int priority, unsigned int flags)
 	s->next = g_streams;
 	g_streams = s;
 	pthread_mutex_unlock(&g_lock);
+	/* For the suite's queue-pool test: which HSA queue a stream got. */
+	if (getenv("HIP_STANDIN_TRACE"))
+		fprintf(stderr, "hip-standin: stream priority %d -> HSA queue %llu ring %p\n",
+			priority, (unsigned long long)s->hq->q->id, s->hq->q->base_address);
 	return s;
 }
 
