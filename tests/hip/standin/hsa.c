@@ -18,6 +18,7 @@
  * processes, interrupts (waits use one process-wide condition variable).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -40,17 +41,15 @@
 #define EXPORT __attribute__((visibility("default")))
 
 /*
- * The field branch `hsa` adds to struct xsched_sim_queue_create in place of
- * reserved[0]: the AQL ring the sim queue stands behind, so the interposer can
- * find the sim queue from hsa_queue_t.base_address.  Until that header lands,
- * reserved[0] is the same slot; a module without the field refuses it (EINVAL)
- * and the queue is created again without it.
+ * ring_addr of struct xsched_sim_queue_create (branch `hsa`): the AQL ring the
+ * sim queue stands behind, so the interposer finds the sim queue from
+ * hsa_queue_t.base_address.  It is the u64 right after save_area_size, which
+ * was reserved[0] before that field existed; written by offset so this
+ * compiles against either header.  A module without the field refuses it
+ * (EINVAL) and the queue is created again without it.
  */
-#ifdef XSCHED_SIM_QUEUE_RING_ADDR
-#define SIM_QC_RING_ADDR(qc) ((qc)->ring_addr)
-#else
-#define SIM_QC_RING_ADDR(qc) ((qc)->reserved[0])
-#endif
+#define SIM_QC_RING_ADDR_OFFSET (offsetof(struct xsched_sim_queue_create, save_area_size) + 8)
+_Static_assert(sizeof(struct xsched_sim_queue_create) == 40, "xsched_sim_queue_create changed");
 
 #define SIGNAL_MAGIC 0x5349474e414cULL
 #define GPU_AGENT 0x6770750001ULL	/* the one agent's handle */
@@ -760,19 +759,17 @@ static int sim_queue_create(uint32_t ring_size, void *ring, uint32_t *id)
 {
 	struct xsched_sim_queue_create qc = { .ring_size = ring_size };
 
-	SIM_QC_RING_ADDR(&qc) = (uint64_t)(uintptr_t)ring;
+	uint64_t addr = (uint64_t)(uintptr_t)ring;
+
+	memcpy((char *)&qc + SIM_QC_RING_ADDR_OFFSET, &addr, sizeof(addr));
 	if (ioctl(g_sim_fd, XSCHED_IOC_SIM_QUEUE_CREATE, &qc)) {
-#ifndef XSCHED_SIM_QUEUE_RING_ADDR
-		/* A module without ring_addr: reserved[0] must be zero. */
+		/* A module without ring_addr: that word is reserved, must be 0. */
 		if (errno != EINVAL)
 			return -errno;
 		memset(&qc, 0, sizeof(qc));
 		qc.ring_size = ring_size;
 		if (ioctl(g_sim_fd, XSCHED_IOC_SIM_QUEUE_CREATE, &qc))
 			return -errno;
-#else
-		return -errno;
-#endif
 	}
 	*id = qc.queue_id;
 	return 0;
