@@ -757,6 +757,7 @@ static void *packet_processor(void *arg)
 
 static int sim_queue_create(uint32_t ring_size, void *ring, uint32_t *id)
 {
+	const char *trace = getenv("HIP_STANDIN_TRACE");
 	struct xsched_sim_queue_create qc = { .ring_size = ring_size };
 
 	uint64_t addr = (uint64_t)(uintptr_t)ring;
@@ -770,7 +771,11 @@ static int sim_queue_create(uint32_t ring_size, void *ring, uint32_t *id)
 		qc.ring_size = ring_size;
 		if (ioctl(g_sim_fd, XSCHED_IOC_SIM_QUEUE_CREATE, &qc))
 			return -errno;
+		addr = 0;
 	}
+	if (trace)
+		fprintf(stderr, "hsa-standin: ring %p -> sim queue %u (%s)\n", ring, qc.queue_id,
+			addr ? "ring_addr set" : "the module has no ring_addr");
 	*id = qc.queue_id;
 	return 0;
 }
