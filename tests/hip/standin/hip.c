@@ -662,6 +662,12 @@ EXPORT hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
 	return stream_flags(stream, flags, true);
 }
 
+EXPORT int hipGetStreamDeviceId(hipStream_t stream)
+{
+	(void)stream;
+	return init() == hipSuccess ? 0 : -1;	/* one device */
+}
+
 EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
 	if (leastPriority)
@@ -862,6 +868,29 @@ EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMemcpyK
 {
 	(void)kind;
 	return copy_on(NULL, dst, src, n, true, true);
+}
+
+EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+				      hipStream_t stream)
+{
+	(void)kind;
+	return copy_on(stream, dst, src, n, false, true);
+}
+
+EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t stream)
+{
+	return copy_on(stream, dst, src, n, false, false);
+}
+
+EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t stream)
+{
+	return copy_on(stream, dst, src, n, false, false);
+}
+
+EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n,
+				     hipStream_t stream)
+{
+	return copy_on(stream, dst, src, n, false, false);
 }
 
 static hipError_t memset_on(hipStream_t stream, void *dst, int value, size_t n, bool spt,
