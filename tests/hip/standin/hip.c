@@ -823,6 +823,20 @@ EXPORT hipError_t hipHostFree(void *ptr)
 	return hipSuccess;
 }
 
+/* Record a command in @s's capture instead of running it. */
+static hipError_t capture_add(struct ihipStream_t *s, const struct node *n)
+{
+	struct node *c = malloc(sizeof(*c));
+
+	if (!c)
+		return ret(hipErrorOutOfMemory);
+	*c = *n;
+	c->next = NULL;
+	*s->capture->tail = c;
+	s->capture->tail = &c->next;
+	return hipSuccess;
+}
+
 static hipError_t copy_on(hipStream_t stream, void *dst, const void *src, size_t n, bool spt,
 			  bool sync)
 {
@@ -831,15 +845,9 @@ static hipError_t copy_on(hipStream_t stream, void *dst, const void *src, size_t
 		return hipSuccess;
 	if (!dst || !src)
 		return ret(hipErrorInvalidValue);
-	if (s->capture) {
-		struct node *nd = calloc(1, sizeof(*nd));
-
-		*nd = (struct node){ .type = NODE_COPY, .a0 = (uintptr_t)dst,
-				     .a1 = (uintptr_t)src, .a2 = n };
-		*s->capture->tail = nd;
-		s->capture->tail = &nd->next;
-		return hipSuccess;
-	}
+	if (s->capture)
+		return capture_add(s, &(struct node){ .type = NODE_COPY, .a0 = (uintptr_t)dst,
+						      .a1 = (uintptr_t)src, .a2 = n });
 	put_agent(s, STANDIN_AGENT_COPY, (uintptr_t)dst, (uintptr_t)src, n);
 	return sync ? stream_sync(stream, spt) : hipSuccess;
 }
@@ -901,15 +909,9 @@ static hipError_t memset_on(hipStream_t stream, void *dst, int value, size_t n, 
 		return hipSuccess;
 	if (!dst)
 		return ret(hipErrorInvalidValue);
-	if (s->capture) {
-		struct node *nd = calloc(1, sizeof(*nd));
-
-		*nd = (struct node){ .type = NODE_MEMSET, .a0 = (uintptr_t)dst,
-				     .a1 = (uint8_t)value, .a2 = n };
-		*s->capture->tail = nd;
-		s->capture->tail = &nd->next;
-		return hipSuccess;
-	}
+	if (s->capture)
+		return capture_add(s, &(struct node){ .type = NODE_MEMSET, .a0 = (uintptr_t)dst,
+						      .a1 = (uint8_t)value, .a2 = n });
 	put_agent(s, STANDIN_AGENT_MEMSET, (uintptr_t)dst, (uint8_t)value, n);
 	return sync ? stream_sync(stream, spt) : hipSuccess;
 }
@@ -1053,15 +1055,10 @@ static hipError_t launch(const void *fn, dim3 grid, dim3 block, void **args, hip
 	memcpy(&ka.steps, args[2], 4);
 	memcpy(&ka.step_ns, args[3], 8);
 	memcpy(&ka.seed, args[4], 8);
-	if (s->capture) {
-		struct node *nd = calloc(1, sizeof(*nd));
-
-		*nd = (struct node){ .type = NODE_KERNEL, .sim_kernel = k->sim_kernel,
-				     .grid = grid.x, .block = block.x, .ka = ka };
-		*s->capture->tail = nd;
-		s->capture->tail = &nd->next;
-		return hipSuccess;
-	}
+	if (s->capture)
+		return capture_add(s, &(struct node){ .type = NODE_KERNEL,
+						      .sim_kernel = k->sim_kernel, .grid = grid.x,
+						      .block = block.x, .ka = ka });
 	put_kernel(s, k->sim_kernel, grid.x, block.x, &ka);
 	return hipSuccess;
 }
@@ -1324,6 +1321,11 @@ EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph,
 	for (struct node *n = graph->head; n; n = n->next) {
 		struct node *c = malloc(sizeof(*c));
 
+		if (!c) {
+			free_nodes(x->g.head);
+			free(x);
+			return ret(hipErrorOutOfMemory);
+		}
 		*c = *n;
 		c->next = NULL;
 		*tail = c;
