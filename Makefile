@@ -4,8 +4,10 @@
 #                 (KDIR= headers, default: Debian 6.12 from the cache)
 # make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
 # make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level,
-#                 a latency CDF plot and a timeline of one urgent request (build/demo/)
-# make bench      libxsched benchmark in a VM
+#                 a latency CDF plot and a timeline of one urgent request (build/demo/),
+#                 and one run through the HIP path (tests/hip programs, libxsched preloaded)
+# make bench      libxsched benchmark in a VM, then the fused-kernel case through the
+#                 HIP path (tests/hip: hipcc programs on the test-only stand-in runtime)
 # make check-debug  the sim suites on a KASAN/lockdep/kmemleak kernel built from the
 #                 Debian source (cached; the first build takes about 30 min on 2 cores)
 # make lint       checkpatch and sparse on the module
@@ -40,7 +42,7 @@ MODULE = kmod/xsched_kfd.ko
 SIM_MODULE = kmod/sim/xsched_sim.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module tools check check-debug demo bench lint mutate install install-tools clean
+.PHONY: all deps kernel module tools hip-vm check check-debug demo bench lint mutate install install-tools clean
 
 all: module
 
@@ -99,14 +101,23 @@ VM_SETTLE ?= 45
 
 # The tables, then a latency CDF plot and a timeline of one urgent request
 # under $(BUILD)/demo (tools/demo/run-demo.sh names them at the end).
-demo: module $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xschedctl
+demo: module $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xschedctl hip-vm
 	@CACHE=$(CACHE) KREL=$(KREL) $(TOP)/tools/demo/run-demo.sh $(BUILD)/demo $(BUILD)/tools \
-		$(MODULE) '$(DEMO_ARGS)' $(VM_SETTLE)
+		$(MODULE) '$(DEMO_ARGS)' $(VM_SETTLE) $(HIP_VM)
 
-bench: module
+# The HIP programs and the stand-in runtime they run on in the VM (tests/hip);
+# libxsched.so for their preloaded runs.
+HIP_VM = $(BUILD)/hip/vm
+hip-vm:
+	$(MAKE) -C libxsched all TOP=$(TOP)
+	$(MAKE) -C tests/hip vm TOP=$(TOP) BUILD=$(BUILD) OUT=$(HIP_VM) \
+		XSCHED_SO=$(TOP)/build/libxsched/libxsched.so.0
+
+bench: module hip-vm
 	$(MAKE) -C libxsched bench TOP=$(TOP)
-	$(QEMU_RUN) --append idle=poll --module $(MODULE) --module $(SIM_MODULE) --copy $(BUILD)/libxsched/bench --rmmod \
-		-- 'sleep $(VM_SETTLE); cd bench && ./run-bench.sh'
+	$(QEMU_RUN) --append idle=poll --module $(MODULE) --module $(SIM_MODULE) --copy $(BUILD)/libxsched/bench \
+		--copy $(HIP_VM) --rmmod \
+		-- 'sleep $(VM_SETTLE); (cd bench && ./run-bench.sh) && cd vm && ./run-bench.sh'
 
 # Every fault's copy runs `make check` against the same kernel cache.
 mutate: $(KERNEL_DEP)

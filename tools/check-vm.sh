@@ -6,7 +6,7 @@
 # with vm-gate); this script exits 0 so that a non-zero VM status means the
 # boot, the module load, the final unload (a leaked reference) or the final
 # kernel-log scan failed.  KSFT, if set, names the kselftest programs to run.
-for suite in kselftest libxsched tools; do
+for suite in kselftest libxsched tools hip; do
 	[ -x "$suite/run.sh" ] || continue
 	if [ "$suite" = kselftest ] && [ -n "${KSFT:-}" ]; then
 		# shellcheck disable=SC2086

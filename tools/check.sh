@@ -18,6 +18,9 @@
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
+#   hip-sim            hipcc-built HIP programs on the stand-in HIP/HSA runtimes
+#                      (tests/hip, test-only) on the sim GPU, alone and with
+#                      libxsched.so preloaded, same VM
 #   vm-module          that VM: boot, module load, unload, and no kernel splat
 #   splat-gate         a VM with an injected kernel WARNING: the gate must fail the
 #                      suite that hit it and print the kernel log
@@ -169,6 +172,17 @@ if want vm; then
 			cat "$logs/libxsched-build.log"
 			broken libxsched-vm "build failed"
 		fi
+	fi
+	# The HIP path: needs Debian's hipcc and libamdhip64-dev (tools/install-deps.sh).
+	if make -s -C "$top/libxsched" all TOP="$top" > "$logs/hip-build.log" 2>&1 &&
+		make -s -C "$top/tests/hip" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
+			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
+			>> "$logs/hip-build.log" 2>&1; then
+		expect="$expect hip-sim"
+	else
+		tail -n 30 "$logs/hip-build.log"
+		broken hip-sim "build failed (see $logs/hip-build.log)"
+		rm -rf "$vm/hip"
 	fi
 	cp "$top/tools/check-vm.sh" "$vm/"
 	mkdir -p "$vm/tools"

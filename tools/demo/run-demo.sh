@@ -3,14 +3,17 @@
 #
 # `make demo`: the demo in the VM, then its pictures on the host.
 #
-# Usage: tools/demo/run-demo.sh OUT_DIR TOOLS_DIR MODULE [DEMO_ARGS [SETTLE_S]]
+# Usage: tools/demo/run-demo.sh OUT_DIR TOOLS_DIR MODULE [DEMO_ARGS [SETTLE_S [HIP_DIR]]]
 #   (CACHE and KREL in the environment, as the Makefile passes them)
 #
 # In the VM, after SETTLE_S seconds (the TCG guest runs slow for its first
 # ~40 s): xsched-demo -S (its tables, and each case's latencies as
 # "xsched-samples" lines), then `xschedctl timeline` around xsched-once (one
 # urgent request preempting the batch queue), the JSON printed between marker
-# lines: qemu-run streams only the guest's output.  On the host the sample
+# lines: qemu-run streams only the guest's output.  With HIP_DIR (tests/hip's
+# guest folder, `make hip-vm`), then the fused-kernel case through the HIP path:
+# the same hipcc-built program alone and with libxsched.so preloaded, on the
+# test-only stand-in HIP runtime (Documentation/hip.rst).  On the host the sample
 # lines and the JSON are taken out of what is shown and written to
 #   OUT_DIR/latency-cdf.svg   the CDF of the urgent latency per case (gnuplot)
 #   OUT_DIR/samples.tsv       the samples it was drawn from (case, us)
@@ -21,20 +24,26 @@
 set -uo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 OUT_DIR TOOLS_DIR MODULE [DEMO_ARGS]" >&2; exit 2; }
-out=$1 tools=$2 module=$3 args=${4:-} settle=${5:-0}
+out=$1 tools=$2 module=$3 args=${4:-} settle=${5:-0} hip=${6:-}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${CACHE:?}" "${KREL:?}"
 command -v gnuplot > /dev/null || { echo "run-demo: gnuplot not found (tools/install-deps.sh)" >&2; exit 2; }
 mkdir -p "$out"
 rm -f "$out"/latency-cdf.svg "$out"/samples.tsv "$out"/timeline.json "$out"/cdf-*.dat
 
+hipcopy=() hipcmd=
+if [ -n "$hip" ]; then
+	hipcopy=(--copy "$hip")
+	hipcmd="&& echo && cd $(basename "$hip") && ./run-bench.sh 20"
+fi
+
 # idle=poll: an idle TCG vCPU wakes slowly, which would penalise the quietest case.
 "$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --append idle=poll \
 	--module "$module" --module "${module%/*}/sim/xsched_sim.ko" \
 	--copy "$tools/xsched-demo" --copy "$tools/xsched-once" \
-	--copy "$tools/xschedctl" --rmmod -- \
+	--copy "$tools/xschedctl" "${hipcopy[@]}" --rmmod -- \
 	"sleep $settle; ./xsched-demo -S $args && ./xschedctl timeline -o /tmp/once.json -- ./xsched-once &&
-	 echo xsched-timeline-begin && cat /tmp/once.json && echo xsched-timeline-end" |
+	 echo xsched-timeline-begin && cat /tmp/once.json && echo xsched-timeline-end $hipcmd" |
 	tee "$out/demo.log" |
 	awk -v samples="$out/samples.tsv" -v tl="$out/timeline.json" '
 		/^xsched-samples\t/ { split($0, f, "\t"); n = split(f[3], v, " ")

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Runs inside the VM (make bench): the fused-kernel case through the HIP path,
+# one row per level: native (stand-in runtime alone), Lv1 (libxsched.so
+# preloaded, XSCHED_LEVEL=1) and Lv3 (XSCHED_LEVEL=3) when the preloaded
+# libxsched has HIP hooks (lib/xsched-hip-hooks, written at build time from
+# `nm -D`); without them the preload schedules nothing and its rows say so.
+# Ratios are urgent latency beside the batch kernel over alone, in one run.
+cd "$(dirname "$0")" || exit 1
+. ./env.sh
+echo "hip-fused: batch MARK kernel on a low-priority stream, short urgent kernels on a high one"
+printf '%-10s %5s %9s %9s %6s %9s %9s %8s %8s %9s  %s\n' level n P50-alone P99-alone n \
+	P50-busy P99-busy P50x P99x batch-ms batch
+./hip-fused-bench native "$@"
+if [ -e lib/libxsched.so.0 ]; then
+	[ -e lib/xsched-hip-hooks ] ||
+		echo "# libxsched.so has no HIP hooks yet (no hipLaunchKernel export): Lv1/Lv3 rows run unscheduled"
+	LD_PRELOAD=libxsched.so.0 XSCHED_LEVEL=1 ./hip-fused-bench Lv1 "$@"
+	LD_PRELOAD=libxsched.so.0 XSCHED_LEVEL=3 ./hip-fused-bench Lv3 "$@"
+fi
