@@ -16,5 +16,15 @@ if [ -e lib/libxsched.so.0 ]; then
 	[ -e lib/xsched-hip-hooks ] ||
 		echo "# libxsched.so has no HIP hooks yet (no hipLaunchKernel export): Lv1/Lv3 rows run unscheduled"
 	LD_PRELOAD=libxsched.so.0 XSCHED_LEVEL=1 ./hip-fused-bench Lv1 "$@"
-	LD_PRELOAD=libxsched.so.0 XSCHED_LEVEL=3 ./hip-fused-bench Lv3 "$@"
+	# The Lv3 row's evidence, without per-call debug lines in the timing:
+	# which streams got a preemptor and went to Lv3 (info), and each
+	# decision as a trace line in a file (XSCHED_TRACE_MARKER).
+	rm -f /tmp/hip-lv3.trace
+	LD_PRELOAD=libxsched.so.0 XSCHED_LEVEL=3 XSCHED_LOG=info,trace \
+		XSCHED_TRACE_MARKER=/tmp/hip-lv3.trace ./hip-fused-bench Lv3 "$@" 2>/tmp/hip-lv3.log
+	rc=$?
+	grep -E 'hsa: q[0-9]+: (preemptor|now Lv)' /tmp/hip-lv3.log | sed 's/^xsched\[[^]]*\] /# /'
+	echo "# Lv3 decisions: $(grep -c 'level=3 action=suspend' /tmp/hip-lv3.trace 2>/dev/null) suspends," \
+		"$(grep -c 'level=3 action=resume' /tmp/hip-lv3.trace 2>/dev/null) resumes"
+	[ $rc = 0 ] || { echo "# hip-fused-bench Lv3 exited $rc"; tail -n 20 /tmp/hip-lv3.log; exit $rc; }
 fi
