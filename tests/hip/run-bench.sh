@@ -19,7 +19,7 @@ if [ -e lib/libxsched.so.0 ]; then
 	# The Lv3 row's evidence, without per-call debug lines in the timing:
 	# which streams got a preemptor and went to Lv3 (info), and each
 	# decision as a trace line in a file (XSCHED_TRACE_MARKER).
-	rm -f /tmp/hip-lv3.trace
+	: > /tmp/hip-lv3.trace	# XSCHED_TRACE_MARKER names a file that exists
 	LD_PRELOAD=libxsched.so.0 XSCHED_LEVEL=3 XSCHED_LOG=info,trace \
 		XSCHED_TRACE_MARKER=/tmp/hip-lv3.trace ./hip-fused-bench Lv3 "$@" 2>/tmp/hip-lv3.log
 	rc=$?
