@@ -10,9 +10,13 @@
 #                                  is no usable device
 #   bindings_preloaded             the dynamic linker's own report
 #                                  (LD_DEBUG=bindings, everything bound at start):
-#                                  the probe's hooked references bind to
-#                                  libxsched.so.0 and the rest to libamdhip64.so.5,
-#                                  all at the runtime's node hip_4.2
+#                                  the probe's hooked references, all at node
+#                                  hip_4.2, bind to libxsched.so.0 and the rest to
+#                                  libamdhip64.so.5; and libxsched.so defines each
+#                                  hooked one at hip_4.2 (libxsched.nodes), not
+#                                  unversioned: glibc binds a versioned reference
+#                                  to an unversioned definition too, and its report
+#                                  names the reference's node only
 #   bindings_alone                 the same report without the preload: all to
 #                                  libamdhip64.so.5
 #   stream_crash_alike             a real hipStreamCreate (segfaults in the
@@ -113,6 +117,12 @@ check_bindings() {
 			if (!seen["hipGetDeviceCount"]) bad = bad " no binding of hipGetDeviceCount;"
 			print bad
 		}')
+	if [ "$2" = libxsched.so.0 ]; then
+		for sym in $hooked; do
+			node=$(awk -v s="$sym" '$1 == s { print $2 }' libxsched.nodes)
+			[ "$node" = hip_4.2 ] || why="$why libxsched.so defines $sym at '$node';"
+		done
+	fi
 	if [ -z "$why" ]; then
 		ok "$1"
 	else
