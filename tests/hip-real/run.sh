@@ -20,8 +20,9 @@
 #   bindings_alone                 the same report without the preload: all to
 #                                  libamdhip64.so.5
 #   stream_crash_alike             a real hipStreamCreate (segfaults in the
-#                                  runtime with no GPU): the same status and
-#                                  lines alone and preloaded
+#                                  runtime with no GPU), reached after all the
+#                                  above: the same status and lines alone and
+#                                  preloaded
 # Each program run is checked for kernel splats (vm-gate).
 cd "$(dirname "$0")" || exit 1
 here=$(pwd)
@@ -140,7 +141,11 @@ probe stream_preloaded env LD_PRELOAD=libxsched.so.0 ./hip-probe --stream
 spre=$(echo "$out" | grep -v '^xsched\[')
 sprc=$rc
 echo "# $suite: hipStreamCreate with no GPU: exit $src alone, $sprc preloaded"
-if [ "$src" = "$sprc" ] && [ "$salone" = "$spre" ]; then
+# It must have got as far as the stream: a probe that never ran fails alike too.
+if ! echo "$salone" | grep -q '^hipStreamDestroy(NULL): '; then
+	show alone "$salone"
+	bad stream_crash_alike "the probe did not get as far as hipStreamCreate"
+elif [ "$src" = "$sprc" ] && [ "$salone" = "$spre" ]; then
 	ok stream_crash_alike
 else
 	show alone "$salone"
