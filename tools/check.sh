@@ -29,6 +29,11 @@
 #   xsched-kfd-kselftest  the kfd backend, in a VM beside the real amdgpu.ko
 #   libxsched-kfd-vm   libxsched's kfd platform (module and debugger API), same VM
 #   vm-kfd-module      that VM: boot, amdgpu and module load, unload, no splat
+#   hip-real           Debian's real libamdhip64.so.5 alone and with libxsched.so
+#                      preloaded, in a VM beside the real amdgpu.ko (no GPU):
+#                      same output, one no-device notice, symbol bindings
+#                      (tests/hip-real; kfd group, needs no KFD_SRC)
+#   vm-hip-real        that VM: boot, amdgpu load, no splat
 #   dkms               (pkg) Debian's dkms builds and installs the module, a VM
 #                      modprobes it and runs the uapi kselftest (tools/check-dkms.sh)
 #   ksft-tree          (pkg) the kselftests built in a kernel tree with lib.mk, one
@@ -296,6 +301,27 @@ if want kfd && [ -n "${KFD_SRC:-}" ]; then
 	fi
 elif want kfd; then
 	note "KFD_SRC not set: kfd backend not built, its suites not run"
+fi
+
+# Debian's real HIP runtime beside the real amdgpu.ko (/dev/kfd, no GPU),
+# alone and preloaded with libxsched.so: it needs the runtime and the HIP
+# headers (tools/install-deps.sh), not KFD_SRC.  Its own VM: the runtime's
+# libraries would slow every boot of the kfd suites' VM.
+if want kfd; then
+	if make -s -C "$top/libxsched" all TOP="$top" > "$logs/hip-real-build.log" 2>&1 &&
+		make -s -C "$top/tests/hip-real" vm TOP="$top" BUILD="$BUILD" OUT="$BUILD/hip-real/vm" \
+			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
+			>> "$logs/hip-real-build.log" 2>&1; then
+		note "booting $KREL in QEMU with amdgpu.ko and Debian's libamdhip64.so.5"
+		qemu --amdgpu --copy "$BUILD/hip-real/vm" --timeout 600 -- \
+			'cd vm && ./run.sh; exit 0' 2>&1 | tee "$logs/vm-hip-real.log"
+		rc=${PIPESTATUS[0]}
+		result hip-real "$logs/vm-hip-real.log"
+		vm_status vm-hip-real "$rc" "$logs/vm-hip-real.log"
+	else
+		tail -n 30 "$logs/hip-real-build.log"
+		broken hip-real "build failed (see $logs/hip-real-build.log)"
+	fi
 fi
 
 # Packaging, tested as users meet it: the DKMS package built, installed and
