@@ -179,7 +179,7 @@ if want vm; then
 		fi
 	fi
 	# The HIP path: needs Debian's hipcc and libamdhip64-dev (tools/install-deps.sh).
-	if make -s -C "$top/libxsched" all TOP="$top" > "$logs/hip-build.log" 2>&1 &&
+	if make -s -C "$top/libxsched" all TOP="$top" BUILD="$BUILD/libxsched" > "$logs/hip-build.log" 2>&1 &&
 		make -s -C "$top/tests/hip" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
 			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
 			>> "$logs/hip-build.log" 2>&1; then
@@ -308,7 +308,7 @@ fi
 # headers (tools/install-deps.sh), not KFD_SRC.  Its own VM: the runtime's
 # libraries would slow every boot of the kfd suites' VM.
 if want kfd; then
-	if make -s -C "$top/libxsched" all TOP="$top" > "$logs/hip-real-build.log" 2>&1 &&
+	if make -s -C "$top/libxsched" all TOP="$top" BUILD="$BUILD/libxsched" > "$logs/hip-real-build.log" 2>&1 &&
 		make -s -C "$top/tests/hip-real" vm TOP="$top" BUILD="$BUILD" OUT="$BUILD/hip-real/vm" \
 			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
 			>> "$logs/hip-real-build.log" 2>&1; then
