@@ -199,20 +199,7 @@ plan_xsched() {
 	info
 	build
 	[ -n "$XLIB" ] || return 1
-	say "smoke: PyTorch under the interposer, XSCHED_LOG=debug"
-	XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
-import torch, torchvision
-x = torch.randn(4, 3, 224, 224, device="cuda")
-m = torchvision.models.resnet18(weights=None).cuda().eval()
-hi = torch.cuda.Stream(priority=-1)
-with torch.no_grad():
-    a = m(x)
-    with torch.cuda.stream(hi):
-        b = m(x)
-    hi.synchronize()
-print("smoke ok", torch.equal(a, b), float(a.sum()))
-' >"$OUT/smoke.log" 2>&1
-	say "smoke rc=$?: $(grep -c . "$OUT/smoke.log") lines, $(grep -c "hook of" "$OUT/smoke.log") lookups hooked, $(grep -c "NOT scheduled\|not know" "$OUT/smoke.log") not scheduled, $(grep -c "hold q" "$OUT/smoke.log") holds; $(tail -n 1 "$OUT/smoke.log")"
+	smoke
 	overhead native xsched
 	say "transparency"
 	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"

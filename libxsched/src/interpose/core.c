@@ -120,8 +120,7 @@ void xsi_log(const struct xsi_runtime *rt, const char *fmt, ...)
 
 typedef void *(*dlsym_fn)(void *, const char *);
 
-/* The real dlsym, never an override of it (the preload library has one). */
-static void *real_dlsym(void *handle, const char *name)
+XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)
 {
 	static _Atomic(dlsym_fn) fn;
 	dlsym_fn f = atomic_load(&fn);
@@ -191,7 +190,7 @@ static bool newer_abi(const struct xsi_runtime *rt, const char *name, bool pt)
 	for (v = 2; v <= 9; v++) {
 		snprintf(buf, sizeof(buf), "%s_v%u%s", name, v, pt ? "_ptsz" : "");
 		for (l = 0; l < rt->state->nlibs; l++)
-			if (real_dlsym(rt->state->libs[l], buf) && !xsi_entry_find(rt, buf))
+			if (xsi_real_dlsym(rt->state->libs[l], buf) && !xsi_entry_find(rt, buf))
 				return true;
 	}
 	return false;
@@ -267,10 +266,10 @@ static void resolve(struct xsi_runtime *rt)
 			continue;
 		for (l = 0; l < nl && !f; l++)
 			f = e->version ? dlvsym(libs[l], e->name, e->version) :
-			    real_dlsym(libs[l], e->name);
+			    xsi_real_dlsym(libs[l], e->name);
 		if (!f)
 			f = e->version ? dlvsym(RTLD_NEXT, e->name, e->version) :
-			    real_dlsym(RTLD_NEXT, e->name);
+			    xsi_real_dlsym(RTLD_NEXT, e->name);
 		if (f != e->hook)
 			*e->real = f;
 	}

@@ -506,32 +506,11 @@ static void part_init(void *h);
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-static void *(*real_dlsym_fn)(void *, const char *);
-
-/* dlsym() runs before anything else is set up (a sanitizer runtime calls it
- * while it initialises itself): this path must not be instrumented. */
-#define XC_EARLY __attribute__((no_sanitize("address", "undefined")))
-
-XC_EARLY static void *real_dlsym(void *h, const char *name)
-{
-	void *(*f)(void *, const char *) = __atomic_load_n(&real_dlsym_fn, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!f)
-			f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-		if (!f)
-			return NULL;
-		__atomic_store_n(&real_dlsym_fn, f, __ATOMIC_RELEASE);
-	}
-	return f(h, name);
-}
-
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_bool init_ok;
 static __thread bool tls_in_init;
 
-#define REAL(field, sym) (xc_real.field = (__typeof__(xc_real.field))real_dlsym(h, sym))
+#define REAL(field, sym) (xc_real.field = (__typeof__(xc_real.field))xsi_real_dlsym(h, sym))
 
 static void do_init(void)
 {
@@ -637,7 +616,7 @@ static void part_init(void *h)
 		return;
 	}
 	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		*fn[i] = real_dlsym(h, need[i]);
+		*fn[i] = xsi_real_dlsym(h, need[i]);
 		if (!*fn[i]) {
 			xs_warn("cuda: XSCHED_CUDA_SM_SPLIT=%lu needs green contexts (a CUDA 12.4+ driver); this libcuda lacks %s: no SM partition",
 				v, need[i]);
@@ -1067,9 +1046,9 @@ struct xsi_runtime xc_rt = {
 };
 
 /* Every dlsym() of the process: driver functions get their hooks. */
-XC_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
 {
-	void *r = real_dlsym(handle, name);
+	void *r = xsi_real_dlsym(handle, name);
 
 	/* RTLD_NEXT is relative to the caller, which the real dlsym now takes
 	 * to be us: what it found is the next definition after this library. */

@@ -293,27 +293,6 @@ __attribute__((weak)) void xsi_hip_launch_observe_end(struct xsi_stream *s, bool
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-static void *(*real_dlsym_fn)(void *, const char *);
-
-/* dlsym() runs before anything else is set up (a sanitizer runtime calls it
- * while it initialises itself): this path must not be instrumented. */
-#define XH_EARLY __attribute__((no_sanitize("address", "undefined")))
-
-XH_EARLY static void *real_dlsym(void *h, const char *name)
-{
-	void *(*f)(void *, const char *) = __atomic_load_n(&real_dlsym_fn, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!f)
-			f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-		if (!f)
-			return NULL;
-		__atomic_store_n(&real_dlsym_fn, f, __ATOMIC_RELEASE);
-	}
-	return f(h, name);
-}
-
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 static atomic_bool sched_on;	/* the scheduler is in front of the runtime */
 static __thread bool tls_in_init;
@@ -323,7 +302,7 @@ static __thread bool tls_in_init;
  * in RTLD_NEXT's scope). */
 static void *lookup_real(const char *name, const char *ver, void *hook)
 {
-	void *f = ver ? dlvsym(RTLD_NEXT, name, ver) : real_dlsym(RTLD_NEXT, name);
+	void *f = ver ? dlvsym(RTLD_NEXT, name, ver) : xsi_real_dlsym(RTLD_NEXT, name);
 	void *h;
 
 	if (f && f != hook)
@@ -331,7 +310,7 @@ static void *lookup_real(const char *name, const char *ver, void *hook)
 	h = dlopen(xh_soname, RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
 		return NULL;
-	f = ver ? dlvsym(h, name, ver) : real_dlsym(h, name);
+	f = ver ? dlvsym(h, name, ver) : xsi_real_dlsym(h, name);
 	dlclose(h);
 	return f != hook ? f : NULL;
 }
@@ -1336,9 +1315,9 @@ __attribute__((constructor)) static void xh_hold_limit(void)
  * dlsym(RTLD_NEXT, ...) is answered as if asked by libxsched (the real
  * dlsym sees us as the caller): the next definition after this library.
  */
-XH_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
 {
-	void *r = real_dlsym(handle, name);
+	void *r = xsi_real_dlsym(handle, name);
 
 	if (handle == RTLD_NEXT || !r ||
 	    (strncmp(name, "hip", 3) && strncmp(name, "__hip", 5)) || !xh_init())

@@ -287,6 +287,13 @@ int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
 
 /* ---- symbol redirection ------------------------------------------------- */
 
+/* dlsym() overrides run before anything is set up (a sanitizer runtime calls
+ * dlsym while it initialises itself): such paths must not be instrumented. */
+#define XSI_EARLY __attribute__((no_sanitize("address", "undefined")))
+
+/* The real dlsym (glibc's, by version), never an override of it. */
+void *xsi_real_dlsym(void *handle, const char *name);
+
 const struct xsi_entry *xsi_entry_find(const struct xsi_runtime *rt,
 				       const char *name);
 /* What the runtime's lookup returned for @name -> the hook if @name is an
