@@ -47,6 +47,9 @@
 #   port4     urgent beside ResNet-50 b16 on an equal-priority stream (REQ_MAIN
 #             requests) and beside SDPA on the high-priority stream (REQ),
 #             natively and preloaded
+#   port5     urgent alone (native), beside SDPA on the high-priority stream
+#             natively and preloaded, and beside the GEMM with SM split 16,
+#             REQ_MAIN requests each
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 set -u
@@ -347,6 +350,18 @@ plan_port4() {
 	pair stream high sdpa
 }
 
+plan_port5() {
+	local n=$REQ_MAIN
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	say "urgent alone ($n requests)"
+	run_py native $((n / 20 + 100)) alone --requests "$n" --tag alone
+	pair_main stream high sdpa
+	say "urgent beside the GEMM, one process, high priority, SM split 16 ($n requests)"
+	XSCHED_CUDA_SM_SPLIT=16 run_py xsched $((n / 20 + 150)) stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-split16
+}
+
 for p in "$@"; do
 	case $p in
 	native) plan_native ;;
@@ -358,6 +373,7 @@ for p in "$@"; do
 	port3) plan_port3 ;;
 	capfix) plan_capfix ;;
 	port4) plan_port4 ;;
+	port5) plan_port5 ;;
 	green) plan_green ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
