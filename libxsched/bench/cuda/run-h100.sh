@@ -166,21 +166,27 @@ plan_native() {
 	cases_inproc native high gemm r50b16 r50b256
 }
 
-# pair MODE PRIO BATCH...: each case natively and then preloaded, back to back
-pair() {
-	local mode=$1 prio=$2 b
-	shift 2
+# pair_n N SLACK MODE PRIO BATCH...: each case natively and then preloaded,
+# back to back, N requests each, a timeout of N/20 + SLACK seconds
+pair_n() {
+	local n=$1 t=$(($1 / 20 + $2)) mode=$3 prio=$4 b
+	shift 4
 	for b in "$@"; do
-		say "$mode $prio $b: native, then libxsched"
-		run_py native $((REQ / 20 + 180)) "$mode" --batch "$b" --prio "$prio" --requests "$REQ" --tag "$mode-$prio-$b"
-		run_py xsched $((REQ / 20 + 180)) "$mode" --batch "$b" --prio "$prio" --requests "$REQ" --tag "$mode-$prio-$b"
+		say "$mode $prio $b ($n requests): native, then libxsched"
+		run_py native "$t" "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
+		run_py xsched "$t" "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
 	done
 }
 
+pair() { pair_n "$REQ" 180 "$@"; }
+pair_main() { pair_n "$REQ_MAIN" 200 "$@"; }
+
+# alone_pair [N TIMEOUT]: urgent alone, natively then preloaded (REQ, 300 s)
 alone_pair() {
-	say "urgent alone, native and libxsched"
-	run_py native 300 alone --requests "$REQ" --tag alone
-	run_py xsched 300 alone --requests "$REQ" --tag alone-xsched
+	local n=${1:-$REQ} t=${2:-300}
+	say "urgent alone ($n requests), native and libxsched"
+	run_py native "$t" alone --requests "$n" --tag alone
+	run_py xsched "$t" alone --requests "$n" --tag alone-xsched
 }
 
 compare_transparency() {
@@ -261,17 +267,6 @@ print("smoke ok", torch.equal(a, b), float(a.sum()))
 		sed 's/stream [^:]*:/stream:/' | sort | uniq -c | sort -rn | head -30 | tee -a "$LOG"
 }
 
-# pair_main MODE PRIO BATCH...: as pair, with REQ_MAIN requests per case
-pair_main() {
-	local mode=$1 prio=$2 b n=$REQ_MAIN
-	shift 2
-	for b in "$@"; do
-		say "$mode $prio $b ($n requests): native, then libxsched"
-		run_py native $((n / 20 + 200)) "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
-		run_py xsched $((n / 20 + 200)) "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
-	done
-}
-
 plan_port1() {
 	info
 	build
@@ -282,9 +277,7 @@ plan_port1() {
 	XBENCH_XSCHED=native timeout 150 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
 	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 150 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
 	compare_transparency
-	say "urgent alone ($REQ_MAIN requests), native and libxsched"
-	run_py native $((REQ_MAIN / 20 + 100)) alone --requests "$REQ_MAIN" --tag alone
-	run_py xsched $((REQ_MAIN / 20 + 100)) alone --requests "$REQ_MAIN" --tag alone-xsched
+	alone_pair "$REQ_MAIN" $((REQ_MAIN / 20 + 100))
 }
 
 plan_port2() {
