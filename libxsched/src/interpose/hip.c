@@ -39,7 +39,7 @@
 
 #include "../internal.h"
 #include "interpose.h"
-#include "hip.h"
+#include "hsaq.h"
 
 /* ---- what 5.2.3's headers lack: ROCm 5.3+ and 6.x entry points ---------- */
 
@@ -276,19 +276,6 @@ static int xh_mark_wait(void *mark, int64_t timeout_ns)
 static void xh_mark_free(void *mark)
 {
 	xh_real.event_destroy(mark);
-}
-
-/* ---- launch observation (hip.h): weak no-ops ------------------------------ */
-
-__attribute__((weak)) void xsi_hip_launch_observe_begin(struct xsi_stream *s)
-{
-	(void)s;
-}
-
-__attribute__((weak)) void xsi_hip_launch_observe_end(struct xsi_stream *s, bool ok)
-{
-	(void)s;
-	(void)ok;
 }
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -804,7 +791,7 @@ static struct xsi_entry entries[E_COUNT];
 			xsi_hold_begin(&xh_rt, ENTRY(sym), (uintptr_t)(S), &hold_); \
 		xsi_hip_launch_observe_begin(hold_.s);			\
 		r = real_##sym A;					\
-		xsi_hip_launch_observe_end(hold_.s, r == hipSuccess);	\
+		xsi_hip_launch_observe_end(hold_.s);	\
 		xsi_hold_end(&hold_, r == hipSuccess);			\
 		return r;						\
 	}
@@ -839,7 +826,7 @@ EXPORT_MANGLED(hipHccModuleLaunchKernel,
 		}							\
 		xsi_hip_launch_observe_begin(NULL);			\
 		hipError_t r_ = real_##sym A;				\
-		xsi_hip_launch_observe_end(NULL, r_ == hipSuccess);	\
+		xsi_hip_launch_observe_end(NULL);	\
 		return r_;						\
 	}								\
 	EXPORT_AS(sym)
@@ -870,7 +857,7 @@ static void event_recorded(hipEvent_t ev, const struct xsi_hold *h, hipError_t r
 			xsi_hold_begin(&xh_rt, ENTRY(sym), (uintptr_t)h, &hold_); \
 		xsi_hip_launch_observe_begin(hold_.s);			\
 		r = real_##sym A;					\
-		xsi_hip_launch_observe_end(hold_.s, r == hipSuccess);	\
+		xsi_hip_launch_observe_end(hold_.s);	\
 		xsi_hold_end(&hold_, r == hipSuccess);			\
 		event_recorded(ev, &hold_, r);				\
 		return r;						\
@@ -895,7 +882,7 @@ static hipError_t hook_hipLaunchByPtr(const void *f)
 		xsi_hold_begin(&xh_rt, ENTRY(hipLaunchByPtr), (uintptr_t)configured_stream, &hold_);
 	xsi_hip_launch_observe_begin(hold_.s);
 	r = real_hipLaunchByPtr(f);
-	xsi_hip_launch_observe_end(hold_.s, r == hipSuccess);
+	xsi_hip_launch_observe_end(hold_.s);
 	xsi_hold_end(&hold_, r == hipSuccess);
 	return r;
 }
@@ -915,7 +902,7 @@ static void hook_hipLaunchKernelGGLImpl(uintptr_t f, const dim3 *g, const dim3 *
 		xsi_hold_begin(&xh_rt, ENTRY(hipLaunchKernelGGLImpl), (uintptr_t)h, &hold_);
 	xsi_hip_launch_observe_begin(hold_.s);
 	real_hipLaunchKernelGGLImpl(f, g, b, smem, h, args);
-	xsi_hip_launch_observe_end(hold_.s, true);
+	xsi_hip_launch_observe_end(hold_.s);
 	xsi_hold_end(&hold_, true);
 }
 EXPORT_MANGLED(hipLaunchKernelGGLImpl, "_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv")
