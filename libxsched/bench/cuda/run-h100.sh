@@ -50,8 +50,27 @@
 #   port5     urgent alone (native), beside SDPA on the high-priority stream
 #             natively and preloaded, and beside the GEMM with SM split 16,
 #             REQ_MAIN requests each
+# The plans from port6 on are one or two cases each, to be combined on one
+# command line (versions and build once) and cut by BUDGET_S:
+#   port6     urgent beside SDPA on the high-priority stream, preloaded only
+#             (its native twin at 2000 requests is in run 9), REQ_MAIN
+#   port7     urgent beside ResNet-50 b256 on the high-priority stream,
+#             natively and preloaded, REQ_MAIN each
+#   port8     urgent alone natively (the reference of the run), REQ_MAIN
+#   port9     urgent on 16 SMs (XSCHED_CUDA_SM_SPLIT=16, preloaded) alone and
+#             beside the GEMM (high priority), REQ_MAIN each
+#   port10    16 SMs beside ResNet-50 b16 and beside SDPA (high priority,
+#             preloaded), REQ_MAIN each; then both batch jobs alone natively
+#             and on the other 116 SMs, 10 s each
+#   port11    urgent and the GEMM as two processes (equal priority), natively
+#             and preloaded, REQ_MAIN each
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
+# BUDGET_S (default: none) is the time the whole command may take: a case
+# (from port6 on: a pair of cases) starts only when its estimate still fits,
+# and no case runs past it, so what finished comes back before a device
+# call's limit.  Every urgent case also appends its per-request host and GPU
+# latencies to raw.jsonl.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 LIBDIR=$(cd "$HERE/../.." && pwd)
@@ -60,7 +79,10 @@ BUILD=${BUILD:-/tmp/xsched-h100}
 REQ=${REQ:-800}
 REQ_MAIN=${REQ_MAIN:-2000}
 RES=$OUT/results.jsonl
+RAW=$OUT/raw.jsonl
 LOG=$OUT/log.txt
+START=$(date +%s)
+END=${BUDGET_S:+$((START + BUDGET_S))}
 XLIB=$BUILD/libxsched/libxsched-cuda.so
 PY=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1
@@ -94,16 +116,30 @@ build() {
 	fi
 }
 
-# run_py LABEL TIMEOUT ARGS...: one python case, natively or preloaded
+# room SECONDS WHAT: whether SECONDS still fit in BUDGET_S (always without it)
+room() {
+	[ -n "$END" ] || return 0
+	local left=$((END - $(date +%s)))
+	[ "$1" -le "$left" ] && return 0
+	say "skip ($1 s needed, $left s left): $2"
+	return 1
+}
+
+# run_py LABEL TIMEOUT ARGS...: one python case, natively or preloaded; the
+# timeout is cut to what is left of BUDGET_S
 run_py() {
 	local label=$1 t=$2
 	shift 2
+	if [ -n "$END" ] && [ $((END - $(date +%s))) -lt "$t" ]; then
+		t=$((END - $(date +%s)))
+		[ "$t" -gt 0 ] || { say "skip (budget spent): $label $*"; return 0; }
+	fi
 	if [ "$label" = xsched ]; then
 		[ -n "$XLIB" ] || { say "skip (no interposer): $*"; return 0; }
 		XSCHED_LOG=${XSCHED_LOG:-info} XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB \
-			timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" >>"$LOG" 2>&1
+			timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" --raw "$RAW" >>"$LOG" 2>&1
 	else
-		XBENCH_XSCHED=native timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" >>"$LOG" 2>&1
+		XBENCH_XSCHED=native timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" --raw "$RAW" >>"$LOG" 2>&1
 	fi
 	local rc=$?
 	[ $rc = 0 ] || say "FAILED rc=$rc: $label $*"
@@ -355,6 +391,91 @@ plan_port5() {
 	XSCHED_CUDA_SM_SPLIT=16 run_py xsched $((n / 20 + 150)) stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-split16
 }
 
+# From port6 on: versions and build once per command line.
+READY=
+setup() {
+	if [ -z "$READY" ]; then
+		info
+		build
+		READY=1
+	fi
+	[ -n "$XLIB" ]
+}
+
+# NEED: seconds a case of N requests takes at 20 requests/s, with the start
+# of the process and the batch job; an SDPA case runs at one request per
+# ~121 ms kernel
+need() { echo $(($1 / 20 + 35)); }
+need_sdpa() { echo $(($1 * 125 / 1000 + 40)); }
+
+# gated_pair N NEED TIMEOUT MODE PRIO BATCH: native then preloaded, both or none
+gated_pair() {
+	local n=$1 nd=$2 t=$3 mode=$4 prio=$5 b=$6
+	room $((2 * nd)) "$mode $prio $b pair" || return 0
+	say "$mode $prio $b ($n requests): native, then libxsched"
+	run_py native "$t" "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
+	run_py xsched "$t" "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
+}
+
+# split_case TAG NEED TIMEOUT ARGS...: one preloaded case on a 16-SM partition
+split_case() {
+	local tag=$1 nd=$2 t=$3
+	shift 3
+	room "$nd" "$tag" || return 0
+	say "SM split 16: $tag"
+	XSCHED_CUDA_SM_SPLIT=16 run_py xsched "$t" "$@" --tag "$tag"
+	placement
+}
+
+plan_port6() {
+	local n=$REQ_MAIN
+	setup || return 1
+	room "$(need_sdpa $n)" "stream high sdpa (libxsched)" || return 0
+	say "stream high sdpa ($n requests): libxsched"
+	run_py xsched $(($(need_sdpa $n) + 60)) stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa
+}
+
+plan_port7() {
+	setup || return 1
+	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) stream high r50b256
+}
+
+plan_port8() {
+	local n=$REQ_MAIN
+	setup || return 1
+	room "$(need $n)" "urgent alone" || return 0
+	say "urgent alone ($n requests)"
+	run_py native $((n / 20 + 100)) alone --requests "$n" --tag alone
+}
+
+plan_port9() {
+	local n=$REQ_MAIN
+	setup || return 1
+	split_case alone-split16 "$(need $n)" $((n / 20 + 100)) alone --prio high --requests "$n"
+	split_case stream-high-gemm-split16 "$(need $n)" $((n / 20 + 120)) \
+		stream --batch gemm --prio high --requests "$n"
+}
+
+plan_port10() {
+	local n=$REQ_MAIN b
+	setup || return 1
+	split_case stream-high-r50b16-split16 "$(need $n)" $((n / 20 + 120)) \
+		stream --batch r50b16 --prio high --requests "$n"
+	split_case stream-high-sdpa-split16 "$(need $n)" $((n / 20 + 120)) \
+		stream --batch sdpa --prio high --requests "$n"
+	for b in r50b16 sdpa; do
+		room 80 "$b alone, native and on 116 SMs" || continue
+		say "$b alone: native, then on 116 SMs"
+		run_py native 60 batch-alone --batch $b --seconds 10 --tag "alone-$b"
+		XSCHED_CUDA_SM_SPLIT=16 run_py xsched 60 batch-alone --batch $b --seconds 10 --tag "alone-$b-split16"
+	done
+}
+
+plan_port11() {
+	setup || return 1
+	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) proc equal gemm
+}
+
 for p in "$@"; do
 	case $p in
 	native) plan_native ;;
@@ -368,6 +489,12 @@ for p in "$@"; do
 	port4) plan_port4 ;;
 	port5) plan_port5 ;;
 	green) plan_green ;;
+	port6) plan_port6 ;;
+	port7) plan_port7 ;;
+	port8) plan_port8 ;;
+	port9) plan_port9 ;;
+	port10) plan_port10 ;;
+	port11) plan_port11 ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac

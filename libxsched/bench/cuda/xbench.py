@@ -245,6 +245,18 @@ def write(args, rec):
         f.write(line + "\n")
 
 
+def write_raw(args, lat, gpu):
+    """Every request's host and GPU latency in request order (--raw), to
+    look at a tail afterwards: when it comes, and whether the GPU took it."""
+    if not args.raw:
+        return
+    rec = {"case": args.tag, "xsched": os.environ.get("XBENCH_XSCHED", "native"),
+           "batch": args.batch, "mode": args.mode, "prio": args.prio,
+           "lat": [round(x, 3) for x in lat], "gpu": [round(x, 3) for x in gpu]}
+    with open(args.raw, "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
 # --------------------------------------------------------------- cases ----
 
 def case_alone(args):
@@ -255,6 +267,7 @@ def case_alone(args):
         job.capture()
     lat, gpu, late, win, _ = urgent_loop(job, args.requests, args.rate, args.warmup)
     write(args, summary(args, lat, gpu, late, {"graph": args.graph}))
+    write_raw(args, lat, gpu)
 
 
 def case_stream(args):
@@ -289,6 +302,7 @@ def case_stream(args):
     extra = {"batch_its": its_in(br.ends, win), "overlap": ov, "graph": args.graph,
              "sync": args.sync}
     write(args, summary(args, lat, gpu, late, extra))
+    write_raw(args, lat, gpu)
 
 
 def case_proc(args):
@@ -318,6 +332,7 @@ def case_proc(args):
         e = [int(x) for x in f.read().split()]
     extra = {"batch_its": its_in(e, win), "graph": args.graph}
     write(args, summary(args, lat, gpu, late, extra))
+    write_raw(args, lat, gpu)
 
 
 def batch_worker(args):
@@ -382,6 +397,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", default="results.jsonl")
+    ap.add_argument("--raw", help="append each request's latencies here")
     ap.add_argument("--ready")
     ap.add_argument("--stop")
     ap.add_argument("--ends")
