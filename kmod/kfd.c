@@ -26,9 +26,16 @@
  *   resume    Clears the flag and applies it the same way.
  *
  * Lifetimes: the attachment holds a reference on the caller's /dev/kfd
- * file.  KFD frees a kfd_process only when its last file is closed and its
- * mm is gone, and the open file pins amdgpu.ko, so the process, its
- * per-device data and its device queue managers outlive every attachment.
+ * file while the caller's mm lives.  KFD frees a kfd_process, and first
+ * destroys its queues and unpins its memory, only when its last file is
+ * closed and its mm is gone; the open file also pins amdgpu.ko.  A client
+ * fd can outlive its owner (inherited without O_CLOEXEC, passed, kept
+ * across exec), so the attachment lets go of the file when the owner's mm
+ * goes: an mmu notifier's release drops the base of a->live, and every
+ * operation that reads the process holds a->live too, so the file is put
+ * by whichever of them is last.  After that a->p is never read again and
+ * the attachment's queues fail with ESRCH.
+ *
  * struct queue is not pinned: its owner can destroy it at any time with
  * AMDKFD_IOC_DESTROY_QUEUE, which needs the process mutex.  So a queue is
  * never kept by pointer; every operation looks it up again by queue id and
@@ -50,6 +57,8 @@
 #include <linux/kref.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/refcount.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -89,9 +98,15 @@ MODULE_PARM_DESC(kfd_fake_layout_mismatch,
 /* A client's hold on its KFD process. */
 struct xkfd_attach {
 	struct kref ref;		/* the client and each registered queue */
+	/*
+	 * Holds the file: 1 while the owner's mm lives, +1 per operation
+	 * reading p.  Zero once the mm is gone and no operation reads p.
+	 */
+	refcount_t live;
 	struct file *file;		/* the caller's /dev/kfd: keeps p alive */
-	struct kfd_process *p;
+	struct kfd_process *p;		/* only under a->live */
 	struct mm_struct *mm;		/* mmgrab()bed; compared only */
+	struct mmu_notifier mn;		/* on mm: its release lets go of p */
 };
 
 /* One registered KFD queue. */
@@ -201,12 +216,44 @@ static bool xkfd_layout_ok(struct kfd_process *p, struct module *amdgpu)
 	return true;
 }
 
+/*
+ * The KFD process, for one operation, or NULL once its owner's mm is gone.
+ * Paired with xkfd_unuse().
+ */
+static struct kfd_process *xkfd_use(struct xkfd_attach *a)
+{
+	return refcount_inc_not_zero(&a->live) ? a->p : NULL;
+}
+
+static void xkfd_unuse(struct xkfd_attach *a)
+{
+	if (refcount_dec_and_test(&a->live)) {
+		pr_debug("xsched: kfd: an attachment let go of its KFD process\n");
+		fput(a->file);
+	}
+}
+
+/*
+ * The owner's mm is going (exit, or exec): KFD tears its process down once
+ * the last file of it is closed; ours must not be that file.  Called once,
+ * by exit_mmap() or by mmu_notifier_unregister().
+ */
+static void xkfd_mm_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	xkfd_unuse(container_of(mn, struct xkfd_attach, mn));
+}
+
+static const struct mmu_notifier_ops xkfd_mn_ops = {
+	.release = xkfd_mm_release,
+};
+
 static void xkfd_attach_release(struct kref *ref)
 {
 	struct xkfd_attach *a = container_of(ref, struct xkfd_attach, ref);
 
+	/* Runs the release above if the mm is still there, and waits for it. */
+	mmu_notifier_unregister(&a->mn, a->mm);
 	mmdrop(a->mm);
-	fput(a->file);
 	kfree(a);
 	xsched_obj_dec(XSCHED_OBJ_KFD_ATTACH);
 }
@@ -249,10 +296,17 @@ int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *arg)
 		ret = -ENOMEM;
 		goto err_fput;
 	}
-	xsched_obj_inc(XSCHED_OBJ_KFD_ATTACH);
 	kref_init(&a->ref);
+	refcount_set(&a->live, 1);
 	a->file = file;
 	a->p = p;
+	a->mn.ops = &xkfd_mn_ops;
+	ret = mmu_notifier_register(&a->mn, current->mm);
+	if (ret) {
+		kfree(a);
+		goto err_fput;
+	}
+	xsched_obj_inc(XSCHED_OBJ_KFD_ATTACH);
 	mmgrab(current->mm);
 	a->mm = current->mm;
 	arg->gpu_count = READ_ONCE(p->n_pdds);
@@ -415,16 +469,16 @@ static struct queue *xkfd_lookup(struct xkfd_queue *kq, u64 ring)
 }
 
 /*
- * May KFD be asked to preempt or remap the queue now?  0, or why not:
- * -EBUSY a debugger owns the queue states, -ESRCH the owner is exiting,
- * -EIO KFD reset the queue or the device (terminal), -EAGAIN a reset is
- * under way.
+ * May KFD be asked to preempt or remap the queue now?  @p: its process,
+ * held by xkfd_use().  0, or why not: -EBUSY a debugger owns the queue
+ * states, -ESRCH the owner is exiting, -EIO KFD reset the queue or the
+ * device (terminal), -EAGAIN a reset is under way.
  */
-static int xkfd_usable(struct xkfd_queue *kq)
+static int xkfd_usable(struct xkfd_queue *kq, struct kfd_process *p)
 {
-	if (xkfd_debugged(kq->a->p))
+	if (xkfd_debugged(p))
 		return -EBUSY;
-	if (!READ_ONCE(kq->a->p->mm))
+	if (!READ_ONCE(p->mm))
 		return -ESRCH;
 	if (xkfd_device_broken(kq->pdd, kq->reset_count))
 		return -EIO;
@@ -471,7 +525,7 @@ static void xkfd_fail(struct xkfd_queue *kq, int err)
 
 struct xkfd_batch_dev {
 	struct device_queue_manager *dqm;
-	struct xkfd_attach *pin;	/* keeps the dqm's process and amdgpu */
+	struct xkfd_attach *pin;	/* in use: keeps amdgpu and the dqm */
 	unsigned int n;			/* queues of the pass that will act */
 	bool halted;
 	int halt_ret;
@@ -485,6 +539,7 @@ struct xkfd_batch {
 	struct amdgpu_device *adev[XKFD_BATCH_MAX];	/* kfd_sch_mutex held */
 	/* Taken (tried) before any halt, held until batch_end. */
 	struct kfd_process *procs[XKFD_BATCH_PROCS];
+	struct xkfd_attach *users[XKFD_BATCH_PROCS];	/* in use, for procs */
 };
 
 /* The thread inside a batch (the arbiter's), compared only. */
@@ -508,17 +563,34 @@ static bool xkfd_batch_holds(struct kfd_process *p)
 	return false;
 }
 
-/* Try @p's mutex for the batch; false if busy or too many are held. */
-static bool xkfd_batch_hold(struct xkfd_batch *b, struct kfd_process *p)
+/*
+ * Try the process mutex of @a's process for the batch; false if the owner
+ * is gone, the mutex is busy or too many are held.  The process stays in
+ * use (xkfd_use) until batch_end.
+ */
+static bool xkfd_batch_hold(struct xkfd_batch *b, struct xkfd_attach *a)
 {
+	struct kfd_process *p;
 	unsigned int i;
 
 	for (i = 0; i < b->nprocs; i++)
-		if (b->procs[i] == p)
+		if (b->users[i] == a)
 			return true;
-	if (b->nprocs == XKFD_BATCH_PROCS || !mutex_trylock(&p->mutex))
+	if (b->nprocs == XKFD_BATCH_PROCS)
 		return false;
-	b->procs[b->nprocs++] = p;
+	p = xkfd_use(a);
+	if (!p)
+		return false;
+	/* Another client attached to the same process: its mutex is held. */
+	for (i = 0; i < b->nprocs; i++)
+		if (b->procs[i] == p)
+			break;
+	if (i == b->nprocs && !mutex_trylock(&p->mutex)) {
+		xkfd_unuse(a);
+		return false;
+	}
+	b->procs[b->nprocs] = i == b->nprocs ? p : NULL;
+	b->users[b->nprocs++] = a;
 	return true;
 }
 
@@ -571,7 +643,8 @@ static void xkfd_batch_count(struct xkfd_batch *b, struct xkfd_queue *kq)
 	    dqm->dev->kfd->shared_resources.enable_mes)
 		return;
 	d = &b->dev[b->ndev++];
-	kref_get(&kq->a->ref);
+	/* batch_hold() put it in use already: one more, for the device. */
+	refcount_inc(&kq->a->live);
 	d->pin = kq->a;
 	d->dqm = dqm;
 	d->n = 1;
@@ -633,7 +706,7 @@ static void *xkfd_op_batch_begin(struct xsched_queue *const *qs, unsigned int n)
 			continue;
 		kq = qs[i]->priv;
 		if (!qs[i]->released && !kq->failed &&
-		    xkfd_batch_hold(b, kq->a->p) && !xkfd_usable(kq))
+		    xkfd_batch_hold(b, kq->a) && !xkfd_usable(kq, kq->a->p))
 			xkfd_batch_count(b, kq);
 		mutex_unlock(&qs[i]->lock);
 	}
@@ -704,14 +777,17 @@ static void xkfd_op_batch_end(void *batch)
 		} else if (d->halted) {
 			xkfd_unhalt(d->dqm);
 		}
-		xkfd_attach_put(d->pin);
+		xkfd_unuse(d->pin);
 	}
 #ifdef XKFD_HAVE_KFD_SCH_MUTEX
 	for (i = b->nadev; i-- > 0;)
 		mutex_unlock(&b->adev[i]->gfx.kfd_sch_mutex);
 #endif
-	for (i = b->nprocs; i-- > 0;)
-		mutex_unlock(&b->procs[i]->mutex);
+	for (i = b->nprocs; i-- > 0;) {
+		if (b->procs[i])
+			mutex_unlock(&b->procs[i]->mutex);
+		xkfd_unuse(b->users[i]);
+	}
 	kfree(b);
 }
 
@@ -758,9 +834,9 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 			   u32 seq)
 {
 	struct xkfd_queue *kq = xq->priv;
-	struct kfd_process *p = kq->a->p;
-	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	struct device_queue_manager *dqm;
 	bool terminal = false, was_active;
+	struct kfd_process *p;
 	struct queue *q;
 	u64 saved = 0;
 	int ret, locked;
@@ -768,16 +844,24 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	/* Only SAVE is offered (ops.modes); KFD applies its own grace period. */
 	if (kq->failed)
 		return -EIO;
+	p = xkfd_use(kq->a);
+	if (!p) {
+		xkfd_fail(kq, -ESRCH);	/* its owner's mm is gone */
+		return -ESRCH;
+	}
+	dqm = kq->pdd->dev->dqm;
 	locked = xkfd_lock_process(p);
-	if (!locked)
+	if (!locked) {
+		xkfd_unuse(kq->a);
 		return -EAGAIN;
+	}
 	q = xkfd_lookup(kq, kq->ring);
 	if (!q) {
 		ret = -ENODEV;		/* destroyed or moved by its owner */
 		terminal = true;
 		goto out_unlock;
 	}
-	ret = xkfd_usable(kq);
+	ret = xkfd_usable(kq, p);
 	if (ret) {
 		terminal = ret == -EIO;
 		goto out_unlock;
@@ -804,6 +888,7 @@ static int xkfd_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 		saved = xkfd_saved_bytes(dqm, q);
 out_unlock:
 	xkfd_unlock_process(p, locked);
+	xkfd_unuse(kq->a);
 	if (terminal)
 		xkfd_fail(kq, ret);
 	if (ret)
@@ -817,9 +902,9 @@ out_unlock:
 static int xkfd_op_resume(struct xsched_queue *xq)
 {
 	struct xkfd_queue *kq = xq->priv;
-	struct kfd_process *p = kq->a->p;
-	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	struct device_queue_manager *dqm;
 	bool terminal = false;
+	struct kfd_process *p;
 	struct queue *q;
 	int ret = 0, locked;
 
@@ -827,9 +912,19 @@ static int xkfd_op_resume(struct xsched_queue *xq)
 		return 0;
 	if (kq->failed)
 		return -EIO;
+	p = xkfd_use(kq->a);
+	if (!p) {
+		/* KFD destroys the queue with its process: nothing to remap. */
+		kq->suspended = false;
+		xkfd_fail(kq, -ESRCH);
+		return 0;
+	}
+	dqm = kq->pdd->dev->dqm;
 	locked = xkfd_lock_process(p);
-	if (!locked)
+	if (!locked) {
+		xkfd_unuse(kq->a);
 		return -EAGAIN;
+	}
 	q = xkfd_lookup(kq, 0);
 	if (!q) {
 		kq->suspended = false;
@@ -842,7 +937,7 @@ static int xkfd_op_resume(struct xsched_queue *xq)
 		kq->suspended = false;
 		goto out_unlock;
 	}
-	ret = xkfd_usable(kq);
+	ret = xkfd_usable(kq, p);
 	if (ret == -ESRCH || ret == -EIO) {
 		/* KFD tears the queue down or has reset it: no preemption. */
 		xkfd_set_suspended(dqm, q, false);
@@ -864,6 +959,7 @@ static int xkfd_op_resume(struct xsched_queue *xq)
 	}
 out_unlock:
 	xkfd_unlock_process(p, locked);
+	xkfd_unuse(kq->a);
 	if (terminal)
 		xkfd_fail(kq, ret);
 	return ret;
@@ -877,16 +973,20 @@ out_unlock:
  */
 static void xkfd_release_resume(struct xkfd_queue *kq)
 {
-	struct kfd_process *p = kq->a->p;
-	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	struct device_queue_manager *dqm;
+	struct kfd_process *p;
 	struct queue *q;
 	int ret;
 
+	p = xkfd_use(kq->a);
+	if (!p)
+		goto out;	/* KFD destroys the queue with its process */
+	dqm = kq->pdd->dev->dqm;
 	mutex_lock(&p->mutex);
 	q = xkfd_lookup(kq, 0);
 	if (!q || !q->properties.is_suspended)
 		goto out_unlock;
-	ret = xkfd_usable(kq);
+	ret = xkfd_usable(kq, p);
 	/* A debugger took over; it resumes every queue when it detaches. */
 	if (ret == -EBUSY)
 		goto out_unlock;
@@ -899,6 +999,8 @@ static void xkfd_release_resume(struct xkfd_queue *kq)
 			kq->gpu_id, kq->queue_id, ret);
 out_unlock:
 	mutex_unlock(&p->mutex);
+	xkfd_unuse(kq->a);
+out:
 	kq->suspended = false;
 }
 
@@ -937,7 +1039,8 @@ static bool xkfd_read_nofault(struct xkfd_attach *a, void __user *ptr, u64 *v)
 	kthread_use_mm(a->mm);
 	ok = !copy_from_user_nofault(v, ptr, sizeof(*v));
 	kthread_unuse_mm(a->mm);
-	mmput(a->mm);
+	/* Maybe the last user: its exit_mmap() is not for the arbiter. */
+	mmput_async(a->mm);
 	return ok;
 }
 
@@ -959,16 +1062,22 @@ static bool xkfd_dqm_trylock(struct device_queue_manager *dqm)
 static void xkfd_op_progress(struct xsched_queue *xq, struct xsched_progress *pr)
 {
 	struct xkfd_queue *kq = xq->priv;
-	struct device_queue_manager *dqm = kq->pdd->dev->dqm;
+	struct device_queue_manager *dqm;
 	int gone = 0;
 	u64 v;
 
-	if (xkfd_device_broken(kq->pdd, kq->reset_count)) {
-		gone = -EIO;
-	} else if (xkfd_dqm_trylock(dqm)) {
-		if (!xkfd_same(kq, xkfd_find(kq->pdd, kq->queue_id, 0)))
-			gone = -ENODEV;
-		dqm_unlock(dqm);
+	if (!xkfd_use(kq->a)) {
+		gone = -ESRCH;		/* its owner's mm is gone */
+	} else {
+		dqm = kq->pdd->dev->dqm;
+		if (xkfd_device_broken(kq->pdd, kq->reset_count)) {
+			gone = -EIO;
+		} else if (xkfd_dqm_trylock(dqm)) {
+			if (!xkfd_same(kq, xkfd_find(kq->pdd, kq->queue_id, 0)))
+				gone = -ENODEV;
+			dqm_unlock(dqm);
+		}
+		xkfd_unuse(kq->a);
 	}
 	if (gone) {
 		xsched_queue_failed(xq, gone);
@@ -1072,6 +1181,13 @@ static int xkfd_claim(struct xkfd_queue *kq)
 
 	mutex_lock(&xkfd_queues_lock);
 	list_for_each_entry(other, &xkfd_queues, node) {
+		/*
+		 * A registration whose owner is gone holds nothing.  Else its
+		 * process is alive (its file is held), so equal pointers are
+		 * one process, never a freed one's address reused.
+		 */
+		if (!refcount_read(&other->a->live))
+			continue;
 		if (other->a->p == kq->a->p && other->gpu_id == kq->gpu_id &&
 		    other->queue_id == kq->queue_id &&
 		    other->kfd_q == kq->kfd_q && other->mqd_obj == kq->mqd_obj) {
@@ -1088,19 +1204,27 @@ static int xkfd_claim(struct xkfd_queue *kq)
 struct xsched_queue *xkfd_register(struct xkfd_attach *a, u64 ring,
 				   s32 priority)
 {
-	struct kfd_process *p = a->p;
 	struct xsched_queue *xq;
 	struct xkfd_queue *kq;
+	struct kfd_process *p;
 	int ret;
 
-	/* Only the attached process registers its queues (not a fork child). */
+	/*
+	 * Only the attached process registers its queues (not a fork child,
+	 * nor the program it exec()ed): its mm is in use, so is its process.
+	 */
 	if (current->mm != a->mm)
 		return ERR_PTR(-EPERM);
 	if (!ring)
 		return ERR_PTR(-ENOENT);
+	p = xkfd_use(a);
+	if (WARN_ON_ONCE(!p))
+		return ERR_PTR(-ESRCH);
 	kq = kzalloc(sizeof(*kq), GFP_KERNEL_ACCOUNT);
-	if (!kq)
+	if (!kq) {
+		xkfd_unuse(a);
 		return ERR_PTR(-ENOMEM);
+	}
 	xsched_obj_inc(XSCHED_OBJ_KFD_QUEUE);
 	kref_get(&a->ref);
 	kq->a = a;
@@ -1125,6 +1249,7 @@ struct xsched_queue *xkfd_register(struct xkfd_attach *a, u64 ring,
 		 xq->uid, kq->gpu_id, kq->queue_id, ring,
 		 kq->pdd->dev->kfd->shared_resources.enable_mes ? "mes" : "hws",
 		 kq->save_area_size);
+	xkfd_unuse(a);
 	return xq;
 
 err_unclaim:
@@ -1132,6 +1257,7 @@ err_unclaim:
 	list_del(&kq->node);
 	mutex_unlock(&xkfd_queues_lock);
 err_put:
+	xkfd_unuse(a);
 	xkfd_attach_put(a);
 	kfree(kq);
 	xsched_obj_dec(XSCHED_OBJ_KFD_QUEUE);

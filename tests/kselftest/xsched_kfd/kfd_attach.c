@@ -387,6 +387,132 @@ TEST_F(kfd, process_exit_while_attached_is_clean)
 	}
 }
 
+/*
+ * KFD lists each of its processes in sysfs, by the owner's pid, until it
+ * has destroyed that process's queues and unpinned its memory: the last
+ * file of it closed and its mm gone.
+ */
+#define KT_KFD_PROCS	"/sys/class/kfd/kfd/proc"
+
+static bool kfd_proc_listed(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), KT_KFD_PROCS "/%d", (int)pid);
+	return !stat(path, &st);
+}
+
+/* Wait up to 10 s for KFD's process of @pid to go; false if it stays. */
+static bool kfd_proc_goes(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 1000 && kfd_proc_listed(pid); i++)
+		usleep(10000);
+	return !kfd_proc_listed(pid);
+}
+
+/*
+ * The owner attaches, passes its client fd to us and exits.  Its KFD
+ * process must go although the client lives on: the attachment lets go of
+ * it with the owner's mm, or KFD would keep its queues mapped and its VRAM
+ * pinned for as long as anyone holds the client.
+ */
+TEST_F(kfd, owner_exit_lets_go_of_kfd_process)
+{
+	int sv[2], held, status;
+	pid_t pid;
+
+	if (access(KT_KFD_PROCS, F_OK))
+		SKIP(return, "KFD has no %s", KT_KFD_PROCS);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = open(KT_XSCHED, O_RDWR);
+		int k = open(KT_KFD, O_RDWR);
+		char go;
+
+		close(sv[0]);
+		if (c < 0 || k < 0 || kt_attach(c, k, NULL))
+			_exit(1);
+		close(k);		/* only the attachment holds it */
+		if (kt_send_fd(sv[1], c))
+			_exit(2);
+		/* Exit when told: the parent looks at us alive first. */
+		if (read(sv[1], &go, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(sv[1]);
+	held = kt_recv_fd(sv[0]);
+	ASSERT_LE(0, held) TH_LOG("no client fd from the owner: %s", kt_err(held));
+	/* The probe works: the owner's KFD process is there while it lives. */
+	EXPECT_TRUE(kfd_proc_listed(pid));
+	ASSERT_EQ(1, write(sv[0], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("owner: status 0x%x", status);
+	EXPECT_TRUE(kfd_proc_goes(pid))
+		TH_LOG("the owner exited but its KFD process stays while we hold its client");
+	/* The client still answers: attached, but not ours to register on. */
+	EXPECT_EQ(-EEXIST, kt_attach(held, self->kfd, NULL));
+	EXPECT_EQ(-EPERM, kt_register(held, 0x7f0000000000ULL, 0));
+	close(held);
+	close(sv[0]);
+}
+
+/*
+ * The same across exec: the client fd (no O_CLOEXEC) survives into a
+ * program that never used KFD; the attached KFD process belonged to the
+ * mm that exec dropped, and must go while the program runs.
+ */
+TEST_F(kfd, exec_lets_go_of_kfd_process)
+{
+	int hold[2], ready[2], status;
+	bool gone;
+	char b;
+	pid_t pid;
+
+	if (access(KT_KFD_PROCS, F_OK))
+		SKIP(return, "KFD has no %s", KT_KFD_PROCS);
+	/* Both close at exec, but for the shell's stdin. */
+	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = open(KT_XSCHED, O_RDWR);
+		int k = open(KT_KFD, O_RDWR | O_CLOEXEC);
+
+		if (c < 0 || k < 0 || kt_attach(c, k, NULL))
+			_exit(1);
+		/* The exec'd shell reads its stdin: EOF when we are done. */
+		if (dup2(hold[0], 0) < 0)
+			_exit(2);
+		if (write(ready[1], "a", 1) != 1)
+			_exit(3);
+		execl("/bin/sh", "sh", "-c", "read x; exit 0", (char *)NULL);
+		_exit(4);
+	}
+	close(hold[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &b, 1)) TH_LOG("the child did not attach");
+	/* Only exec closes the child's ready[1]: EOF, the shell runs. */
+	ASSERT_EQ(0, read(ready[0], &b, 1));
+	gone = kfd_proc_goes(pid);
+	/* Still the shell, not an exited child. */
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
+	close(hold[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child: status 0x%x", status);
+	EXPECT_TRUE(gone)
+		TH_LOG("exec dropped the attached mm but its KFD process stayed");
+	close(ready[0]);
+}
+
 /* While a client is attached its fd pins the module: unloading is refused. */
 TEST_F(kfd, module_unload_refused_while_attached)
 {
