@@ -1171,6 +1171,35 @@ static void xsim_queue_release(struct kref *ref)
 	xsched_obj_dec(XSCHED_OBJ_SIM_QUEUE);
 }
 
+/*
+ * The owner destroys queue @d->queue_id while it goes on, as with KFD's
+ * AMDKFD_IOC_DESTROY_QUEUE: the slot (its id) is free for the next create
+ * at once, and a registration keeps only the dead queue, failed with
+ * ENODEV: what the kfd backend's queue identity check gives on hardware.
+ */
+static int xsim_queue_destroy(struct xsim_vm *vm,
+			      const struct xsched_sim_queue_destroy *d)
+{
+	struct xsim_queue *q;
+
+	if (d->flags || d->reserved[0])
+		return -EINVAL;
+	if (d->queue_id >= XSCHED_SIM_QUEUES)
+		return -ENOENT;
+	mutex_lock(&vm->lock);
+	q = vm->queues[d->queue_id];
+	vm->queues[d->queue_id] = NULL;
+	mutex_unlock(&vm->lock);
+	if (!q)
+		return -ENOENT;
+	spin_lock(&xsim.lock);
+	q->detached = true;		/* its ring address is free too */
+	xsim_queue_fail(q, -ENODEV);
+	spin_unlock(&xsim.lock);
+	kref_put(&q->ref, xsim_queue_release);
+	return 0;
+}
+
 static struct xsim_queue *xsim_queue_get(struct xsim_vm *vm, u64 id)
 {
 	struct xsim_queue *q = NULL;
@@ -1433,6 +1462,7 @@ static long xsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct xsched_sim_queue_create qc;
 		struct xsched_sim_submit s;
 		struct xsched_sim_wait w;
+		struct xsched_sim_queue_destroy d;
 	} u;
 	long ret;
 
@@ -1447,12 +1477,16 @@ static long xsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case XSCHED_IOC_SIM_QUEUE_CREATE:
 	case XSCHED_IOC_SIM_SUBMIT:
 	case XSCHED_IOC_SIM_WAIT:
+	case XSCHED_IOC_SIM_QUEUE_DESTROY:
 		break;
 	default:
 		return -ENOTTY;
 	}
 	if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
 		return -EFAULT;
+	/* In only: nothing to write back. */
+	if (cmd == XSCHED_IOC_SIM_QUEUE_DESTROY)
+		return xsim_queue_destroy(vm, &u.d);
 	/*
 	 * Probe that the results can be written back before anything is
 	 * created: a read-only argument must not leave a buffer, queue or

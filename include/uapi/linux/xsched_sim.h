@@ -6,7 +6,10 @@
  *
  *   open("/dev/xsched_sim")       -> a sim context: device memory (mmap() on
  *                                    this fd) and sim queues
- *   XSCHED_IOC_SIM_QUEUE_CREATE   -> a queue id within this context
+ *   XSCHED_IOC_SIM_QUEUE_CREATE   -> a queue id within this context: the
+ *                                    lowest free one, as KFD hands them out
+ *   XSCHED_IOC_SIM_QUEUE_DESTROY  -> the queue stops and its id is free; a
+ *                                    registration of it fails (ENODEV)
  *   /dev/xsched's XSCHED_IOC_REGISTER with backend XSCHED_BACKEND_SIM,
  *   handle = queue id, backend_fd = this fd  -> a queue fd
  *   ... or with XSCHED_REGISTER_BY_RING, handle = the ring_addr the queue
@@ -63,6 +66,18 @@ struct xsched_sim_queue_create {
 	 * the calling process (EEXIST).
 	 */
 	__u64 ring_addr;
+	__u64 reserved[1];	/* in: must be 0 */
+};
+
+/*
+ * XSCHED_IOC_SIM_QUEUE_DESTROY: as KFD's AMDKFD_IOC_DESTROY_QUEUE, while
+ * the process goes on: the queue's waves are dropped and its unfinished
+ * work fails, its id and ring address are free for the next queue, and a
+ * registration of it is FAILED with ENODEV, never naming the next queue.
+ */
+struct xsched_sim_queue_destroy {
+	__u32 queue_id;		/* in */
+	__u32 flags;		/* in: must be 0 */
 	__u64 reserved[1];	/* in: must be 0 */
 };
 
@@ -146,6 +161,8 @@ struct xsched_sim_wait {
 	_IOWR(XSCHED_SIM_IOC_MAGIC, 0x02, struct xsched_sim_queue_create)
 #define XSCHED_IOC_SIM_SUBMIT	 _IOWR(XSCHED_SIM_IOC_MAGIC, 0x03, struct xsched_sim_submit)
 #define XSCHED_IOC_SIM_WAIT	 _IOWR(XSCHED_SIM_IOC_MAGIC, 0x04, struct xsched_sim_wait)
+#define XSCHED_IOC_SIM_QUEUE_DESTROY \
+	_IOW(XSCHED_SIM_IOC_MAGIC, 0x05, struct xsched_sim_queue_destroy)
 
 /* The sim kernels' arithmetic, shared by the module and CPU references. */
 static inline __u64 xsched_sim_mix(__u64 x)

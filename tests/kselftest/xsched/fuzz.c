@@ -20,7 +20,8 @@
 
 static const unsigned long cmds[] = {
 	XSCHED_IOC_VERSION, XSCHED_IOC_SIM_MEM_ALLOC, XSCHED_IOC_SIM_QUEUE_CREATE,
-	XSCHED_IOC_SIM_SUBMIT, XSCHED_IOC_SIM_WAIT, XSCHED_IOC_REGISTER,
+	XSCHED_IOC_SIM_SUBMIT, XSCHED_IOC_SIM_WAIT, XSCHED_IOC_SIM_QUEUE_DESTROY,
+	XSCHED_IOC_REGISTER,
 	XSCHED_IOC_KFD_ATTACH, XSCHED_IOC_SUSPEND, XSCHED_IOC_RESUME,
 	XSCHED_IOC_QUERY, XSCHED_IOC_SET_PRIORITY,
 };
@@ -77,6 +78,13 @@ static void sanitize(unsigned long cmd, void *arg, uint64_t *rng, uint64_t dst,
 		w->queue_id = xs_rand_range(rng, 0, NQ);
 		w->seq = xs_rand_range(rng, 0, 40);
 		w->timeout_ns = xs_rand_range(rng, 0, 2 * XS_MS);
+		break;
+	}
+	case XSCHED_IOC_SIM_QUEUE_DESTROY: {
+		struct xsched_sim_queue_destroy *d = arg;
+
+		memset(d, 0, sizeof(*d));
+		d->queue_id = xs_rand_range(rng, 0, NQ);
 		break;
 	}
 	case XSCHED_IOC_REGISTER: {
