@@ -118,6 +118,22 @@ void xsi_log(const struct xsi_runtime *rt, const char *fmt, ...)
 
 /* ---- symbols -------------------------------------------------------------- */
 
+void *xsi_dlopen_loaded(const char *const *names, size_t n, const char **which)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
+
+		if (h) {
+			if (which)
+				*which = names[i];
+			return h;
+		}
+	}
+	return NULL;
+}
+
 typedef void *(*dlsym_fn)(void *, const char *);
 
 XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)

@@ -8,7 +8,7 @@
  * node (libxsched.map: hip_4.2 ... hip_6.5), so a program linked against
  * the real library binds to the hook.  Real functions come from the next
  * object in the dynamic linker's search order (dlvsym(RTLD_NEXT, name,
- * node)), else from a libamdhip64.so.5 already loaded with RTLD_LOCAL (a
+ * node)), else from a libamdhip64.so.5/.6/.7 already loaded with RTLD_LOCAL (a
  * framework's dlopen: dlopen(RTLD_NOLOAD)); nothing is loaded by us.
  *
  * Caller-held (XSI_RT_CALLER_HELD), as for CUDA: a scheduled call waits in
@@ -152,7 +152,7 @@ static struct {
 } xh_real;
 
 extern struct xsi_runtime xh_rt;
-static const char *const xh_soname = "libamdhip64.so.5";
+static const char *const xh_sonames[] = XSI_HIP_SONAMES;
 
 /* ---- the core's runtime ops ---------------------------------------------- */
 
@@ -294,7 +294,8 @@ static void *lookup_real(const char *name, const char *ver, void *hook)
 
 	if (f && f != hook)
 		return f;
-	h = dlopen(xh_soname, RTLD_LAZY | RTLD_NOLOAD);
+	h = xsi_dlopen_loaded(xh_sonames, sizeof(xh_sonames) / sizeof(xh_sonames[0]),
+			      NULL);
 	if (!h)
 		return NULL;
 	f = ver ? dlvsym(h, name, ver) : xsi_real_dlsym(h, name);
@@ -342,8 +343,7 @@ static void do_resolve(void)
 		   !xh_real.stream_get_priority || !xh_real.stream_device ||
 		   !xh_real.event_create || !xh_real.event_destroy ||
 		   !xh_real.event_record || !xh_real.event_query) {
-		xs_warn("hip: no HIP runtime (%s) in this process has the functions the scheduler needs; calls go to it unscheduled",
-			xh_soname);
+		xs_warn("hip: no HIP runtime (libamdhip64) in this process has the functions the scheduler needs; calls go to it unscheduled");
 	} else {
 		xs_info("hip: interposer ready: Lv1 caller-held, threshold %u, hold limit %llu ms; %u of %zu hooked symbols absent from this libamdhip64",
 			xs_config()->threshold,

@@ -294,6 +294,13 @@ int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
 /* The real dlsym (glibc's, by version), never an override of it. */
 void *xsi_real_dlsym(void *handle, const char *name);
 
+/* The sonames a HIP runtime has gone by (ROCm 5, 6, 7). */
+#define XSI_HIP_SONAMES { "libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so.7" }
+
+/* A handle on the first of @names already in the process (RTLD_NOLOAD:
+ * nothing is loaded), its name in *@which; NULL if none is.  dlclose() it. */
+void *xsi_dlopen_loaded(const char *const *names, size_t n, const char **which);
+
 const struct xsi_entry *xsi_entry_find(const struct xsi_runtime *rt,
 				       const char *name);
 /* What the runtime's lookup returned for @name -> the hook if @name is an

@@ -10,21 +10,17 @@
 #include <dlfcn.h>
 
 #include "../internal.h"
+#include "interpose.h"
 
 __attribute__((constructor)) static void xs_nohip_check(void)
 {
-	static const char *const names[] = { "libamdhip64.so.5", "libamdhip64.so.6",
-					     "libamdhip64.so.7" };
-	unsigned int i;
+	static const char *const names[] = XSI_HIP_SONAMES;
+	const char *which;
+	void *h = xsi_dlopen_loaded(names, sizeof(names) / sizeof(names[0]), &which);
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
-
-		if (!h)
-			continue;
-		dlclose(h);
-		xs_warn("hip: %s is in this process, but this libxsched.so was built without the HIP interposer (no HIP headers at build time): HIP calls are NOT scheduled",
-			names[i]);
+	if (!h)
 		return;
-	}
+	dlclose(h);
+	xs_warn("hip: %s is in this process, but this libxsched.so was built without the HIP interposer (no HIP headers at build time): HIP calls are NOT scheduled",
+		which);
 }

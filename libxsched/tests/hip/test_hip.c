@@ -235,9 +235,9 @@ static void expect_line(const char *out, const char *line)
  * link libamdhip64 dlopens it RTLD_LOCAL and looks up on that handle.  The
  * runtime is in no global scope there, so only the dlsym() override can
  * answer with a hook; the hooks find the runtime by its soname. */
-TEST(dlsym_hands_out_hooks_and_passes_the_rest)
+static void dlsym_case(const char *fake)
 {
-	const char *prog = getenv("XH_DLOPEN"), *fake = getenv("XH_FAKE");
+	const char *prog = getenv("XH_DLOPEN");
 	char cmd[8192], out[1 << 16];
 
 	ASSERT_TRUE(prog != NULL && fake != NULL);
@@ -253,6 +253,17 @@ TEST(dlsym_hands_out_hooks_and_passes_the_rest)
 	/* The hook reached the RTLD_LOCAL runtime, through the scheduler. */
 	expect_line(out, "launched: 1 command(s) reached the runtime\n");
 	expect_line(out, "-> q1: created (lazy)");
+}
+
+TEST(dlsym_hands_out_hooks_and_passes_the_rest)
+{
+	dlsym_case(getenv("XH_FAKE"));
+}
+
+/* The same runtime under ROCm 6's soname: the hooks find it too. */
+TEST(dlsym_hooks_find_a_rocm6_soname)
+{
+	dlsym_case(getenv("XH_FAKE6"));
 }
 
 typedef hipError_t (*gpa_fn)(const char *, void **, int, uint64_t, int *);
