@@ -35,6 +35,9 @@
 # file and is never interleaved with test output.  ttyS1 (raw mode) carries COMMAND's
 # stdout+stderr and this tool's guest-side messages; it is streamed to our stdout.
 #
+# Runners run each test program under tools/vm-limit (/bin/vm-limit in the guest), so
+# a hang fails that program after XSCHED_TEST_TIMEOUT seconds (default 600).
+#
 # Kernel splats fail the run: tools/vm-gate is installed as /bin/vm-gate (runners use it
 # to pin a splat or a leaked object on the test or suite that caused it), and after COMMAND and --rmmod the guest
 # scans everything the kernel logged since /init started.  A splat there prints
@@ -161,6 +164,7 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,xsched} \
 cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$repo/tools/vm-gate" "$root/bin/vm-gate"
+cp "$repo/tools/vm-limit" "$root/bin/vm-limit"
 printf '%s' "$*" >"$q/cmd"
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$nonce" >"$q/nonce"

@@ -40,18 +40,9 @@ gate=0
 command -v vm-gate >/dev/null 2>&1 && gate=1
 [ "$gate" = 1 ] || echo "# $suite: vm-gate not found: the kernel log is not checked"
 
-# A program that hangs (a lost resume, a wait never woken) is stopped after
-# XSCHED_TEST_TIMEOUT seconds (default 600) and fails, instead of holding the
-# VM until its own timeout.
-limit=${XSCHED_TEST_TIMEOUT:-600}
-if command -v timeout >/dev/null 2>&1; then
-	run_limited() { timeout "$limit" "$@"; }
-else
-	run_limited() { "$@"; }
-fi
-# How a program ended: 124 (coreutils) or 143 (busybox, SIGTERM) after the limit.
-ended() { case $1 in 124 | 143) echo "timed out after ${limit}s" ;; *) echo "exit $1" ;; esac; }
-
+# Each program under vm-limit (XSCHED_TEST_TIMEOUT): a hang fails it.
+limited=vm-limit
+command -v vm-limit >/dev/null 2>&1 || limited=
 ok() { echo "ok $1"; passed=$((passed + 1)); }
 bad() { echo "not ok $1: $2"; failed=$((failed + 1)); }
 show() { echo "$2" | sed "s/^/#   $1: /"; }
@@ -60,7 +51,7 @@ probe() {
 	what=$1
 	shift
 	[ "$gate" = 1 ] && mark=$(vm-gate mark)
-	out=$(run_limited "$@" 2>&1)
+	out=$($limited "$@" 2>&1)
 	rc=$?
 	if [ "$gate" = 1 ] && ! vm-gate log "$mark" "$what"; then
 		bad "${what}_no_splat" "the kernel logged a splat"
@@ -80,7 +71,7 @@ finished() {
 	if [ "$2" = 0 ] && [ "$(echo "$3" | tail -n 1)" = "hip-probe: done" ]; then
 		ok "probe_$1"
 	else
-		bad "probe_$1" "$(ended $2), last line '$(echo "$3" | tail -n 1)'"
+		bad "probe_$1" "exit $2, last line '$(echo "$3" | tail -n 1)'"
 	fi
 }
 finished alone "$arc" "$alone"

@@ -8,18 +8,9 @@
 # failure, and so do module objects left alive at the end (vm-gate).
 cd "$(dirname "$0")" || exit 1
 suite=libxsched-kfd-vm
-# A program that hangs (a lost resume, a wait never woken) is stopped after
-# XSCHED_TEST_TIMEOUT seconds (default 600) and fails, instead of holding the
-# VM until its own timeout.
-limit=${XSCHED_TEST_TIMEOUT:-600}
-if command -v timeout >/dev/null 2>&1; then
-	run_limited() { timeout "$limit" "$@"; }
-else
-	run_limited() { "$@"; }
-fi
-# Why a program ended without its result: 124 (coreutils) or 143 (busybox,
-# SIGTERM) after the limit.
-why() { case $1 in 124 | 143) echo "timed out after ${limit}s" ;; *) echo "exit $1" ;; esac; }
+# Each program under vm-limit (XSCHED_TEST_TIMEOUT): a hang fails it.
+limited=vm-limit
+command -v vm-limit >/dev/null 2>&1 || limited=
 gate=0
 if command -v vm-gate >/dev/null 2>&1; then
 	gate=1
@@ -27,12 +18,12 @@ if command -v vm-gate >/dev/null 2>&1; then
 else
 	echo "# $suite: vm-gate not found: the kernel log and live objects are not checked"
 fi
-out=$(run_limited ./kfd_platform 2>&1)
+out=$($limited ./kfd_platform 2>&1)
 rc=$?
 echo "$out"
 line=$(echo "$out" | grep -E "^$suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped" | tail -n 1)
 if [ -z "$line" ]; then
-	echo "# kfd_platform: no result line ($(why $rc))"
+	echo "# kfd_platform: no result line (exit $rc)"
 	p=0 f=1 s=0
 else
 	p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1/')

@@ -7,18 +7,9 @@
 # objects are not back to zero at its end (vm-gate, from tools/qemu-run.sh).
 cd "$(dirname "$0")" || exit 1
 suite=libxsched-vm
-# A program that hangs (a lost resume, a wait never woken) is stopped after
-# XSCHED_TEST_TIMEOUT seconds (default 600) and fails, instead of holding the
-# VM until its own timeout.
-limit=${XSCHED_TEST_TIMEOUT:-600}
-if command -v timeout >/dev/null 2>&1; then
-	run_limited() { timeout "$limit" "$@"; }
-else
-	run_limited() { "$@"; }
-fi
-# Why a program ended without its result: 124 (coreutils) or 143 (busybox,
-# SIGTERM) after the limit.
-why() { case $1 in 124 | 143) echo "timed out after ${limit}s" ;; *) echo "exit $1" ;; esac; }
+# Each program under vm-limit (XSCHED_TEST_TIMEOUT): a hang fails it.
+limited=vm-limit
+command -v vm-limit >/dev/null 2>&1 || limited=
 passed=0
 failed=0
 gate=0
@@ -30,12 +21,12 @@ fi
 for t in sim_basic priority exactly_once two_process ring_lv3; do
 	echo "# $suite: $t"
 	[ "$gate" = 1 ] && mark=$(vm-gate mark)
-	out=$(run_limited ./$t 2>&1)
+	out=$($limited ./$t 2>&1)
 	rc=$?
 	echo "$out"
 	line=$(echo "$out" | grep -E "^$t: [0-9]+ passed, [0-9]+ failed" | tail -n 1)
 	if [ -z "$line" ]; then
-		echo "# $t: no result line ($(why $rc))"
+		echo "# $t: no result line (exit $rc)"
 		p=0 f=1
 	else
 		p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
