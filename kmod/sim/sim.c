@@ -103,6 +103,11 @@ module_param(sim_user_queues, uint, 0644);
 MODULE_PARM_DESC(sim_user_queues,
 		 "Sim queues one user may have at once; more give EDQUOT, except with CAP_SYS_RESOURCE (default 4096)");
 
+static unsigned int sim_user_fds = 1024;
+module_param(sim_user_fds, uint, 0644);
+MODULE_PARM_DESC(sim_user_fds,
+		 "Sim fds one user may have open at once; more give EDQUOT, except with CAP_SYS_RESOURCE (default 1024)");
+
 static unsigned int sim_user_mem_mb = 256;
 module_param(sim_user_mem_mb, uint, 0644);
 MODULE_PARM_DESC(sim_user_mem_mb,
@@ -860,23 +865,38 @@ static const struct xsched_backend_ops xsim_ops = {
 
 /* Client side: device memory, queues, submission. */
 
-/* The calling user's entry, created on first use; NULL if out of memory. */
+/*
+ * The calling user's entry for one more sim fd, created on first use:
+ * -EDQUOT past sim_user_fds (unless the caller has CAP_SYS_RESOURCE).
+ */
 static struct xsim_user *xsim_user_get(kuid_t uid)
 {
+	bool capped = !capable(CAP_SYS_RESOURCE);
 	struct xsim_user *u;
 
 	mutex_lock(&xsim.users_lock);
-	list_for_each_entry(u, &xsim.users, node)
-		if (uid_eq(u->uid, uid))
-			goto found;
+	list_for_each_entry(u, &xsim.users, node) {
+		if (uid_eq(u->uid, uid)) {
+			if (capped && u->vms >= READ_ONCE(sim_user_fds))
+				u = ERR_PTR(-EDQUOT);
+			else
+				u->vms++;
+			goto out;
+		}
+	}
+	if (capped && !READ_ONCE(sim_user_fds)) {
+		u = ERR_PTR(-EDQUOT);
+		goto out;
+	}
 	/* Shared by the user's sim fds: not charged to one of them. */
 	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	if (!u)
+	if (!u) {
+		u = ERR_PTR(-ENOMEM);
 		goto out;
+	}
 	u->uid = uid;
+	u->vms = 1;
 	list_add(&u->node, &xsim.users);
-found:
-	u->vms++;
 out:
 	mutex_unlock(&xsim.users_lock);
 	return u;
@@ -921,14 +941,16 @@ out:
 static struct xsim_vm *xsim_vm_create(void)
 {
 	struct xsim_vm *vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
+	struct xsim_user *u;
 
 	if (!vm)
-		return NULL;
-	vm->user = xsim_user_get(current_euid());
-	if (!vm->user) {
+		return ERR_PTR(-ENOMEM);
+	u = xsim_user_get(current_euid());
+	if (IS_ERR(u)) {
 		kfree(vm);
-		return NULL;
+		return ERR_CAST(u);
 	}
+	vm->user = u;
 	kref_init(&vm->ref);
 	mutex_init(&vm->lock);
 	xsched_obj_inc(XSCHED_OBJ_SIM_VM);
@@ -1435,8 +1457,8 @@ static int xsim_open(struct inode *inode, struct file *file)
 {
 	struct xsim_vm *vm = xsim_vm_create();
 
-	if (!vm)
-		return -ENOMEM;
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
 	file->private_data = vm;
 	return 0;
 }

@@ -2,8 +2,8 @@
 /*
  * The sim GPU on a shared server: one user's sim work cannot burn the
  * kernel's CPU or stall another user.  Idle queues cost the CU threads
- * nothing, zero-time steps are charged sim_min_step_ns, and queues and
- * memory are limited per user (EDQUOT).  Other users are forked children
+ * nothing, zero-time steps are charged sim_min_step_ns, and sim fds,
+ * queues and memory are limited per user (EDQUOT).  Other users are forked children
  * that drop to an unprivileged uid (setresuid), as on a real server.
  */
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #define PARAM_DIR	"/sys/module/xsched_sim/parameters/"
 #define USER_QUEUES	PARAM_DIR "sim_user_queues"
 #define USER_MEM_MB	PARAM_DIR "sim_user_mem_mb"
+#define USER_FDS	PARAM_DIR "sim_user_fds"
 #define MIN_STEP_NS	PARAM_DIR "sim_min_step_ns"
 #define ATTACKER_UID	65534	/* nobody */
 #define VICTIM_UID	65533
@@ -45,7 +46,7 @@
 FIXTURE(bounds) {
 	int sfd;
 	struct xsched_sim_info sim;
-	char user_queues[16], user_mem_mb[16], min_step_ns[16];
+	char user_queues[16], user_mem_mb[16], min_step_ns[16], user_fds[16];
 };
 
 FIXTURE_SETUP(bounds)
@@ -60,7 +61,9 @@ FIXTURE_SETUP(bounds)
 	xs_param_read(USER_QUEUES, self->user_queues, sizeof(self->user_queues));
 	xs_param_read(USER_MEM_MB, self->user_mem_mb, sizeof(self->user_mem_mb));
 	xs_param_read(MIN_STEP_NS, self->min_step_ns, sizeof(self->min_step_ns));
+	xs_param_read(USER_FDS, self->user_fds, sizeof(self->user_fds));
 	ASSERT_NE(0, self->user_queues[0]);
+	ASSERT_NE(0, self->user_fds[0]);
 	ASSERT_NE(0, self->user_mem_mb[0]);
 	ASSERT_NE(0, self->min_step_ns[0]);
 	/* Thousands of sim fds' queues in the children. */
@@ -75,6 +78,8 @@ FIXTURE_TEARDOWN(bounds)
 		xs_write_file(USER_MEM_MB, self->user_mem_mb);
 	if (self->min_step_ns[0])
 		xs_write_file(MIN_STEP_NS, self->min_step_ns);
+	if (self->user_fds[0])
+		xs_write_file(USER_FDS, self->user_fds);
 	if (self->sfd >= 0)
 		close(self->sfd);
 }
@@ -370,6 +375,57 @@ TEST_F(bounds, memory_past_sim_user_mem_mb_gives_edquot)
 	EXPECT_EQ(0, res[2]) TH_LOG("after closing the first sim fd: %s", xs_err(res[2]));
 	/* CAP_SYS_RESOURCE (root here) is not limited. */
 	EXPECT_EQ(0, xs_mem_alloc(self->sfd, 2 << 20, NULL));
+}
+
+/* Runs as another user: sim fds opened until refused, then after a close. */
+static int fd_quota(void *arg, int up, int down)
+{
+	int fds[8], n = 0, res[3], i;
+
+	(void)arg;
+	(void)down;
+	for (res[1] = 0; n < 8; n++) {
+		fds[n] = open(XS_SIM_PATH, O_RDWR | O_CLOEXEC);
+		if (fds[n] < 0) {
+			res[1] = -errno;
+			break;
+		}
+	}
+	res[0] = n;
+	if (n)
+		close(fds[--n]);
+	fds[n] = open(XS_SIM_PATH, O_RDWR | O_CLOEXEC);
+	res[2] = fds[n] < 0 ? -errno : 0;
+	if (fds[n] >= 0)
+		n++;
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	if (write(up, res, sizeof(res)) != sizeof(res))
+		return -EPIPE;
+	return 0;
+}
+
+TEST_F(bounds, sim_fds_past_sim_user_fds_give_edquot)
+{
+	struct xs_other o;
+	int res[3], fds[5], i;
+
+	ASSERT_EQ(0, xs_write_file(USER_FDS, "3"));
+	ASSERT_EQ(0, xs_other_start(&o, ATTACKER_UID, fd_quota, NULL));
+	ASSERT_EQ(sizeof(res), read(o.rfd, res, sizeof(res)));
+	EXPECT_EQ(0, xs_other_result(&o));
+	xs_other_stop(&o);
+	EXPECT_EQ(3, res[0]) TH_LOG("sim fds opened with a limit of 3");
+	EXPECT_EQ(-EDQUOT, res[1]) TH_LOG("past the limit: %s", xs_err(res[1]));
+	EXPECT_EQ(0, res[2]) TH_LOG("after closing one: %s", xs_err(res[2]));
+	/* CAP_SYS_RESOURCE (root here, with the fixture's fd open) is not limited. */
+	for (i = 0; i < 5; i++) {
+		fds[i] = open(XS_SIM_PATH, O_RDWR | O_CLOEXEC);
+		EXPECT_LE(0, fds[i]) TH_LOG("root's sim fd %d: %s", i, strerror(errno));
+	}
+	for (i = 0; i < 5; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 TEST_HARNESS_MAIN
