@@ -11,7 +11,7 @@
 #include "fake_libcuda.h"
 
 #define API __attribute__((visibility("default")))
-#define MAX_LOG 100000
+#include "../common/fake_timeline.h"
 
 /* The _ptsz exports and old ABIs that cuda.h does not declare. */
 CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
@@ -50,9 +50,6 @@ struct fevent {
 	uint64_t time;		/* completes then; 0: never recorded */
 };
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct fake_rec logv[MAX_LOG];
-static int nlog;
 static int next_id = 1;
 static struct fstream legacy;	/* id 0 */
 static struct fstream *free_streams;
@@ -68,19 +65,7 @@ static int ngreen;
 
 API uint64_t fake_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
-			       .tv_nsec = (long)(t % 1000000000ULL) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	return fake_clock_ns();
 }
 
 /* mu held: which stream a handle names, through a variant. */
@@ -98,46 +83,10 @@ static struct fstream *stream_of(CUstream h, int ptsz)
 	return (struct fstream *)h;
 }
 
+/* mu held */
 static struct fake_rec *log_add(struct fstream *s, int kernel, int variant, uint64_t ns)
 {
-	struct fake_rec *r = nlog < MAX_LOG ? &logv[nlog++] : &logv[MAX_LOG - 1];
-	uint64_t now = fake_now();
-
-	memset(r, 0, sizeof(*r));
-	r->stream = s->id;
-	r->kernel = kernel;
-	r->variant = variant;
-	r->submit = now;
-	if (s->capturing) {
-		r->captured = 1;
-		return r;
-	}
-	r->start = s->tail > now ? s->tail : now;
-	r->end = r->start + ns;
-	s->tail = r->end;
-	return r;
-}
-
-API int fake_log_count(void)
-{
-	int n;
-
-	pthread_mutex_lock(&mu);
-	n = nlog;
-	pthread_mutex_unlock(&mu);
-	return n;
-}
-
-API int fake_log_get(int i, struct fake_rec *out)
-{
-	int ok;
-
-	pthread_mutex_lock(&mu);
-	ok = i >= 0 && i < nlog;
-	if (ok)
-		*out = logv[i];
-	pthread_mutex_unlock(&mu);
-	return ok ? 0 : -1;
+	return fake_log_add(s->id, s->capturing, &s->tail, kernel, variant, ns);
 }
 
 API int fake_stream_id(CUstream h)
@@ -531,15 +480,7 @@ API CUresult cuStreamQuery_ptsz(CUstream h)
 
 API CUresult cuCtxSynchronize(void)
 {
-	uint64_t t = 0;
-	int i;
-
-	pthread_mutex_lock(&mu);
-	for (i = 0; i < nlog; i++)
-		if (logv[i].end > t)
-			t = logv[i].end;
-	pthread_mutex_unlock(&mu);
-	sleep_until(t);
+	sleep_until(fake_log_end());
 	return CUDA_SUCCESS;
 }
 

@@ -13,7 +13,8 @@
 #include "fake_libamdhip64.h"
 
 #define API __attribute__((visibility("default")))
-#define MAX_LOG 100000
+#include "../common/fake_timeline.h"
+
 #define MAX_REG 256
 
 hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, int *);
@@ -29,9 +30,6 @@ struct fevent {
 	uint64_t time;		/* completes then; 0: never recorded */
 };
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct fake_rec logv[MAX_LOG];
-static int nlog;
 static int next_id = 1;
 static struct fstream null_stream;
 static __thread struct fstream pt_stream;
@@ -40,23 +38,6 @@ static const void *registered[MAX_REG];
 static int nreg;
 /* The <<<>>> configuration, per thread as in the runtime. */
 static __thread struct { int set; dim3 g, b; size_t smem; hipStream_t s; } cfg;
-
-static uint64_t now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
-			       .tv_nsec = (long)(t % 1000000000ULL) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
 
 /* mu held */
 static struct fstream *stream_of(hipStream_t h, int spt)
@@ -76,45 +57,10 @@ static struct fstream *stream_of(hipStream_t h, int spt)
 /* mu held */
 static struct fake_rec *log_add(struct fstream *s, int kernel, int variant, uint64_t ns)
 {
-	struct fake_rec *r = nlog < MAX_LOG ? &logv[nlog++] : &logv[MAX_LOG - 1];
-	uint64_t t = now();
+	struct fake_rec *r = fake_log_add(s->id, s->capturing, &s->tail, kernel, variant, ns);
 
-	memset(r, 0, sizeof(*r));
-	r->stream = s->id;
-	r->kernel = kernel;
-	r->variant = variant;
-	r->submit = t;
 	r->tid = (long)syscall(SYS_gettid);
-	if (s->capturing) {
-		r->captured = 1;
-		return r;
-	}
-	r->start = s->tail > t ? s->tail : t;
-	r->end = r->start + ns;
-	s->tail = r->end;
 	return r;
-}
-
-API int fake_log_count(void)
-{
-	int n;
-
-	pthread_mutex_lock(&mu);
-	n = nlog;
-	pthread_mutex_unlock(&mu);
-	return n;
-}
-
-API int fake_log_get(int i, struct fake_rec *out)
-{
-	int ok;
-
-	pthread_mutex_lock(&mu);
-	ok = i >= 0 && i < nlog;
-	if (ok)
-		*out = logv[i];
-	pthread_mutex_unlock(&mu);
-	return ok ? 0 : -1;
 }
 
 API int fake_stream_id(hipStream_t h)
@@ -317,20 +263,12 @@ API hipError_t hipStreamQuery(hipStream_t h)
 	pthread_mutex_lock(&mu);
 	t = stream_of(h, 0)->tail;
 	pthread_mutex_unlock(&mu);
-	return now() >= t ? hipSuccess : hipErrorNotReady;
+	return fake_clock_ns() >= t ? hipSuccess : hipErrorNotReady;
 }
 
 API hipError_t hipDeviceSynchronize(void)
 {
-	uint64_t t = 0;
-	int i;
-
-	pthread_mutex_lock(&mu);
-	for (i = 0; i < nlog; i++)
-		if (logv[i].end > t)
-			t = logv[i].end;
-	pthread_mutex_unlock(&mu);
-	sleep_until(t);
+	sleep_until(fake_log_end());
 	return hipSuccess;
 }
 
@@ -357,7 +295,7 @@ API hipError_t hipEventDestroy(hipEvent_t e)
 API hipError_t hipEventRecord(hipEvent_t e, hipStream_t h)
 {
 	struct fstream *s;
-	uint64_t t = now();
+	uint64_t t = fake_clock_ns();
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
@@ -369,7 +307,7 @@ API hipError_t hipEventRecord(hipEvent_t e, hipStream_t h)
 
 API hipError_t hipEventQuery(hipEvent_t e)
 {
-	return now() >= ((struct fevent *)e)->time ? hipSuccess : hipErrorNotReady;
+	return fake_clock_ns() >= ((struct fevent *)e)->time ? hipSuccess : hipErrorNotReady;
 }
 
 API hipError_t hipEventSynchronize(hipEvent_t e)
