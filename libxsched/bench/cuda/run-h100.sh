@@ -64,6 +64,10 @@
 #             and on the other 116 SMs, 10 s each
 #   port11    urgent and the GEMM as two processes (equal priority), natively
 #             and preloaded, REQ_MAIN each
+#   port12    the urgent tail: hiccup.py (host stalls, hiccup.jsonl) beside
+#             urgent alone natively (REQ_MAIN), the same with each request
+#             one CUDA graph (REQ_MAIN) and the one-tiny-kernel request
+#             (REQ); then the GEMM and SDPA alone natively and on 116 SMs
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 # BUDGET_S (default: none) is the time the whole command may take: a case
@@ -405,7 +409,7 @@ setup() {
 # NEED: seconds a case of N requests takes at 20 requests/s, with the start
 # of the process and the batch job; an SDPA case runs at one request per
 # ~121 ms kernel
-need() { echo $(($1 / 20 + 35)); }
+need() { echo $(($1 / 20 + 25)); }
 need_sdpa() { echo $(($1 * 125 / 1000 + 40)); }
 
 # gated_pair N NEED TIMEOUT MODE PRIO BATCH: native then preloaded, both or none
@@ -471,6 +475,34 @@ plan_port10() {
 	done
 }
 
+plan_port12() {
+	local n=$REQ_MAIN b hp= left=3600
+	setup || return 1
+	[ -z "$END" ] || left=$((END - $(date +%s) - 15))
+	say "host stalls (hiccup.py) for ${left} s beside what follows"
+	$PY "$HERE/hiccup.py" --seconds "$left" --out "$OUT/hiccup.jsonl" >>"$LOG" 2>&1 &
+	hp=$!
+	if room "$(need $n)" "urgent alone"; then
+		say "urgent alone ($n requests)"
+		run_py native $((n / 20 + 100)) alone --requests "$n" --tag alone
+	fi
+	if room "$(need $n)" "urgent alone, CUDA graph"; then
+		say "urgent alone, each request one CUDA graph ($n requests)"
+		run_py native $((n / 20 + 100)) alone --graph --requests "$n" --tag alone-graph
+	fi
+	if room "$(need "$REQ")" "harness noise"; then
+		say "harness noise: one tiny kernel per request ($REQ requests)"
+		run_py native $((REQ / 20 + 100)) alone --urgent noop --requests "$REQ" --tag noise-noop
+	fi
+	for b in gemm sdpa; do
+		room 80 "$b alone, native and on 116 SMs" || continue
+		say "$b alone: native, then on 116 SMs"
+		run_py native 60 batch-alone --batch $b --seconds 10 --tag "alone-$b"
+		XSCHED_CUDA_SM_SPLIT=16 run_py xsched 60 batch-alone --batch $b --seconds 10 --tag "alone-$b-split16"
+	done
+	wait "$hp"
+}
+
 plan_port11() {
 	setup || return 1
 	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) proc equal gemm
@@ -495,6 +527,7 @@ for p in "$@"; do
 	port9) plan_port9 ;;
 	port10) plan_port10 ;;
 	port11) plan_port11 ;;
+	port12) plan_port12 ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac

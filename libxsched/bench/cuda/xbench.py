@@ -159,11 +159,13 @@ class BatchRunner:
 
 def urgent_loop(job, n, rate, warmup, device_sync=False):
     """Paced requests; returns per-request host latency (ms), GPU latency (ms),
-    start lateness (ms), the window [t0, t1] in ns and the events.
+    start lateness (ms), the window [t0, t1] in ns and the events; each
+    measured request's start (CLOCK_MONOTONIC ns) is left in job.starts.
     device_sync: wait with torch.cuda.synchronize() (the whole device, so
     also every other stream of the process) instead of the own stream."""
     period = 1.0 / rate
     lat, late, evs = [], [], []
+    job.starts = []
     t_next = time.perf_counter()
     t_first = None
     gc.collect()
@@ -174,6 +176,7 @@ def urgent_loop(job, n, rate, warmup, device_sync=False):
             if now < t_next:
                 time.sleep(t_next - now)
             t0 = time.perf_counter()
+            t0_ns = now_ns()
             s = torch.cuda.Event(enable_timing=True)
             e = torch.cuda.Event(enable_timing=True)
             s.record(job.stream)
@@ -189,6 +192,7 @@ def urgent_loop(job, n, rate, warmup, device_sync=False):
             if i >= warmup:
                 lat.append((t1 - t0) * 1e3)
                 late.append(max(0.0, t0 - t_next) * 1e3)
+                job.starts.append(t0_ns)
                 evs.append((s, e))
             t_next += period
             if t_next < t1:
@@ -245,14 +249,19 @@ def write(args, rec):
         f.write(line + "\n")
 
 
-def write_raw(args, lat, gpu):
+def write_raw(args, lat, gpu, starts):
     """Every request's host and GPU latency in request order (--raw), to
-    look at a tail afterwards: when it comes, and whether the GPU took it."""
+    look at a tail afterwards: when it comes, and whether the GPU took it.
+    t_ms: each request's start after the first one's (t0_ns, CLOCK_MONOTONIC,
+    comparable with hiccup.py's)."""
     if not args.raw:
         return
     rec = {"case": args.tag, "xsched": os.environ.get("XBENCH_XSCHED", "native"),
            "batch": args.batch, "mode": args.mode, "prio": args.prio,
-           "lat": [round(x, 3) for x in lat], "gpu": [round(x, 3) for x in gpu]}
+           "graph": args.graph, "urgent": args.urgent,
+           "lat": [round(x, 3) for x in lat], "gpu": [round(x, 3) for x in gpu],
+           "t0_ns": starts[0] if starts else None,
+           "t_ms": [round((t - starts[0]) / 1e6, 1) for t in starts]}
     with open(args.raw, "a") as f:
         f.write(json.dumps(rec) + "\n")
 
@@ -267,7 +276,7 @@ def case_alone(args):
         job.capture()
     lat, gpu, late, win, _ = urgent_loop(job, args.requests, args.rate, args.warmup)
     write(args, summary(args, lat, gpu, late, {"graph": args.graph}))
-    write_raw(args, lat, gpu)
+    write_raw(args, lat, gpu, job.starts)
 
 
 def case_stream(args):
@@ -288,6 +297,7 @@ def case_stream(args):
         ref.record(st)
         res["out"] = urgent_loop(job, args.requests, args.rate, args.warmup,
                                  args.sync == "device")
+        res["starts"] = job.starts
         res["ref"] = ref
 
     ut = threading.Thread(target=urgent)
@@ -302,7 +312,7 @@ def case_stream(args):
     extra = {"batch_its": its_in(br.ends, win), "overlap": ov, "graph": args.graph,
              "sync": args.sync}
     write(args, summary(args, lat, gpu, late, extra))
-    write_raw(args, lat, gpu)
+    write_raw(args, lat, gpu, res["starts"])
 
 
 def case_proc(args):
@@ -332,7 +342,7 @@ def case_proc(args):
         e = [int(x) for x in f.read().split()]
     extra = {"batch_its": its_in(e, win), "graph": args.graph}
     write(args, summary(args, lat, gpu, late, extra))
-    write_raw(args, lat, gpu)
+    write_raw(args, lat, gpu, job.starts)
 
 
 def batch_worker(args):
