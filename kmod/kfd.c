@@ -103,6 +103,7 @@ struct xkfd_attach {
 	 * reading p.  Zero once the mm is gone and no operation reads p.
 	 */
 	refcount_t live;
+	atomic_t mm_gone;		/* xkfd_mm_release() dropped the base */
 	struct file *file;		/* the caller's /dev/kfd: keeps p alive */
 	struct kfd_process *p;		/* only under a->live */
 	struct mm_struct *mm;		/* mmgrab()bed; compared only */
@@ -235,12 +236,16 @@ static void xkfd_unuse(struct xkfd_attach *a)
 
 /*
  * The owner's mm is going (exit, or exec): KFD tears its process down once
- * the last file of it is closed; ours must not be that file.  Called once,
- * by exit_mmap() or by mmu_notifier_unregister().
+ * the last file of it is closed; ours must not be that file.  Called by
+ * exit_mmap() or by mmu_notifier_unregister(), and by both when they race
+ * (unregister tests the hlist before exit_mmap unhashes it): once only.
  */
 static void xkfd_mm_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	xkfd_unuse(container_of(mn, struct xkfd_attach, mn));
+	struct xkfd_attach *a = container_of(mn, struct xkfd_attach, mn);
+
+	if (!atomic_xchg(&a->mm_gone, 1))
+		xkfd_unuse(a);
 }
 
 static const struct mmu_notifier_ops xkfd_mn_ops = {
@@ -539,7 +544,8 @@ struct xkfd_batch {
 	struct amdgpu_device *adev[XKFD_BATCH_MAX];	/* kfd_sch_mutex held */
 	/* Taken (tried) before any halt, held until batch_end. */
 	struct kfd_process *procs[XKFD_BATCH_PROCS];
-	struct xkfd_attach *users[XKFD_BATCH_PROCS];	/* in use, for procs */
+	/* In use and referenced (the queue may close meanwhile), for procs. */
+	struct xkfd_attach *users[XKFD_BATCH_PROCS];
 };
 
 /* The thread inside a batch (the arbiter's), compared only. */
@@ -590,6 +596,8 @@ static bool xkfd_batch_hold(struct xkfd_batch *b, struct xkfd_attach *a)
 		return false;
 	}
 	b->procs[b->nprocs] = i == b->nprocs ? p : NULL;
+	/* The caller holds the queue's lock: its kq->a reference stands. */
+	kref_get(&a->ref);
 	b->users[b->nprocs++] = a;
 	return true;
 }
@@ -643,7 +651,10 @@ static void xkfd_batch_count(struct xkfd_batch *b, struct xkfd_queue *kq)
 	    dqm->dev->kfd->shared_resources.enable_mes)
 		return;
 	d = &b->dev[b->ndev++];
-	/* batch_hold() put it in use already: one more, for the device. */
+	/*
+	 * batch_hold() put it in use and referenced it (users[], put after
+	 * the devices): one more use, for the device.
+	 */
 	refcount_inc(&kq->a->live);
 	d->pin = kq->a;
 	d->dqm = dqm;
@@ -787,6 +798,7 @@ static void xkfd_op_batch_end(void *batch)
 		if (b->procs[i])
 			mutex_unlock(&b->procs[i]->mutex);
 		xkfd_unuse(b->users[i]);
+		xkfd_attach_put(b->users[i]);
 	}
 	kfree(b);
 }

@@ -513,6 +513,74 @@ TEST_F(kfd, exec_lets_go_of_kfd_process)
 	close(ready[0]);
 }
 
+/*
+ * The owner's mm goes (exit_mmap runs every notifier's release) while
+ * another process closes the last fd of its clients (each close
+ * unregisters its notifier, which runs the release itself if exit_mmap has
+ * not unhashed it yet).  mm/mmu_notifier.c may so call a release twice; the
+ * attachment must let go of its file once, or the second call underflows
+ * a->live.  A grandchild holds the owner's clients and closes them as the
+ * owner exits, many rounds, as the window is only KFD's own release.
+ */
+#define KT_RACE_CLIENTS	32
+#define KT_RACE_ROUNDS	20
+
+TEST_F(kfd, client_close_racing_owner_exit_is_clean)
+{
+	int kmsg = kt_kmsg_open();
+	int round, status;
+	pid_t pid;
+
+	ASSERT_LE(0, kmsg);
+	for (round = 0; round < KT_RACE_ROUNDS; round++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			int c[KT_RACE_CLIENTS], go[2], k, i;
+			pid_t g;
+			char b;
+
+			k = open(KT_KFD, O_RDWR | O_CLOEXEC);
+			if (k < 0 || pipe(go))
+				_exit(1);
+			for (i = 0; i < KT_RACE_CLIENTS; i++) {
+				c[i] = open(KT_XSCHED, O_RDWR | O_CLOEXEC);
+				if (c[i] < 0 || kt_attach(c[i], k, NULL))
+					_exit(2);
+			}
+			close(k);
+			g = fork();
+			if (g < 0)
+				_exit(3);
+			if (!g) {
+				/* Told, close them all: each close is the last. */
+				close(go[1]);
+				if (read(go[0], &b, 1) != 1)
+					_exit(4);
+				for (i = 0; i < KT_RACE_CLIENTS; i++)
+					close(c[i]);
+				_exit(0);
+			}
+			/* Only the grandchild holds the clients now. */
+			for (i = 0; i < KT_RACE_CLIENTS; i++)
+				close(c[i]);
+			if (write(go[1], "x", 1) != 1)
+				_exit(5);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("round %d: owner status 0x%x", round, status);
+		EXPECT_TRUE(kfd_proc_goes(pid))
+			TH_LOG("round %d: the owner's KFD process stayed", round);
+	}
+	/* The grandchildren are reparented; their closes log what they hit. */
+	usleep(500000);
+	EXPECT_FALSE(kt_kmsg_has(kmsg, "refcount_t"))
+		TH_LOG("a release ran twice: a->live underflowed");
+	close(kmsg);
+}
+
 /* While a client is attached its fd pins the module: unloading is refused. */
 TEST_F(kfd, module_unload_refused_while_attached)
 {
