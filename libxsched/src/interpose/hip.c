@@ -61,7 +61,7 @@ hipError_t hipMemcpyFromArray_spt(void *, hipArray_const_t, size_t, size_t, size
 				  hipMemcpyKind);
 hipError_t hipMemcpy2DFromArrayAsync_spt(void *, size_t, hipArray_const_t, size_t, size_t,
 					 size_t, size_t, hipMemcpyKind, hipStream_t);
-hipError_t hipMemcpy2DToArrayAsync_spt(hipArray *, size_t, size_t, const void *, size_t,
+hipError_t hipMemcpy2DToArrayAsync_spt(hipArray_t, size_t, size_t, const void *, size_t,
 				       size_t, size_t, hipMemcpyKind, hipStream_t);
 hipError_t hipStreamBeginCapture_spt(hipStream_t, hipStreamCaptureMode);
 hipError_t hipStreamEndCapture_spt(hipStream_t, hipGraph_t *);
@@ -84,8 +84,10 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t, unsigned int, unsigne
 hipError_t hipModuleLaunchCooperativeKernelMultiDevice(hipFunctionLaunchParams *,
 						       unsigned int, unsigned int);
 #endif
-#if HIP_VERSION < 60100000
-/* hipGetProcAddress (ROCm 6.1): dlsym on the runtime's own handle. */
+/* hipGetProcAddress and hipStreamBeginCaptureToGraph: exported from ROCm 6.1
+ * (hip_6.1), declared by the headers from 6.2 on (6.1.x's do not). */
+#if HIP_VERSION < 60200000
+/* hipGetProcAddress: dlsym on the runtime's own handle. */
 typedef int hipDriverProcAddressQueryResult;
 hipError_t hipGetProcAddress(const char *, void **, int, uint64_t,
 			     hipDriverProcAddressQueryResult *);
@@ -431,7 +433,7 @@ static uint64_t hold_max_ns(void)
 #define C2D_P (void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t ht, \
 	       hipMemcpyKind k, hipStream_t h)
 #define C2D_A (dst, dp, src, sp, w, ht, k, h)
-#define C2DTA_P (hipArray *dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
+#define C2DTA_P (hipArray_t dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
 		 size_t ht, hipMemcpyKind k, hipStream_t h)
 #define C2DTA_A (dst, wo, ho, src, sp, w, ht, k, h)
 #define C2DFA_P (void *dst, size_t dp, hipArray_const_t src, size_t wo, size_t ho, size_t w, \
@@ -574,19 +576,19 @@ static uint64_t hold_max_ns(void)
 #define M2D_P (void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t ht, \
 	       hipMemcpyKind k)
 #define M2D_A (dst, dp, src, sp, w, ht, k)
-#define M2DTA_P (hipArray *dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
+#define M2DTA_P (hipArray_t dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
 		 size_t ht, hipMemcpyKind k)
 #define M2DTA_A (dst, wo, ho, src, sp, w, ht, k)
 #define M2DFA_P (void *dst, size_t dp, hipArray_const_t src, size_t wo, size_t ho, size_t w, \
 		 size_t ht, hipMemcpyKind k)
 #define M2DFA_A (dst, dp, src, wo, ho, w, ht, k)
-#define MTA_P (hipArray *dst, size_t wo, size_t ho, const void *src, size_t n, hipMemcpyKind k)
+#define MTA_P (hipArray_t dst, size_t wo, size_t ho, const void *src, size_t n, hipMemcpyKind k)
 #define MTA_A (dst, wo, ho, src, n, k)
 #define MFA_P (void *dst, hipArray_const_t src, size_t wo, size_t ho, size_t n, hipMemcpyKind k)
 #define MFA_A (dst, src, wo, ho, n, k)
-#define MATOH_P (void *dst, hipArray *src, size_t off, size_t n)
+#define MATOH_P (void *dst, hipArray_t src, size_t off, size_t n)
 #define MATOH_A (dst, src, off, n)
-#define MHTOA_P (hipArray *dst, size_t off, const void *src, size_t n)
+#define MHTOA_P (hipArray_t dst, size_t off, const void *src, size_t n)
 #define MHTOA_A (dst, off, src, n)
 #define M3D_P (const struct hipMemcpy3DParms *p)
 #define MD3D_P (const HIP_MEMCPY3D *p)

@@ -16,7 +16,14 @@
 #define MAX_LOG 100000
 #define MAX_REG 256
 
-hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, int *);
+/* hipGetProcAddress's status: the headers of ROCm 6.2 on declare it with
+ * their enum; older ones not at all. */
+#if HIP_VERSION >= 60200000
+typedef hipDriverProcAddressQueryResult gpa_status;
+#else
+typedef int gpa_status;
+hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, gpa_status *);
+#endif
 
 struct fstream {
 	int id;
@@ -543,7 +550,8 @@ static void *own(const char *name)
 	return NULL;
 }
 
-API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t fl, int *st)
+API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t fl,
+				 gpa_status *st)
 {
 	char name[128];
 
@@ -553,6 +561,6 @@ API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t 
 	if (!*pfn)
 		*pfn = own(sym);
 	if (st)
-		*st = *pfn ? 0 : 1;
+		*st = *pfn ? (gpa_status)0 : (gpa_status)1;
 	return *pfn ? hipSuccess : hipErrorNotFound;
 }
