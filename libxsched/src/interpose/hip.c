@@ -126,6 +126,14 @@ hipError_t hipLaunchKernelExC(const hipLaunchConfig_t *, const void *, void **);
 hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *, hipFunction_t, void **, void **);
 #endif
 
+/* hipMemcpyHtoD(Async)'s source: void * up to ROCm 6.4, const void * from
+ * 7.0.  Taken from the header's own declaration, not from its version. */
+#define XH_SRC_OF(fn, ...)						\
+	__typeof__(_Generic(&fn, hipError_t (*)(hipDeviceptr_t, const void *, __VA_ARGS__) : \
+			    (const void *)0, default: (void *)0))
+typedef XH_SRC_OF(hipMemcpyHtoD, size_t) xh_htod_src;
+typedef XH_SRC_OF(hipMemcpyHtoDAsync, size_t, hipStream_t) xh_htod_async_src;
+
 /* Exported by every version but declared by no C header. */
 void **__hipRegisterFatBinary(const void *data);
 void __hipUnregisterFatBinary(void **modules);
@@ -426,7 +434,7 @@ static uint64_t hold_max_ns(void)
 #define GRAPH_A (gx, h)
 #define CPY_P (void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t h)
 #define CPY_A (dst, src, n, k, h)
-#define HTOD_P (hipDeviceptr_t dst, void *src, size_t n, hipStream_t h)
+#define HTOD_P (hipDeviceptr_t dst, xh_htod_async_src src, size_t n, hipStream_t h)
 #define DTOH_P (void *dst, hipDeviceptr_t src, size_t n, hipStream_t h)
 #define DTOD_P (hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t h)
 #define X3_A (dst, src, n, h)
@@ -569,7 +577,7 @@ static uint64_t hold_max_ns(void)
  */
 #define MC_P (void *dst, const void *src, size_t n, hipMemcpyKind k)
 #define MC_A (dst, src, n, k)
-#define MHTOD_P (hipDeviceptr_t dst, void *src, size_t n)
+#define MHTOD_P (hipDeviceptr_t dst, xh_htod_src src, size_t n)
 #define MDTOH_P (void *dst, hipDeviceptr_t src, size_t n)
 #define MDTOD_P (hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
 #define M3_A (dst, src, n)
