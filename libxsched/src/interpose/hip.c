@@ -31,6 +31,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,8 +101,53 @@ hipError_t hipStreamBeginCaptureToGraph(hipStream_t, hipGraph_t, const hipGraphN
 #ifndef HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 #define HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (1ULL << 1)
 #endif
+#if HIP_VERSION < 60200000
+/* The 1D array copies (ROCm 6.2). */
+hipError_t hipMemcpyAtoHAsync(void *, hipArray_t, size_t, size_t, hipStream_t);
+hipError_t hipMemcpyHtoAAsync(hipArray_t, size_t, const void *, size_t, hipStream_t);
+hipError_t hipMemcpyAtoD(hipDeviceptr_t, hipArray_t, size_t, size_t);
+hipError_t hipMemcpyDtoA(hipArray_t, size_t, hipDeviceptr_t, size_t);
+hipError_t hipMemcpyAtoA(hipArray_t, size_t, hipArray_t, size_t, size_t);
+hipError_t hipMemcpy2DArrayToArray(hipArray_t, size_t, size_t, hipArray_const_t, size_t, size_t,
+				   size_t, size_t, hipMemcpyKind);
+#endif
 #if HIP_VERSION < 60400000
 hipError_t hipEventRecordWithFlags(hipEvent_t, hipStream_t, unsigned int);
+/* hipStreamBatchMemOp (6.4; 6.3's development headers declare it too, and
+ * these declarations are the same). */
+typedef union hipStreamBatchMemOpParams_union hipStreamBatchMemOpParams;
+hipError_t hipStreamBatchMemOp(hipStream_t, unsigned int, hipStreamBatchMemOpParams *,
+			       unsigned int);
+#endif
+#if HIP_VERSION < 70100000
+/* ROCm 7.1: 2D memsets, batched and peer 3D copies, prefetch to a location,
+ * and the driver entry point lookup (hipGetProcAddress's CUDA-named twin). */
+typedef struct hipMemcpyAttributes hipMemcpyAttributes;
+typedef struct hipMemcpy3DPeerParms hipMemcpy3DPeerParms;
+struct hipMemcpy3DBatchOp;
+typedef int hipDriverEntryPointQueryResult;
+hipError_t hipMemsetD2D8(hipDeviceptr_t, size_t, unsigned char, size_t, size_t);
+hipError_t hipMemsetD2D16(hipDeviceptr_t, size_t, unsigned short, size_t, size_t);
+hipError_t hipMemsetD2D32(hipDeviceptr_t, size_t, unsigned int, size_t, size_t);
+hipError_t hipMemsetD2D8Async(hipDeviceptr_t, size_t, unsigned char, size_t, size_t, hipStream_t);
+hipError_t hipMemsetD2D16Async(hipDeviceptr_t, size_t, unsigned short, size_t, size_t,
+			       hipStream_t);
+hipError_t hipMemsetD2D32Async(hipDeviceptr_t, size_t, unsigned int, size_t, size_t, hipStream_t);
+hipError_t hipMemcpyBatchAsync(void **, void **, size_t *, size_t, hipMemcpyAttributes *, size_t *,
+			       size_t, size_t *, hipStream_t);
+hipError_t hipMemcpy3DBatchAsync(size_t, struct hipMemcpy3DBatchOp *, size_t *, unsigned long long,
+				 hipStream_t);
+hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *);
+hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *, hipStream_t);
+hipError_t hipMemPrefetchAsync_v2(const void *, size_t, hipMemLocation, unsigned int, hipStream_t);
+hipError_t hipGetDriverEntryPoint(const char *, void **, unsigned long long,
+				  hipDriverEntryPointQueryResult *);
+hipError_t hipGetDriverEntryPoint_spt(const char *, void **, unsigned long long,
+				      hipDriverEntryPointQueryResult *);
+#endif
+#ifndef hipEnableLegacyStream
+#define hipEnableLegacyStream 0x1
+#define hipEnablePerThreadDefaultStream 0x2
 #endif
 #if HIP_VERSION < 60500000
 /* hipLaunchKernelExC / hipDrvLaunchKernelEx (ROCm 6.5): only the stream
@@ -488,6 +534,27 @@ static uint64_t hold_max_ns(void)
 #define RECF_P (hipEvent_t ev, hipStream_t h, unsigned int fl)
 #define RECF_A (ev, h, fl)
 #define WITHSTREAM_P (void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t h)
+#define ATOHA_P (void *dst, hipArray_t src, size_t off, size_t n, hipStream_t h)
+#define ATOHA_A (dst, src, off, n, h)
+#define HTOAA_P (hipArray_t dst, size_t off, const void *src, size_t n, hipStream_t h)
+#define HTOAA_A (dst, off, src, n, h)
+#define BATCHOP_P (hipStream_t h, unsigned int n, hipStreamBatchMemOpParams *ops, unsigned int fl)
+#define BATCHOP_A (h, n, ops, fl)
+#define SD2D8_P (hipDeviceptr_t dst, size_t pitch, unsigned char v, size_t w, size_t ht, \
+		 hipStream_t h)
+#define SD2D16_P (hipDeviceptr_t dst, size_t pitch, unsigned short v, size_t w, size_t ht, \
+		  hipStream_t h)
+#define SD2D32_P (hipDeviceptr_t dst, size_t pitch, unsigned int v, size_t w, size_t ht, \
+		  hipStream_t h)
+#define CPYB_P (void **dsts, void **srcs, size_t *sizes, size_t n, hipMemcpyAttributes *attrs, \
+		size_t *attr_idx, size_t nattrs, size_t *fail_idx, hipStream_t h)
+#define CPYB_A (dsts, srcs, sizes, n, attrs, attr_idx, nattrs, fail_idx, h)
+#define C3DB_P (size_t n, struct hipMemcpy3DBatchOp *ops, size_t *fail_idx, unsigned long long fl, \
+		hipStream_t h)
+#define C3DB_A (n, ops, fail_idx, fl, h)
+#define C3DP_P (hipMemcpy3DPeerParms *p, hipStream_t h)
+#define PREF2_P (const void *p, size_t n, hipMemLocation loc, unsigned int fl, hipStream_t h)
+#define PREF2_A (p, n, loc, fl, h)
 
 /*
  * Scheduled: X(symbol, node, per-thread, params, args, stream).  The hook
@@ -549,7 +616,17 @@ static uint64_t hold_max_ns(void)
 	X(hipStreamWriteValue32, "hip_4.4", 0, WRITE32_P, WRITEV_A, h) \
 	X(hipStreamWriteValue64, "hip_4.4", 0, WRITE64_P, WRITEV_A, h) \
 	X(hipSignalExternalSemaphoresAsync, "hip_4.3", 0, SEMSIG_P, SEM_A, h) \
-	X(hipWaitExternalSemaphoresAsync, "hip_4.3", 0, SEMWAIT_P, SEM_A, h)
+	X(hipWaitExternalSemaphoresAsync, "hip_4.3", 0, SEMWAIT_P, SEM_A, h) \
+	X(hipMemcpyAtoHAsync, "hip_6.2", 0, ATOHA_P, ATOHA_A, h) \
+	X(hipMemcpyHtoAAsync, "hip_6.2", 0, HTOAA_P, HTOAA_A, h) \
+	X(hipStreamBatchMemOp, "hip_6.4", 0, BATCHOP_P, BATCHOP_A, h) \
+	X(hipMemsetD2D8Async, "hip_7.1", 0, SD2D8_P, S2D_A, h) \
+	X(hipMemsetD2D16Async, "hip_7.1", 0, SD2D16_P, S2D_A, h) \
+	X(hipMemsetD2D32Async, "hip_7.1", 0, SD2D32_P, S2D_A, h) \
+	X(hipMemcpyBatchAsync, "hip_7.1", 0, CPYB_P, CPYB_A, h) \
+	X(hipMemcpy3DBatchAsync, "hip_7.1", 0, C3DB_P, C3DB_A, h) \
+	X(hipMemcpy3DPeerAsync, "hip_7.1", 0, C3DP_P, PH_A, h) \
+	X(hipMemPrefetchAsync_v2, "hip_7.1", 0, PREF2_P, PREF2_A, h)
 
 /* Scheduled, exported under a C++ name only (EXPORT_MANGLED below). */
 #define HIP_SCHEDULED_CXX(X) \
@@ -637,6 +714,19 @@ static uint64_t hold_max_ns(void)
 #define DEV_A (dev)
 #define CTX_P (hipCtx_t c)
 #define CTX_A (c)
+#define MATOD_P (hipDeviceptr_t dst, hipArray_t src, size_t off, size_t n)
+#define MATOD_A (dst, src, off, n)
+#define MDTOA_P (hipArray_t dst, size_t off, hipDeviceptr_t src, size_t n)
+#define MDTOA_A (dst, off, src, n)
+#define MATOA_P (hipArray_t dst, size_t doff, hipArray_t src, size_t soff, size_t n)
+#define MATOA_A (dst, doff, src, soff, n)
+#define M2DATOA_P (hipArray_t dst, size_t dwo, size_t dho, hipArray_const_t src, size_t swo, \
+		   size_t sho, size_t w, size_t ht, hipMemcpyKind k)
+#define M2DATOA_A (dst, dwo, dho, src, swo, sho, w, ht, k)
+#define MSD2D8_P (hipDeviceptr_t dst, size_t pitch, unsigned char v, size_t w, size_t ht)
+#define MSD2D16_P (hipDeviceptr_t dst, size_t pitch, unsigned short v, size_t w, size_t ht)
+#define MSD2D32_P (hipDeviceptr_t dst, size_t pitch, unsigned int v, size_t w, size_t ht)
+#define M3DP_P (hipMemcpy3DPeerParms *p)
 #define HIP_ORDERED(X) \
 	X(hipMemcpy, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, MC_P, MC_A, 0) \
 	X(hipMemcpy_spt, "hip_5.2", 1, XSI_SCOPE_STREAM, hipError_t, MC_P, MC_A, 0) \
@@ -683,7 +773,15 @@ static uint64_t hold_max_ns(void)
 	X(hipEventSynchronize, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, EQ_P, EQ_A, 0) \
 	X(hipEventQuery, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, EQ_P, EQ_A, 0) \
 	X(hipEventElapsedTime, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, ELAPSED_P, ELAPSED_A, 0) \
-	X(hipCtxDestroy, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, CTX_P, CTX_A, 0)
+	X(hipCtxDestroy, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, CTX_P, CTX_A, 0) \
+	X(hipMemcpyAtoD, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, MATOD_P, MATOD_A, 0) \
+	X(hipMemcpyDtoA, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, MDTOA_P, MDTOA_A, 0) \
+	X(hipMemcpyAtoA, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, MATOA_P, MATOA_A, 0) \
+	X(hipMemcpy2DArrayToArray, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, M2DATOA_P, M2DATOA_A, 0) \
+	X(hipMemsetD2D8, "hip_7.1", 0, XSI_SCOPE_DEVICE, hipError_t, MSD2D8_P, MS2D_A, 0) \
+	X(hipMemsetD2D16, "hip_7.1", 0, XSI_SCOPE_DEVICE, hipError_t, MSD2D16_P, MS2D_A, 0) \
+	X(hipMemsetD2D32, "hip_7.1", 0, XSI_SCOPE_DEVICE, hipError_t, MSD2D32_P, MS2D_A, 0) \
+	X(hipMemcpy3DPeer, "hip_7.1", 0, XSI_SCOPE_PROCESS, hipError_t, M3DP_P, P_A, 0)
 
 /* Ordered, with bookkeeping (own hooks): X(symbol, node, per-thread, scope). */
 #define HIP_ORDERED_OWN(X) \
@@ -724,7 +822,9 @@ static uint64_t hold_max_ns(void)
 	X(__hipPushCallConfiguration, "hip_4.2") \
 	X(__hipPopCallConfiguration, "hip_4.2") \
 	X(hipConfigureCall, "hip_4.2") \
-	X(hipGetProcAddress, "hip_6.1")
+	X(hipGetProcAddress, "hip_6.1") \
+	X(hipGetDriverEntryPoint, "hip_7.1") \
+	X(hipGetDriverEntryPoint_spt, "hip_7.1")
 
 /* Scheduled, own hooks: X(symbol, node, per-thread). */
 #define HIP_SCHEDULED_OWN(X) \
@@ -762,7 +862,12 @@ static uint64_t hold_max_ns(void)
 	X(hipIpcGetEventHandle, "no work") \
 	X(hipIpcOpenEventHandle, "no work") \
 	X(hipThreadExchangeStreamCaptureMode, "capture mode of the thread") \
-	X(hipSetupArgument, "argument of hipConfigureCall; the launch is hipLaunchByPtr")
+	X(hipSetupArgument, "argument of hipConfigureCall; the launch is hipLaunchByPtr") \
+	X(hipKernelNameRefByPtr, "query") \
+	X(hipStreamGetId, "query") \
+	X(hipStreamGetAttribute, "query") \
+	X(hipStreamSetAttribute, "stream attribute (a priority set this way is not seen)") \
+	X(hipStreamCopyAttributes, "stream attributes (likewise)")
 
 #define ENUM_S(sym, ver, pt, P, A, S) E_##sym,
 #define ENUM_M(sym, ver, P, A, F) E_##sym,
@@ -1260,6 +1365,28 @@ static hipError_t hook_hipGetProcAddress(const char *sym, void **pfn, int ver, u
 	return r;
 }
 EXPORT_AS(hipGetProcAddress)
+
+/* The same lookup under CUDA's name (ROCm 7.1); the _spt export looks up
+ * per-thread variants unless asked for the legacy ones. */
+#define ENTRY_POINT_HOOK(sym, pt_default)				\
+	static hipError_t (*real_##sym)(const char *, void **, unsigned long long, \
+					hipDriverEntryPointQueryResult *); \
+	static hipError_t hook_##sym(const char *name, void **pfn, unsigned long long fl, \
+				     hipDriverEntryPointQueryResult *st) \
+	{								\
+		bool pt = (fl & hipEnablePerThreadDefaultStream) ||	\
+			  ((pt_default) && !(fl & hipEnableLegacyStream)); \
+		hipError_t r;						\
+									\
+		REAL_OR(sym, hipErrorNotSupported);			\
+		r = real_##sym(name, pfn, fl, st);			\
+		if (r == hipSuccess && pfn && *pfn && xh_init())	\
+			*pfn = xsi_proc_redirect(&xh_rt, name, *pfn, INT_MAX, pt); \
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+ENTRY_POINT_HOOK(hipGetDriverEntryPoint, false)
+ENTRY_POINT_HOOK(hipGetDriverEntryPoint_spt, true)
 
 /* ---- the table ---------------------------------------------------------- */
 
