@@ -2,10 +2,10 @@
 /*
  * The HIP table of the interposer, on the interposition core (interpose.h),
  * built into libxsched.so: LD_PRELOAD=libxsched.so (or linking it before
- * libamdhip64) puts these hooks in front of libamdhip64.so.5.
+ * libamdhip64) puts these hooks in front of libamdhip64.so.5/.6/.7.
  *
  * Every hook is exported under libamdhip64's own name and symbol version
- * node (libxsched.map: hip_4.2 ... hip_6.5), so a program linked against
+ * node (libxsched.map: hip_4.2 ... hip_7.1), so a program linked against
  * the real library binds to the hook.  Real functions come from the next
  * object in the dynamic linker's search order (dlvsym(RTLD_NEXT, name,
  * node)), else from a libamdhip64.so.5/.6/.7 already loaded with RTLD_LOCAL (a
@@ -42,7 +42,12 @@
 #include "interpose.h"
 #include "hsaq.h"
 
-/* ---- what 5.2.3's headers lack: ROCm 5.3+ and 6.x entry points ---------- */
+/*
+ * ---- what older headers lack: ROCm 5.3+, 6.x and 7.x entry points --------
+ * Every prototype here and in the parameter lists below must be the one
+ * each ROCm's header declares (a hook defines the runtime's name):
+ * tools/check-hip-headers.sh builds this file against a ROCm's headers.
+ */
 
 #if HIP_VERSION < 50300000
 hipError_t hipLaunchHostFunc_spt(hipStream_t, hipHostFn_t, void *);
