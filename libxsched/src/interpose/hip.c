@@ -2,10 +2,10 @@
 /*
  * The HIP table of the interposer, on the interposition core (interpose.h),
  * built into libxsched.so: LD_PRELOAD=libxsched.so (or linking it before
- * libamdhip64) puts these hooks in front of libamdhip64.so.5.
+ * libamdhip64) puts these hooks in front of libamdhip64.so.5/.6/.7.
  *
  * Every hook is exported under libamdhip64's own name and symbol version
- * node (libxsched.map: hip_4.2 ... hip_6.5), so a program linked against
+ * node (libxsched.map: hip_4.2 ... hip_7.1), so a program linked against
  * the real library binds to the hook.  Real functions come from the next
  * object in the dynamic linker's search order (dlvsym(RTLD_NEXT, name,
  * node)), else from a libamdhip64.so.5/.6/.7 already loaded with RTLD_LOCAL (a
@@ -31,6 +31,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,7 +42,12 @@
 #include "interpose.h"
 #include "hsaq.h"
 
-/* ---- what 5.2.3's headers lack: ROCm 5.3+ and 6.x entry points ---------- */
+/*
+ * ---- what older headers lack: ROCm 5.3+, 6.x and 7.x entry points --------
+ * Every prototype here and in the parameter lists below must be the one
+ * each ROCm's header declares (a hook defines the runtime's name):
+ * tools/check-hip-headers.sh builds this file against a ROCm's headers.
+ */
 
 #if HIP_VERSION < 50300000
 hipError_t hipLaunchHostFunc_spt(hipStream_t, hipHostFn_t, void *);
@@ -61,7 +67,7 @@ hipError_t hipMemcpyFromArray_spt(void *, hipArray_const_t, size_t, size_t, size
 				  hipMemcpyKind);
 hipError_t hipMemcpy2DFromArrayAsync_spt(void *, size_t, hipArray_const_t, size_t, size_t,
 					 size_t, size_t, hipMemcpyKind, hipStream_t);
-hipError_t hipMemcpy2DToArrayAsync_spt(hipArray *, size_t, size_t, const void *, size_t,
+hipError_t hipMemcpy2DToArrayAsync_spt(hipArray_t, size_t, size_t, const void *, size_t,
 				       size_t, size_t, hipMemcpyKind, hipStream_t);
 hipError_t hipStreamBeginCapture_spt(hipStream_t, hipStreamCaptureMode);
 hipError_t hipStreamEndCapture_spt(hipStream_t, hipGraph_t *);
@@ -84,8 +90,10 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t, unsigned int, unsigne
 hipError_t hipModuleLaunchCooperativeKernelMultiDevice(hipFunctionLaunchParams *,
 						       unsigned int, unsigned int);
 #endif
-#if HIP_VERSION < 60100000
-/* hipGetProcAddress (ROCm 6.1): dlsym on the runtime's own handle. */
+/* hipGetProcAddress and hipStreamBeginCaptureToGraph: exported from ROCm 6.1
+ * (hip_6.1), declared by the headers from 6.2 on (6.1.x's do not). */
+#if HIP_VERSION < 60200000
+/* hipGetProcAddress: dlsym on the runtime's own handle. */
 typedef int hipDriverProcAddressQueryResult;
 hipError_t hipGetProcAddress(const char *, void **, int, uint64_t,
 			     hipDriverProcAddressQueryResult *);
@@ -98,8 +106,53 @@ hipError_t hipStreamBeginCaptureToGraph(hipStream_t, hipGraph_t, const hipGraphN
 #ifndef HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 #define HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (1ULL << 1)
 #endif
+#if HIP_VERSION < 60200000
+/* The 1D array copies (ROCm 6.2). */
+hipError_t hipMemcpyAtoHAsync(void *, hipArray_t, size_t, size_t, hipStream_t);
+hipError_t hipMemcpyHtoAAsync(hipArray_t, size_t, const void *, size_t, hipStream_t);
+hipError_t hipMemcpyAtoD(hipDeviceptr_t, hipArray_t, size_t, size_t);
+hipError_t hipMemcpyDtoA(hipArray_t, size_t, hipDeviceptr_t, size_t);
+hipError_t hipMemcpyAtoA(hipArray_t, size_t, hipArray_t, size_t, size_t);
+hipError_t hipMemcpy2DArrayToArray(hipArray_t, size_t, size_t, hipArray_const_t, size_t, size_t,
+				   size_t, size_t, hipMemcpyKind);
+#endif
 #if HIP_VERSION < 60400000
 hipError_t hipEventRecordWithFlags(hipEvent_t, hipStream_t, unsigned int);
+/* hipStreamBatchMemOp (6.4; 6.3's development headers declare it too, and
+ * these declarations are the same). */
+typedef union hipStreamBatchMemOpParams_union hipStreamBatchMemOpParams;
+hipError_t hipStreamBatchMemOp(hipStream_t, unsigned int, hipStreamBatchMemOpParams *,
+			       unsigned int);
+#endif
+#if HIP_VERSION < 70100000
+/* ROCm 7.1: 2D memsets, batched and peer 3D copies, prefetch to a location,
+ * and the driver entry point lookup (hipGetProcAddress's CUDA-named twin). */
+typedef struct hipMemcpyAttributes hipMemcpyAttributes;
+typedef struct hipMemcpy3DPeerParms hipMemcpy3DPeerParms;
+struct hipMemcpy3DBatchOp;
+typedef int hipDriverEntryPointQueryResult;
+hipError_t hipMemsetD2D8(hipDeviceptr_t, size_t, unsigned char, size_t, size_t);
+hipError_t hipMemsetD2D16(hipDeviceptr_t, size_t, unsigned short, size_t, size_t);
+hipError_t hipMemsetD2D32(hipDeviceptr_t, size_t, unsigned int, size_t, size_t);
+hipError_t hipMemsetD2D8Async(hipDeviceptr_t, size_t, unsigned char, size_t, size_t, hipStream_t);
+hipError_t hipMemsetD2D16Async(hipDeviceptr_t, size_t, unsigned short, size_t, size_t,
+			       hipStream_t);
+hipError_t hipMemsetD2D32Async(hipDeviceptr_t, size_t, unsigned int, size_t, size_t, hipStream_t);
+hipError_t hipMemcpyBatchAsync(void **, void **, size_t *, size_t, hipMemcpyAttributes *, size_t *,
+			       size_t, size_t *, hipStream_t);
+hipError_t hipMemcpy3DBatchAsync(size_t, struct hipMemcpy3DBatchOp *, size_t *, unsigned long long,
+				 hipStream_t);
+hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *);
+hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *, hipStream_t);
+hipError_t hipMemPrefetchAsync_v2(const void *, size_t, hipMemLocation, unsigned int, hipStream_t);
+hipError_t hipGetDriverEntryPoint(const char *, void **, unsigned long long,
+				  hipDriverEntryPointQueryResult *);
+hipError_t hipGetDriverEntryPoint_spt(const char *, void **, unsigned long long,
+				      hipDriverEntryPointQueryResult *);
+#endif
+#ifndef hipEnableLegacyStream
+#define hipEnableLegacyStream 0x1
+#define hipEnablePerThreadDefaultStream 0x2
 #endif
 #if HIP_VERSION < 60500000
 /* hipLaunchKernelExC / hipDrvLaunchKernelEx (ROCm 6.5): only the stream
@@ -123,6 +176,14 @@ typedef struct HIP_LAUNCH_CONFIG_st {
 hipError_t hipLaunchKernelExC(const hipLaunchConfig_t *, const void *, void **);
 hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *, hipFunction_t, void **, void **);
 #endif
+
+/* hipMemcpyHtoD(Async)'s source: void * up to ROCm 6.4, const void * from
+ * 7.0.  Taken from the header's own declaration, not from its version. */
+#define XH_SRC_OF(fn, ...)						\
+	__typeof__(_Generic(&fn, hipError_t (*)(hipDeviceptr_t, const void *, __VA_ARGS__) : \
+			    (const void *)0, default: (void *)0))
+typedef XH_SRC_OF(hipMemcpyHtoD, size_t) xh_htod_src;
+typedef XH_SRC_OF(hipMemcpyHtoDAsync, size_t, hipStream_t) xh_htod_async_src;
 
 /* Exported by every version but declared by no C header. */
 void **__hipRegisterFatBinary(const void *data);
@@ -424,14 +485,14 @@ static uint64_t hold_max_ns(void)
 #define GRAPH_A (gx, h)
 #define CPY_P (void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t h)
 #define CPY_A (dst, src, n, k, h)
-#define HTOD_P (hipDeviceptr_t dst, void *src, size_t n, hipStream_t h)
+#define HTOD_P (hipDeviceptr_t dst, xh_htod_async_src src, size_t n, hipStream_t h)
 #define DTOH_P (void *dst, hipDeviceptr_t src, size_t n, hipStream_t h)
 #define DTOD_P (hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t h)
 #define X3_A (dst, src, n, h)
 #define C2D_P (void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t ht, \
 	       hipMemcpyKind k, hipStream_t h)
 #define C2D_A (dst, dp, src, sp, w, ht, k, h)
-#define C2DTA_P (hipArray *dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
+#define C2DTA_P (hipArray_t dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
 		 size_t ht, hipMemcpyKind k, hipStream_t h)
 #define C2DTA_A (dst, wo, ho, src, sp, w, ht, k, h)
 #define C2DFA_P (void *dst, size_t dp, hipArray_const_t src, size_t wo, size_t ho, size_t w, \
@@ -478,6 +539,27 @@ static uint64_t hold_max_ns(void)
 #define RECF_P (hipEvent_t ev, hipStream_t h, unsigned int fl)
 #define RECF_A (ev, h, fl)
 #define WITHSTREAM_P (void *dst, const void *src, size_t n, hipMemcpyKind k, hipStream_t h)
+#define ATOHA_P (void *dst, hipArray_t src, size_t off, size_t n, hipStream_t h)
+#define ATOHA_A (dst, src, off, n, h)
+#define HTOAA_P (hipArray_t dst, size_t off, const void *src, size_t n, hipStream_t h)
+#define HTOAA_A (dst, off, src, n, h)
+#define BATCHOP_P (hipStream_t h, unsigned int n, hipStreamBatchMemOpParams *ops, unsigned int fl)
+#define BATCHOP_A (h, n, ops, fl)
+#define SD2D8_P (hipDeviceptr_t dst, size_t pitch, unsigned char v, size_t w, size_t ht, \
+		 hipStream_t h)
+#define SD2D16_P (hipDeviceptr_t dst, size_t pitch, unsigned short v, size_t w, size_t ht, \
+		  hipStream_t h)
+#define SD2D32_P (hipDeviceptr_t dst, size_t pitch, unsigned int v, size_t w, size_t ht, \
+		  hipStream_t h)
+#define CPYB_P (void **dsts, void **srcs, size_t *sizes, size_t n, hipMemcpyAttributes *attrs, \
+		size_t *attr_idx, size_t nattrs, size_t *fail_idx, hipStream_t h)
+#define CPYB_A (dsts, srcs, sizes, n, attrs, attr_idx, nattrs, fail_idx, h)
+#define C3DB_P (size_t n, struct hipMemcpy3DBatchOp *ops, size_t *fail_idx, unsigned long long fl, \
+		hipStream_t h)
+#define C3DB_A (n, ops, fail_idx, fl, h)
+#define C3DP_P (hipMemcpy3DPeerParms *p, hipStream_t h)
+#define PREF2_P (const void *p, size_t n, hipMemLocation loc, unsigned int fl, hipStream_t h)
+#define PREF2_A (p, n, loc, fl, h)
 
 /*
  * Scheduled: X(symbol, node, per-thread, params, args, stream).  The hook
@@ -539,7 +621,17 @@ static uint64_t hold_max_ns(void)
 	X(hipStreamWriteValue32, "hip_4.4", 0, WRITE32_P, WRITEV_A, h) \
 	X(hipStreamWriteValue64, "hip_4.4", 0, WRITE64_P, WRITEV_A, h) \
 	X(hipSignalExternalSemaphoresAsync, "hip_4.3", 0, SEMSIG_P, SEM_A, h) \
-	X(hipWaitExternalSemaphoresAsync, "hip_4.3", 0, SEMWAIT_P, SEM_A, h)
+	X(hipWaitExternalSemaphoresAsync, "hip_4.3", 0, SEMWAIT_P, SEM_A, h) \
+	X(hipMemcpyAtoHAsync, "hip_6.2", 0, ATOHA_P, ATOHA_A, h) \
+	X(hipMemcpyHtoAAsync, "hip_6.2", 0, HTOAA_P, HTOAA_A, h) \
+	X(hipStreamBatchMemOp, "hip_6.4", 0, BATCHOP_P, BATCHOP_A, h) \
+	X(hipMemsetD2D8Async, "hip_7.1", 0, SD2D8_P, S2D_A, h) \
+	X(hipMemsetD2D16Async, "hip_7.1", 0, SD2D16_P, S2D_A, h) \
+	X(hipMemsetD2D32Async, "hip_7.1", 0, SD2D32_P, S2D_A, h) \
+	X(hipMemcpyBatchAsync, "hip_7.1", 0, CPYB_P, CPYB_A, h) \
+	X(hipMemcpy3DBatchAsync, "hip_7.1", 0, C3DB_P, C3DB_A, h) \
+	X(hipMemcpy3DPeerAsync, "hip_7.1", 0, C3DP_P, PH_A, h) \
+	X(hipMemPrefetchAsync_v2, "hip_7.1", 0, PREF2_P, PREF2_A, h)
 
 /* Scheduled, exported under a C++ name only (EXPORT_MANGLED below). */
 #define HIP_SCHEDULED_CXX(X) \
@@ -567,26 +659,26 @@ static uint64_t hold_max_ns(void)
  */
 #define MC_P (void *dst, const void *src, size_t n, hipMemcpyKind k)
 #define MC_A (dst, src, n, k)
-#define MHTOD_P (hipDeviceptr_t dst, void *src, size_t n)
+#define MHTOD_P (hipDeviceptr_t dst, xh_htod_src src, size_t n)
 #define MDTOH_P (void *dst, hipDeviceptr_t src, size_t n)
 #define MDTOD_P (hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
 #define M3_A (dst, src, n)
 #define M2D_P (void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t ht, \
 	       hipMemcpyKind k)
 #define M2D_A (dst, dp, src, sp, w, ht, k)
-#define M2DTA_P (hipArray *dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
+#define M2DTA_P (hipArray_t dst, size_t wo, size_t ho, const void *src, size_t sp, size_t w, \
 		 size_t ht, hipMemcpyKind k)
 #define M2DTA_A (dst, wo, ho, src, sp, w, ht, k)
 #define M2DFA_P (void *dst, size_t dp, hipArray_const_t src, size_t wo, size_t ho, size_t w, \
 		 size_t ht, hipMemcpyKind k)
 #define M2DFA_A (dst, dp, src, wo, ho, w, ht, k)
-#define MTA_P (hipArray *dst, size_t wo, size_t ho, const void *src, size_t n, hipMemcpyKind k)
+#define MTA_P (hipArray_t dst, size_t wo, size_t ho, const void *src, size_t n, hipMemcpyKind k)
 #define MTA_A (dst, wo, ho, src, n, k)
 #define MFA_P (void *dst, hipArray_const_t src, size_t wo, size_t ho, size_t n, hipMemcpyKind k)
 #define MFA_A (dst, src, wo, ho, n, k)
-#define MATOH_P (void *dst, hipArray *src, size_t off, size_t n)
+#define MATOH_P (void *dst, hipArray_t src, size_t off, size_t n)
 #define MATOH_A (dst, src, off, n)
-#define MHTOA_P (hipArray *dst, size_t off, const void *src, size_t n)
+#define MHTOA_P (hipArray_t dst, size_t off, const void *src, size_t n)
 #define MHTOA_A (dst, off, src, n)
 #define M3D_P (const struct hipMemcpy3DParms *p)
 #define MD3D_P (const HIP_MEMCPY3D *p)
@@ -627,6 +719,19 @@ static uint64_t hold_max_ns(void)
 #define DEV_A (dev)
 #define CTX_P (hipCtx_t c)
 #define CTX_A (c)
+#define MATOD_P (hipDeviceptr_t dst, hipArray_t src, size_t off, size_t n)
+#define MATOD_A (dst, src, off, n)
+#define MDTOA_P (hipArray_t dst, size_t off, hipDeviceptr_t src, size_t n)
+#define MDTOA_A (dst, off, src, n)
+#define MATOA_P (hipArray_t dst, size_t doff, hipArray_t src, size_t soff, size_t n)
+#define MATOA_A (dst, doff, src, soff, n)
+#define M2DATOA_P (hipArray_t dst, size_t dwo, size_t dho, hipArray_const_t src, size_t swo, \
+		   size_t sho, size_t w, size_t ht, hipMemcpyKind k)
+#define M2DATOA_A (dst, dwo, dho, src, swo, sho, w, ht, k)
+#define MSD2D8_P (hipDeviceptr_t dst, size_t pitch, unsigned char v, size_t w, size_t ht)
+#define MSD2D16_P (hipDeviceptr_t dst, size_t pitch, unsigned short v, size_t w, size_t ht)
+#define MSD2D32_P (hipDeviceptr_t dst, size_t pitch, unsigned int v, size_t w, size_t ht)
+#define M3DP_P (hipMemcpy3DPeerParms *p)
 #define HIP_ORDERED(X) \
 	X(hipMemcpy, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, MC_P, MC_A, 0) \
 	X(hipMemcpy_spt, "hip_5.2", 1, XSI_SCOPE_STREAM, hipError_t, MC_P, MC_A, 0) \
@@ -673,7 +778,15 @@ static uint64_t hold_max_ns(void)
 	X(hipEventSynchronize, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, EQ_P, EQ_A, 0) \
 	X(hipEventQuery, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, EQ_P, EQ_A, 0) \
 	X(hipEventElapsedTime, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, ELAPSED_P, ELAPSED_A, 0) \
-	X(hipCtxDestroy, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, CTX_P, CTX_A, 0)
+	X(hipCtxDestroy, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, CTX_P, CTX_A, 0) \
+	X(hipMemcpyAtoD, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, MATOD_P, MATOD_A, 0) \
+	X(hipMemcpyDtoA, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, MDTOA_P, MDTOA_A, 0) \
+	X(hipMemcpyAtoA, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, MATOA_P, MATOA_A, 0) \
+	X(hipMemcpy2DArrayToArray, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, M2DATOA_P, M2DATOA_A, 0) \
+	X(hipMemsetD2D8, "hip_7.1", 0, XSI_SCOPE_DEVICE, hipError_t, MSD2D8_P, MS2D_A, 0) \
+	X(hipMemsetD2D16, "hip_7.1", 0, XSI_SCOPE_DEVICE, hipError_t, MSD2D16_P, MS2D_A, 0) \
+	X(hipMemsetD2D32, "hip_7.1", 0, XSI_SCOPE_DEVICE, hipError_t, MSD2D32_P, MS2D_A, 0) \
+	X(hipMemcpy3DPeer, "hip_7.1", 0, XSI_SCOPE_PROCESS, hipError_t, M3DP_P, P_A, 0)
 
 /* Ordered, with bookkeeping (own hooks): X(symbol, node, per-thread, scope). */
 #define HIP_ORDERED_OWN(X) \
@@ -714,7 +827,9 @@ static uint64_t hold_max_ns(void)
 	X(__hipPushCallConfiguration, "hip_4.2") \
 	X(__hipPopCallConfiguration, "hip_4.2") \
 	X(hipConfigureCall, "hip_4.2") \
-	X(hipGetProcAddress, "hip_6.1")
+	X(hipGetProcAddress, "hip_6.1") \
+	X(hipGetDriverEntryPoint, "hip_7.1") \
+	X(hipGetDriverEntryPoint_spt, "hip_7.1")
 
 /* Scheduled, own hooks: X(symbol, node, per-thread). */
 #define HIP_SCHEDULED_OWN(X) \
@@ -752,7 +867,12 @@ static uint64_t hold_max_ns(void)
 	X(hipIpcGetEventHandle, "no work") \
 	X(hipIpcOpenEventHandle, "no work") \
 	X(hipThreadExchangeStreamCaptureMode, "capture mode of the thread") \
-	X(hipSetupArgument, "argument of hipConfigureCall; the launch is hipLaunchByPtr")
+	X(hipSetupArgument, "argument of hipConfigureCall; the launch is hipLaunchByPtr") \
+	X(hipKernelNameRefByPtr, "query") \
+	X(hipStreamGetId, "query") \
+	X(hipStreamGetAttribute, "query") \
+	X(hipStreamSetAttribute, "stream attribute (a priority set this way is not seen)") \
+	X(hipStreamCopyAttributes, "stream attributes (likewise)")
 
 #define ENUM_S(sym, ver, pt, P, A, S) E_##sym,
 #define ENUM_M(sym, ver, P, A, F) E_##sym,
@@ -1250,6 +1370,28 @@ static hipError_t hook_hipGetProcAddress(const char *sym, void **pfn, int ver, u
 	return r;
 }
 EXPORT_AS(hipGetProcAddress)
+
+/* The same lookup under CUDA's name (ROCm 7.1); the _spt export looks up
+ * per-thread variants unless asked for the legacy ones. */
+#define ENTRY_POINT_HOOK(sym, pt_default)				\
+	static hipError_t (*real_##sym)(const char *, void **, unsigned long long, \
+					hipDriverEntryPointQueryResult *); \
+	static hipError_t hook_##sym(const char *name, void **pfn, unsigned long long fl, \
+				     hipDriverEntryPointQueryResult *st) \
+	{								\
+		bool pt = (fl & hipEnablePerThreadDefaultStream) ||	\
+			  ((pt_default) && !(fl & hipEnableLegacyStream)); \
+		hipError_t r;						\
+									\
+		REAL_OR(sym, hipErrorNotSupported);			\
+		r = real_##sym(name, pfn, fl, st);			\
+		if (r == hipSuccess && pfn && *pfn && xh_init())	\
+			*pfn = xsi_proc_redirect(&xh_rt, name, *pfn, INT_MAX, pt); \
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+ENTRY_POINT_HOOK(hipGetDriverEntryPoint, false)
+ENTRY_POINT_HOOK(hipGetDriverEntryPoint_spt, true)
 
 /* ---- the table ---------------------------------------------------------- */
 

@@ -9,6 +9,12 @@ apt-get download into the cache, unpacked with dpkg -x, never installed) and
 a hipcc-built program import (objdump -T, UND), classifies each by the
 table, prints the counts, and fails when a launch, copy, memset,
 synchronization, stream or event call is imported and not in the table.
+
+--headers-only skips the downloads and the imports (tools/check-hip-headers.sh:
+offline, against any ROCm's headers); there, without a runtime, the header's
+stream functions the table lacks are listed as notes.  With --runtime (a
+libamdhip64.so.N) or --runtime-map (clr's hip_hcc.map.in), every hooked
+symbol that runtime exports must be hooked at the node it exports it at.
 """
 import argparse
 import atexit
@@ -69,25 +75,60 @@ def dynsyms(path, undefined):
 
 
 def stream_functions(header):
-    """Names of the functions @header declares with a hipStream_t parameter."""
-    text = open(header).read()
+    """Names of the functions @header (and the per-thread header beside it)
+    declares with a hipStream_t parameter."""
+    text = ""
+    pt = os.path.join(os.path.dirname(header), "amd_detail", "amd_hip_runtime_pt_api.h")
+    for h in (header, pt):
+        if os.path.exists(h):
+            text += open(h).read()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
+    # Newer headers spell names as HIP_API_SYMBOL(Memcpy_spt) (hip_api_symbols.h).
+    text = re.sub(r"\bHIP_API_SYMBOL\((\w+)\)", r"hip\1", text)
     names = set()
-    for m in re.finditer(r"\b(?:hipError_t|void|int)\s*\*?\s+(\w+)\s*\(([^;{]*?)\)\s*"
+    for m in re.finditer(r"\b(?:hipError_t|void|int|char)\s*\*?\s+(\w+)\s*\(([^;{]*?)\)\s*"
                          r"(?:__attribute__\s*\(\(.*?\)\))?\s*;", text, re.S):
         if re.search(r"\bhipStream_t\b", m.group(2)):
             names.add(m.group(1))
     return names
 
 
-def runtime_path():
-    """The libamdhip64.so.5 the dynamic linker would load (ldconfig's cache)."""
+def header_major(header):
+    """HIP_VERSION_MAJOR of the hip_version.h beside @header, or None."""
+    try:
+        text = open(os.path.join(os.path.dirname(header), "hip_version.h")).read()
+    except OSError:
+        return None
+    m = re.search(r"#define\s+HIP_VERSION_MAJOR\s+(\d+)", text)
+    return m.group(1) if m else None
+
+
+def runtime_path(major=None):
+    """The libamdhip64.so.N the dynamic linker would load (ldconfig's cache):
+    N = @major when given (5 for Debian 12's ROCm 5.2.3), else the first of
+    5, 6, 7 found."""
     out = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if line.strip().startswith("libamdhip64.so.5 ") and "=>" in line:
-            return line.split("=>")[1].strip()
+    for n in ([major] if major else ["5", "6", "7"]):
+        for line in out.splitlines():
+            if line.strip().startswith("libamdhip64.so.%s " % n) and "=>" in line:
+                return line.split("=>")[1].strip()
     return None
+
+
+def map_nodes(path):
+    """{symbol: node} of a linker version script (clr's hip_hcc.map.in);
+    wildcards and the extern "C++" block are left out."""
+    nodes, node = {}, None
+    for line in open(path):
+        m = re.match(r"\s*(hip_[0-9.]+)\s*\{", line)
+        if m:
+            node = m.group(1)
+            continue
+        m = re.match(r"\s*([A-Za-z_]\w*)\s*;", line)
+        if m and node and m.group(1) not in ("global", "local"):
+            nodes.setdefault(m.group(1), node)
+    return nodes
 
 
 def fetch(cache):
@@ -128,8 +169,16 @@ def main():
     ap.add_argument("--lib", required=True, help="libxsched.so")
     ap.add_argument("--cache", required=True)
     ap.add_argument("--header", help="hip/hip_runtime_api.h")
-    ap.add_argument("--runtime", help="the real libamdhip64.so.5 (default: ldconfig's)")
+    ap.add_argument("--runtime", help="the real libamdhip64.so.N (default: ldconfig's, N the "
+                    "header's HIP_VERSION_MAJOR)")
+    ap.add_argument("--runtime-map", help="clr's hip_hcc.map.in: the nodes a runtime exports")
+    ap.add_argument("--headers-only", action="store_true",
+                    help="no downloads, no imported-symbol check (offline)")
     a = ap.parse_args()
+    for f in (a.runtime, a.runtime_map):
+        if f and not os.path.isfile(f):
+            print("coverage: %s: no such file" % f)
+            return 1
     table = read_table(a.table)
     bad = 0
 
@@ -151,25 +200,52 @@ def main():
              sum(1 for c, _ in table.values() if c == "harmless"),
              sum(1 for c, _ in table.values() if c == "unhooked")))
 
+    # The hooks are exported at the nodes that runtime exports the names at
+    # (a hook at another node never binds a program linked against it).
+    rt = a.runtime or runtime_path(header_major(a.header) if a.header else None)
+    theirs = {}
+    if a.runtime_map:
+        theirs = map_nodes(a.runtime_map)
+    elif rt and (a.runtime or not a.headers_only):
+        theirs = dynsyms(rt, False)
+    for name, (cls, node) in sorted(table.items()):
+        sym = MANGLED.get(name, name)
+        if cls != "unhooked" and sym in theirs and theirs[sym] != node:
+            print("coverage: %s exports %s at %s; the table hooks it at %s"
+                  % (os.path.basename(a.runtime_map or rt), sym, theirs[sym], node))
+            bad += 1
+
     # Every function of the real runtime that takes a stream is classified:
     # the table may not lose one that no library here happens to import.
-    rt = a.runtime or runtime_path()
-    if a.header and rt:
-        rt_syms = dynsyms(rt, False)
-        takes = sorted(n for n in stream_functions(a.header) if n in rt_syms)
+    if a.header and theirs:
+        takes = sorted(n for n in stream_functions(a.header) if n in theirs)
         for n in takes:
             if n not in table:
                 print("coverage: %s exports %s, which takes a stream, and the table lacks it"
-                      % (os.path.basename(rt), n))
+                      % (os.path.basename(a.runtime_map or rt), n))
                 bad += 1
         print("coverage: %d functions of %s take a stream (%s); %d in the table"
-              % (len(takes), os.path.basename(rt), os.path.basename(a.header),
+              % (len(takes), os.path.basename(a.runtime_map or rt), os.path.basename(a.header),
                  sum(1 for n in takes if n in table)))
+    elif a.header and a.headers_only:
+        # No runtime to say what is exported: a declaration is not an export
+        # (6.3's headers declare hipStreamBatchMemOp, exported from 6.4).
+        takes = sorted(stream_functions(a.header))
+        for n in takes:
+            if n not in table:
+                print("coverage: note: %s declares %s, which takes a stream, and the table lacks it"
+                      % (a.header, n))
+        print("coverage: %d functions declared by %s take a stream; %d in the table "
+              "(no runtime given: not checked against exports)"
+              % (len(takes), a.header, sum(1 for n in takes if n in table)))
     else:
         print("coverage: NOT CHECKED: the runtime's stream functions (header %s, runtime %s)"
               % (a.header, rt))
         bad += 1
 
+    if a.headers_only:
+        print("coverage: %s" % ("FAILED" if bad else "the table and the library agree"))
+        return 1 if bad else 0
     bins = fetch(a.cache)
     prog = hipcc_program(a.cache, os.path.join(os.path.dirname(a.table),
                                                "../../tests/hip/coverage_prog.hip"))

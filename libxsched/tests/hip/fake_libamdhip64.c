@@ -17,7 +17,14 @@
 
 #define MAX_REG 256
 
-hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, int *);
+/* hipGetProcAddress's status: the headers of ROCm 6.2 on declare it with
+ * their enum; older ones not at all. */
+#if HIP_VERSION >= 60200000
+typedef hipDriverProcAddressQueryResult gpa_status;
+#else
+typedef int gpa_status;
+hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, gpa_status *);
+#endif
 
 struct fstream {
 	int id;
@@ -450,6 +457,28 @@ API hipError_t hipStreamAddCallback(hipStream_t h, hipStreamCallback_t cb, void 
 	return copy(h, 0, FAKE_HOSTFN);
 }
 
+/* ROCm 6.2, 6.4 and 7.1 (fake_libamdhip64.map: hip_6.2, hip_6.4, hip_7.1). */
+API hipError_t hipMemcpyHtoAAsync(hipArray_t dst, size_t off, const void *src, size_t n,
+				  hipStream_t h)
+{
+	(void)dst; (void)off; (void)src; (void)n;
+	return copy(h, 0, FAKE_ARRAY_COPY);
+}
+
+API hipError_t hipStreamBatchMemOp(hipStream_t h, unsigned int n, hipStreamBatchMemOpParams *ops,
+				   unsigned int fl)
+{
+	(void)n; (void)ops; (void)fl;
+	return copy(h, 0, FAKE_BATCH_MEMOP);
+}
+
+API hipError_t hipMemsetD2D32Async(hipDeviceptr_t dst, size_t pitch, unsigned int v, size_t w,
+				   size_t ht, hipStream_t h)
+{
+	(void)dst; (void)pitch; (void)v; (void)w; (void)ht;
+	return copy(h, 0, FAKE_MEMSET2D);
+}
+
 API hipError_t hipGraphLaunch(hipGraphExec_t g, hipStream_t h)
 {
 	(void)g;
@@ -481,7 +510,8 @@ static void *own(const char *name)
 	return NULL;
 }
 
-API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t fl, int *st)
+API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t fl,
+				 gpa_status *st)
 {
 	char name[128];
 
@@ -491,6 +521,34 @@ API hipError_t hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t 
 	if (!*pfn)
 		*pfn = own(sym);
 	if (st)
-		*st = *pfn ? 0 : 1;
+		*st = *pfn ? (gpa_status)0 : (gpa_status)1;
 	return *pfn ? hipSuccess : hipErrorNotFound;
+}
+
+/* The same lookup under CUDA's name (7.1); the _spt export defaults to the
+ * per-thread variants. */
+static hipError_t entry_point(const char *sym, void **pfn, int pt,
+			      hipDriverEntryPointQueryResult *st)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s%s", sym, pt ? "_spt" : "");
+	*pfn = own(name);
+	if (!*pfn)
+		*pfn = own(sym);
+	if (st)
+		*st = *pfn ? (hipDriverEntryPointQueryResult)0 : (hipDriverEntryPointQueryResult)1;
+	return *pfn ? hipSuccess : hipErrorNotFound;
+}
+
+API hipError_t hipGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long fl,
+				      hipDriverEntryPointQueryResult *st)
+{
+	return entry_point(sym, pfn, !!(fl & 2), st);
+}
+
+API hipError_t hipGetDriverEntryPoint_spt(const char *sym, void **pfn, unsigned long long fl,
+					  hipDriverEntryPointQueryResult *st)
+{
+	return entry_point(sym, pfn, !(fl & 1), st);
 }

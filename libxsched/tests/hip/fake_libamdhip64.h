@@ -28,7 +28,8 @@ struct fake_kernel {
 
 enum fake_variant { FAKE_LEGACY = 0, FAKE_SPT = 1 };
 enum { FAKE_COPY = -1, FAKE_EVENT = -2, FAKE_SYNC_COPY = -3, FAKE_WAIT = -4,
-       FAKE_HOSTFN = -5, FAKE_GRAPH = -6 };
+       FAKE_HOSTFN = -5, FAKE_GRAPH = -6, FAKE_ARRAY_COPY = -7, FAKE_BATCH_MEMOP = -8,
+       FAKE_MEMSET2D = -9 };
 
 struct fake_rec {
 	int stream;		/* fake stream id: 0 null, -tid per-thread, else > 0 */
@@ -48,6 +49,26 @@ void __hipUnregisterFatBinary(void **modules);
 void __hipRegisterFunction(void **modules, const void *host_fn, char *dev_fn,
 			   const char *dev_name, unsigned int thread_limit, void *tid,
 			   void *bid, dim3 *block, dim3 *grid, int *wsize);
+
+/* Entry points of ROCm 6.2, 6.4 and 7.1 that older headers do not declare. */
+#if HIP_VERSION < 60200000
+hipError_t hipMemcpyHtoAAsync(hipArray_t dst, size_t off, const void *src, size_t n,
+			      hipStream_t h);
+#endif
+#if HIP_VERSION < 60400000
+typedef union hipStreamBatchMemOpParams_union hipStreamBatchMemOpParams;
+hipError_t hipStreamBatchMemOp(hipStream_t h, unsigned int n, hipStreamBatchMemOpParams *ops,
+			       unsigned int fl);
+#endif
+#if HIP_VERSION < 70100000
+typedef int hipDriverEntryPointQueryResult;
+hipError_t hipMemsetD2D32Async(hipDeviceptr_t dst, size_t pitch, unsigned int v, size_t w,
+			       size_t ht, hipStream_t h);
+hipError_t hipGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long fl,
+				  hipDriverEntryPointQueryResult *st);
+hipError_t hipGetDriverEntryPoint_spt(const char *sym, void **pfn, unsigned long long fl,
+				      hipDriverEntryPointQueryResult *st);
+#endif
 
 int fake_log_count(void);
 int fake_log_get(int i, struct fake_rec *out);

@@ -290,6 +290,38 @@ TEST(getprocaddress_hands_out_hooks_per_variant)
 	ASSERT_EQ(r.stream, -(int)syscall(SYS_gettid));
 }
 
+typedef hipError_t (*gde_fn)(const char *, void **, unsigned long long, void *);
+
+/* hipGetDriverEntryPoint (ROCm 7.1, hip_7.1), hipGetProcAddress under
+ * CUDA's name: flag 2 asks for the per-thread variant, which its _spt
+ * export gives unless flag 1 asks for the legacy one. */
+TEST(driver_entry_point_hands_out_hooks_per_variant)
+{
+	gde_fn f = (gde_fn)dlsym(RTLD_DEFAULT, "hipGetDriverEntryPoint");
+	gde_fn fs = (gde_fn)dlsym(RTLD_DEFAULT, "hipGetDriverEntryPoint_spt");
+	void *leg = NULL, *pt = NULL, *spt = NULL, *spt_leg = NULL, *dev = NULL;
+	dim3 one = { 1, 1, 1 };
+	struct fake_rec r;
+
+	ASSERT_TRUE(f && in_xsched(f));
+	ASSERT_TRUE(fs && in_xsched(fs));
+	ASSERT_EQ(f("hipLaunchKernel", &leg, 0, NULL), hipSuccess);
+	ASSERT_EQ(f("hipLaunchKernel", &pt, 2, NULL), hipSuccess);
+	ASSERT_EQ(fs("hipLaunchKernel", &spt, 0, NULL), hipSuccess);
+	ASSERT_EQ(fs("hipLaunchKernel", &spt_leg, 1, NULL), hipSuccess);
+	ASSERT_EQ(f("hipGetDevice", &dev, 0, NULL), hipSuccess);
+	ASSERT_TRUE(in_xsched(leg));
+	ASSERT_TRUE(in_xsched(pt));
+	ASSERT_TRUE(leg != pt);
+	ASSERT_TRUE(spt == pt);
+	ASSERT_TRUE(spt_leg == leg);
+	ASSERT_TRUE(in_fake(dev));
+	ASSERT_EQ(((launch_fn)spt)(K(3, 0), one, one, NULL, 0, NULL), hipSuccess);
+	r = rec_of(3);
+	ASSERT_EQ(r.variant, FAKE_SPT);
+	ASSERT_EQ(r.stream, -(int)syscall(SYS_gettid));
+}
+
 /* ---- the <<<>>> path and argument buffers ---- */
 
 TEST(push_pop_launch_reaches_the_registered_stub_unchanged)
@@ -335,6 +367,38 @@ TEST(lower_stream_waits_while_higher_has_work)
 		r = rec_of(11 + i);
 		ASSERT_GE(r.submit, h.end);
 		ASSERT_LE(r.submit, h.end + 20 * MS);
+	}
+}
+
+/* Stream calls that ROCm 6.2, 6.4 and 7.1 added: this program references
+ * them at hip_6.2, hip_6.4 and hip_7.1 (the fake exports them there), binds
+ * them to the hooks, and a lower stream's call waits for the higher
+ * stream's kernel as a launch does. */
+TEST(rocm6_and_rocm7_stream_calls_are_scheduled)
+{
+	hipStream_t hi = mk(-1), lo = mk(0);
+	const int kinds[] = { FAKE_ARRAY_COPY, FAKE_BATCH_MEMOP, FAKE_MEMSET2D };
+	char host[16] = "x";
+	struct fake_rec h, r;
+	int i;
+
+	launch(lo, 82, 0);
+	for (i = 0; i < 3; i++) {
+		launch(hi, 83 + i, 30 * MS);
+		switch (kinds[i]) {
+		case FAKE_ARRAY_COPY:
+			ASSERT_EQ(hipMemcpyHtoAAsync(NULL, 0, host, sizeof(host), lo), hipSuccess);
+			break;
+		case FAKE_BATCH_MEMOP:
+			ASSERT_EQ(hipStreamBatchMemOp(lo, 0, NULL, 0), hipSuccess);
+			break;
+		default:
+			ASSERT_EQ(hipMemsetD2D32Async(NULL, 0, 0, 0, 0, lo), hipSuccess);
+		}
+		h = rec_of(83 + i);
+		r = rec_of(kinds[i]);
+		ASSERT_EQ(r.stream, fake_stream_id(lo));
+		ASSERT_GE(r.submit, h.end);
 	}
 }
 
