@@ -500,6 +500,7 @@ plan_port12() {
 		run_py native 60 batch-alone --batch $b --seconds 10 --tag "alone-$b"
 		XSCHED_CUDA_SM_SPLIT=16 run_py xsched 60 batch-alone --batch $b --seconds 10 --tag "alone-$b-split16"
 	done
+	kill -TERM "$hp"
 	wait "$hp"
 }
 
