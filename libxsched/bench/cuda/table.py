@@ -50,6 +50,11 @@ def main():
             case += ", device-wide sync"
         if r.get("case", "").endswith("-t64"):
             case += ", threshold 64"
+        for sms in ("16", "32"):
+            if "split" + sms in r.get("case", ""):
+                case += ", urgent on %s SMs" % sms
+        if r.get("case", "").endswith("-nohold"):
+            case += ", holds off"
         ref = alone.get((r["run"], "native"))
         p50x = r["p50"] / ref["p50"] if ref else None
         p99x = r["p99"] / ref["p99"] if ref else None
@@ -64,10 +69,10 @@ def main():
     bl = [r for r in rows if r.get("mode") == "batch-alone"]
     if bl:
         print("\n## batch jobs alone")
-        print("| run | batch | libxsched | beside an idle high-priority stream | it/s | ms/it |")
-        print("|---|---|---|---|---|---|")
+        print("| run | batch | case | libxsched | beside an idle high-priority stream | it/s | ms/it |")
+        print("|---|---|---|---|---|---|---|")
         for r in bl:
-            print("| %d | %s | %s | %s | %s | %s |" % (r["run"], r["batch"], r["xsched"],
+            print("| %d | %s | %s | %s | %s | %s | %s |" % (r["run"], r["batch"], r.get("case"), r["xsched"],
                                                     "yes" if r.get("idle_high") else "no",
                                                     f(r["batch_its"], 3),
                                              f(r.get("ms_per_it"))))
