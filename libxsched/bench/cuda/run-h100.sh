@@ -68,6 +68,13 @@
 #             urgent alone natively (REQ_MAIN), the same with each request
 #             one CUDA graph (REQ_MAIN) and the one-tiny-kernel request
 #             (REQ); then the GEMM and SDPA alone natively and on 116 SMs
+#   port13    urgent and ResNet-50 b256 as two processes (equal priority),
+#             natively and preloaded, REQ_MAIN each
+#   port14    urgent beside the GEMM and beside ResNet-50 b256 on an
+#             equal-priority stream, natively and preloaded, REQ_MAIN each
+#   port15    urgent and SDPA as two processes and on an equal-priority
+#             stream, natively and preloaded, REQ_MAIN each (about 4 minutes
+#             a case: one pair per device call)
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 # BUDGET_S (default: none) is the time the whole command may take: a case
@@ -509,6 +516,27 @@ plan_port11() {
 	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) proc equal gemm
 }
 
+plan_port13() {
+	setup || return 1
+	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) proc equal r50b256
+}
+
+plan_port14() {
+	local b
+	setup || return 1
+	for b in gemm r50b256; do
+		gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) stream equal $b
+	done
+}
+
+plan_port15() {
+	local n=$REQ_MAIN m
+	setup || return 1
+	for m in proc stream; do
+		gated_pair "$n" "$(need_sdpa "$n")" $(($(need_sdpa "$n") + 60)) $m equal sdpa
+	done
+}
+
 for p in "$@"; do
 	case $p in
 	native) plan_native ;;
@@ -529,6 +557,9 @@ for p in "$@"; do
 	port10) plan_port10 ;;
 	port11) plan_port11 ;;
 	port12) plan_port12 ;;
+	port13) plan_port13 ;;
+	port14) plan_port14 ;;
+	port15) plan_port15 ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac
