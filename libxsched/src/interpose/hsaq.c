@@ -128,6 +128,36 @@ static _Thread_local struct {
 	struct { uint64_t gen, wi; } snap[HSAQ_QUEUES];
 } obs;
 
+/*
+ * fork(): the child has no helper thread, and the parent's HSA queues are
+ * the parent's KFD queues, not the child's: it starts with empty tables
+ * and a new lock (it is alone; another thread may have held the old one).
+ * No prepare handler: hq.lock nests inside XQueue locks, which the
+ * library's own handlers take after anything registered here would.  The
+ * parent's queued jobs keep their XQueue references in the child (leaked:
+ * the child has only the parent's copies of them).
+ */
+static void hq_fork_child(void)
+{
+	pthread_mutex_init(&hq.lock, NULL);
+	pthread_cond_init(&hq.cond, NULL);
+	memset(hq.queues, 0, sizeof(hq.queues));
+	memset(hq.streams, 0, sizeof(hq.streams));
+	hq.njobs = 0;
+	hq.busy = false;
+	hq.helper = false;
+	hq.full_logged = false;
+	hq.shared[0] = 0;
+	atomic_store(&hq_active, 0);
+	obs.on = false;
+}
+
+__attribute__((constructor)) static void hq_fork_register(void)
+{
+	if (pthread_atfork(NULL, NULL, hq_fork_child))
+		xs_warn("hsa: pthread_atfork failed: a fork child gets no Lv3");
+}
+
 static void resolve_real(void)
 {
 	void *f;

@@ -9,6 +9,8 @@
  */
 #include <pthread.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../unit/fake_rt.h"
 #include "../unit/util.h"
@@ -295,5 +297,64 @@ TEST(hsaq_destroyed_queue_ring_reused_by_a_new_queue)
 	ASSERT_EQ(info(c).queue_id, q3->id);
 	ASSERT_EQ(info(c).sharers, 1);	/* not shared with a's old queue */
 	ASSERT_EQ(fake_hsa_live(), 1);
+	teardown();
+}
+
+/* The child's verdict on a fork test: 0 passed, else the failed step (an
+ * ASSERT in the child exits 1). */
+static int child_lv3_again(const struct xsi_stream *parents)
+{
+	struct xs_hsaq_stream_info pi;
+	struct xsi_stream *c;
+	hsa_queue_t *qc;
+
+	/* A stale table hangs the settle below: the alarm makes that a failure. */
+	alarm(10);
+	/* The parent's stream and its queue are not the child's. */
+	if (!xs_hsaq_stream_info(parents, &pi) && pi.ring)
+		return 2;
+	qc = queue_new();
+	c = stream_new(0);
+	launch(c, qc, NULL);
+	xs_hsaq_settle();
+	if (info(c).ring != ring(qc))
+		return 3;
+	if (info(c).level != XSCHED_LV3)
+		return 4;
+	return 0;
+}
+
+/*
+ * fork() after a stream got its queue and the helper thread ran: the child
+ * has no helper thread and none of the parent's queues, yet its own new
+ * stream on its own new queue must reach Lv3 (before the fix: the job waited
+ * for a helper that the child does not have, and the settle never returned).
+ */
+TEST(hsaq_fork_child_starts_empty_and_reaches_lv3)
+{
+	struct xsi_stream *a;
+	hsa_queue_t *qa;
+	int status;
+	pid_t pid;
+
+	setup();
+	qa = queue_new();
+	a = stream_new(0);
+	launch(a, qa, NULL);
+	xs_hsaq_settle();
+	ASSERT_EQ(info(a).level, XSCHED_LV3);
+	fflush(NULL);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid)
+		_exit(child_lv3_again(a));
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		xt_fail(__FILE__, __LINE__, "the child died of signal %d (SIGALRM: a hang)",
+			WTERMSIG(status));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	/* the parent's own state is untouched */
+	ASSERT_EQ(info(a).ring, ring(qa));
 	teardown();
 }
