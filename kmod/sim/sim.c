@@ -1211,13 +1211,20 @@ static int xsim_queue_destroy(struct xsim_vm *vm,
 	mutex_lock(&vm->lock);
 	q = vm->queues[d->queue_id];
 	vm->queues[d->queue_id] = NULL;
-	mutex_unlock(&vm->lock);
-	if (!q)
+	if (!q) {
+		mutex_unlock(&vm->lock);
 		return -ENOENT;
+	}
+	/*
+	 * Id and ring address are freed in one step under vm->lock, which a
+	 * create holds across its ring check: one that gets the id never
+	 * finds the ring still taken (EEXIST).
+	 */
 	spin_lock(&xsim.lock);
 	q->detached = true;		/* its ring address is free too */
 	xsim_queue_fail(q, -ENODEV);
 	spin_unlock(&xsim.lock);
+	mutex_unlock(&vm->lock);
 	kref_put(&q->ref, xsim_queue_release);
 	return 0;
 }

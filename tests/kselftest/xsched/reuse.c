@@ -273,4 +273,51 @@ TEST_F(ru, destroyed_busy_urgent_queue_releases_the_batch)
 	close(qb);
 }
 
+/*
+ * The destroyed queue's ring address is free at once, as its id is, even
+ * while a registration keeps the dead queue: a new queue created with the
+ * same address gets it (no EEXIST), and registering by that ring finds the
+ * new queue, never the dead one.
+ */
+TEST_F(ru, destroyed_ring_is_free_for_the_next_queue)
+{
+	static uint64_t ring[2];	/* stands for the runtime's ring */
+	struct xsched_sim_queue_create c = { .ring_size = 4 };
+	struct xsched_register r = {
+		.backend = XSCHED_BACKEND_SIM,
+		.flags = XSCHED_REGISTER_BY_RING,
+	};
+	struct xsched_queue_info info;
+	uint32_t a, uid_a, uid_c;
+	int qa, qc, ret;
+
+	c.ring_addr = (uint64_t)(uintptr_t)ring;
+	r.handle = c.ring_addr;
+	r.backend_fd = (__u32)self->sfd;
+	ASSERT_EQ(0, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
+	a = c.queue_id;
+	qa = xs_register(self->cfd, self->sfd, a, 0, &uid_a);
+	ASSERT_LE(0, qa);
+	ASSERT_EQ(0, destroy(self->sfd, a));
+	expect_destroyed(_metadata, qa, false);
+	/* Gone with its queue: nothing to register by that ring now. */
+	EXPECT_EQ(-ENOENT, xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r));
+
+	c.queue_id = 0;
+	ret = xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c);
+	ASSERT_EQ(0, ret)
+		TH_LOG("a new queue with the destroyed queue's ring address: %s",
+		       xs_err(ret));
+	EXPECT_EQ(a, c.queue_id);
+	qc = xs_ioctl(self->cfd, XSCHED_IOC_REGISTER, &r);
+	ASSERT_LE(0, qc) TH_LOG("register by ring: %s", xs_err(qc));
+	uid_c = r.queue_uid;
+	EXPECT_NE(uid_a, uid_c);
+	ASSERT_EQ(0, xs_query(qc, &info));
+	EXPECT_EQ(XSCHED_STATE_ACTIVE, info.state)
+		TH_LOG("by ring: %s", xs_state_name(info.state));
+	close(qc);
+	close(qa);
+}
+
 TEST_HARNESS_MAIN
