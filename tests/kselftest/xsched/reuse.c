@@ -293,7 +293,6 @@ TEST_F(ru, destroyed_ring_is_free_for_the_next_queue)
 
 	c.ring_addr = (uint64_t)(uintptr_t)ring;
 	r.handle = c.ring_addr;
-	r.backend_fd = (__u32)self->sfd;
 	ASSERT_EQ(0, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_CREATE, &c));
 	a = c.queue_id;
 	qa = xs_register(self->cfd, self->sfd, a, 0, &uid_a);
