@@ -36,7 +36,8 @@
 # stdout+stderr and this tool's guest-side messages; it is streamed to our stdout.
 #
 # Runners run each test program under tools/vm-limit (/bin/vm-limit in the guest), so
-# a hang fails that program after XSCHED_TEST_TIMEOUT seconds (default 600).
+# a hang fails that program after XSCHED_TEST_TIMEOUT seconds (default 600; read in
+# the guest: set it in COMMAND, e.g. 'XSCHED_TEST_TIMEOUT=60 ./run.sh').
 #
 # Kernel splats fail the run: tools/vm-gate is installed as /bin/vm-gate (runners use it
 # to pin a splat or a leaked object on the test or suite that caused it), and after COMMAND and --rmmod the guest

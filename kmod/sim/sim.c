@@ -871,20 +871,21 @@ static const struct xsched_backend_ops xsim_ops = {
  */
 static struct xsim_user *xsim_user_get(kuid_t uid)
 {
-	bool capped = !capable(CAP_SYS_RESOURCE);
 	struct xsim_user *u;
 
+	/* capable() only past the limit: it audits every denial. */
 	mutex_lock(&xsim.users_lock);
 	list_for_each_entry(u, &xsim.users, node) {
 		if (uid_eq(u->uid, uid)) {
-			if (capped && u->vms >= READ_ONCE(sim_user_fds))
+			if (u->vms >= READ_ONCE(sim_user_fds) &&
+			    !capable(CAP_SYS_RESOURCE))
 				u = ERR_PTR(-EDQUOT);
 			else
 				u->vms++;
 			goto out;
 		}
 	}
-	if (capped && !READ_ONCE(sim_user_fds)) {
+	if (!READ_ONCE(sim_user_fds) && !capable(CAP_SYS_RESOURCE)) {
 		u = ERR_PTR(-EDQUOT);
 		goto out;
 	}

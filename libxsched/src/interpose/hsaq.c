@@ -131,11 +131,12 @@ static _Thread_local struct {
 /*
  * fork(): the child has no helper thread, and the parent's HSA queues are
  * the parent's KFD queues, not the child's: it starts with empty tables
- * and a new lock (it is alone; another thread may have held the old one).
- * No prepare handler: hq.lock nests inside XQueue locks, which the
- * library's own handlers take after anything registered here would.  The
- * parent's queued jobs keep their XQueue references in the child (leaked:
- * the child has only the parent's copies of them).
+ * and a new lock (it is alone; another thread may have held the old one,
+ * and no prepare handler takes it, as nothing the lock protects survives
+ * into the child).  The parent's queued jobs keep their XQueue references
+ * in the child (leaked: the child has only the parent's copies of them).
+ * The default attach's platforms (the parent's /dev/xsched client and KFD
+ * handle) are kept: a child has no GPU of its own on ROCm anyway.
  */
 static void hq_fork_child(void)
 {
