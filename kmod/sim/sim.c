@@ -106,7 +106,7 @@ MODULE_PARM_DESC(sim_user_queues,
 static unsigned int sim_user_fds = 1024;
 module_param(sim_user_fds, uint, 0644);
 MODULE_PARM_DESC(sim_user_fds,
-		 "Sim fds one user may have open at once; more give EDQUOT, except with CAP_SYS_RESOURCE (default 1024)");
+		 "Sim contexts (open sim fds, and closed ones a registration holds) one user may have; more give EDQUOT, except with CAP_SYS_RESOURCE (default 1024)");
 
 static unsigned int sim_user_mem_mb = 256;
 module_param(sim_user_mem_mb, uint, 0644);
