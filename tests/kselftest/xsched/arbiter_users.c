@@ -31,15 +31,7 @@
 
 static int reg_arb(int cfd, int sfd, uint32_t id, int32_t prio)
 {
-	struct xsched_register r = {
-		.backend = XSCHED_BACKEND_SIM,
-		.flags = XSCHED_REGISTER_ARBITRATE,
-		.handle = id,
-		.backend_fd = (__u32)sfd,
-		.priority = prio,
-	};
-
-	return xs_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
+	return xs_register_flags(cfd, sfd, id, prio, XSCHED_REGISTER_ARBITRATE, NULL);
 }
 
 /*

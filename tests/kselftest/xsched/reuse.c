@@ -50,19 +50,6 @@ static int destroy(int sfd, uint32_t id)
 	return xs_ioctl(sfd, XSCHED_IOC_SIM_QUEUE_DESTROY, &d);
 }
 
-static int reg_flags(int cfd, int sfd, uint32_t id, int32_t prio, uint32_t flags)
-{
-	struct xsched_register r = {
-		.backend = XSCHED_BACKEND_SIM,
-		.flags = flags,
-		.handle = id,
-		.backend_fd = (__u32)sfd,
-		.priority = prio,
-	};
-
-	return xs_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
-}
-
 /*
  * The registration of a destroyed queue: FAILED with ENODEV, POLLERR, and
  * EIO for suspend and resume (an arbitrated one refuses them: EBUSY).
@@ -234,7 +221,7 @@ TEST_F(ru, destroyed_busy_urgent_queue_releases_the_batch)
 	int qb, qu, qc;
 
 	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &b, NULL));
-	qb = reg_flags(self->cfd, self->sfd, b, -1, XSCHED_REGISTER_ARBITRATE);
+	qb = xs_register_flags(self->cfd, self->sfd, b, -1, XSCHED_REGISTER_ARBITRATE, NULL);
 	ASSERT_LE(0, qb) TH_LOG("register arbitrated: %s", xs_err(qb));
 	batch = xs_mark_packet(self->slots, 20, 10 * XS_MS, 21, self->out.gpu_addr, 0);
 	xs_marks_clear(&batch, self->out.map);
@@ -242,7 +229,7 @@ TEST_F(ru, destroyed_busy_urgent_queue_releases_the_batch)
 	ASSERT_EQ(0, xs_wait_steps(qb, 1, WAIT_NS));
 
 	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &u, NULL));
-	qu = reg_flags(self->cfd, self->sfd, u, 0, XSCHED_REGISTER_ARBITRATE);
+	qu = xs_register_flags(self->cfd, self->sfd, u, 0, XSCHED_REGISTER_ARBITRATE, NULL);
 	ASSERT_LE(0, qu);
 	/* Busy far beyond the test: only its end can release the batch. */
 	urgent = xs_packet(1, 100000, 10 * XS_MS, 22,
@@ -258,7 +245,7 @@ TEST_F(ru, destroyed_busy_urgent_queue_releases_the_batch)
 
 	ASSERT_EQ(0, xs_queue_create(self->sfd, 4, &c, NULL));
 	ASSERT_EQ(u, c);
-	qc = reg_flags(self->cfd, self->sfd, c, 0, XSCHED_REGISTER_ARBITRATE);
+	qc = xs_register_flags(self->cfd, self->sfd, c, 0, XSCHED_REGISTER_ARBITRATE, NULL);
 	ASSERT_LE(0, qc) TH_LOG("registering the new queue: %s", xs_err(qc));
 	ASSERT_EQ(0, xs_wait(self->sfd, b, seq_b, WAIT_NS, NULL));
 	{

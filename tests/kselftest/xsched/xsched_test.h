@@ -196,12 +196,16 @@ static inline int xs_queue_create(int sfd, uint32_t ring_size, uint32_t *id,
 	return 0;
 }
 
-/* Registers sim queue @id of sim fd @sfd on client @cfd; the queue fd or -errno. */
-static inline int xs_register(int cfd, int sfd, uint32_t id, int32_t priority,
-			      uint32_t *uid)
+/*
+ * Registers sim queue @id of sim fd @sfd on client @cfd with @flags
+ * (XSCHED_REGISTER_ARBITRATE: the arbiter's); the queue fd or -errno.
+ */
+static inline int xs_register_flags(int cfd, int sfd, uint32_t id, int32_t priority,
+				    uint32_t flags, uint32_t *uid)
 {
 	struct xsched_register r = {
 		.backend = XSCHED_BACKEND_SIM,
+		.flags = flags,
 		.handle = id,
 		.backend_fd = (__u32)sfd,
 		.priority = priority,
@@ -211,6 +215,13 @@ static inline int xs_register(int cfd, int sfd, uint32_t id, int32_t priority,
 	if (ret >= 0 && uid)
 		*uid = r.queue_uid;
 	return ret;
+}
+
+/* Registers sim queue @id of sim fd @sfd on client @cfd; the queue fd or -errno. */
+static inline int xs_register(int cfd, int sfd, uint32_t id, int32_t priority,
+			      uint32_t *uid)
+{
+	return xs_register_flags(cfd, sfd, id, priority, 0, uid);
 }
 
 static inline struct xsched_sim_packet xs_packet(uint32_t grid, uint32_t steps,
