@@ -438,6 +438,17 @@ split_case() {
 	placement
 }
 
+# split_alone BATCH...: each batch job alone natively, then on the other 116 SMs
+split_alone() {
+	local b
+	for b in "$@"; do
+		room 80 "$b alone, native and on 116 SMs" || continue
+		say "$b alone: native, then on 116 SMs"
+		run_py native 60 batch-alone --batch $b --seconds 10 --tag "alone-$b"
+		XSCHED_CUDA_SM_SPLIT=16 run_py xsched 60 batch-alone --batch $b --seconds 10 --tag "alone-$b-split16"
+	done
+}
+
 plan_port6() {
 	local n=$REQ_MAIN
 	setup || return 1
@@ -468,22 +479,17 @@ plan_port9() {
 }
 
 plan_port10() {
-	local n=$REQ_MAIN b
+	local n=$REQ_MAIN
 	setup || return 1
 	split_case stream-high-r50b16-split16 "$(need $n)" $((n / 20 + 120)) \
 		stream --batch r50b16 --prio high --requests "$n"
 	split_case stream-high-sdpa-split16 "$(need $n)" $((n / 20 + 120)) \
 		stream --batch sdpa --prio high --requests "$n"
-	for b in r50b16 sdpa; do
-		room 80 "$b alone, native and on 116 SMs" || continue
-		say "$b alone: native, then on 116 SMs"
-		run_py native 60 batch-alone --batch $b --seconds 10 --tag "alone-$b"
-		XSCHED_CUDA_SM_SPLIT=16 run_py xsched 60 batch-alone --batch $b --seconds 10 --tag "alone-$b-split16"
-	done
+	split_alone r50b16 sdpa
 }
 
 plan_port12() {
-	local n=$REQ_MAIN b hp= left=3600
+	local n=$REQ_MAIN hp= left=3600
 	setup || return 1
 	[ -z "$END" ] || left=$((END - $(date +%s) - 15))
 	say "host stalls (hiccup.py) for ${left} s beside what follows"
@@ -501,12 +507,7 @@ plan_port12() {
 		say "harness noise: one tiny kernel per request ($REQ requests)"
 		run_py native $((REQ / 20 + 100)) alone --urgent noop --requests "$REQ" --tag noise-noop
 	fi
-	for b in gemm sdpa; do
-		room 80 "$b alone, native and on 116 SMs" || continue
-		say "$b alone: native, then on 116 SMs"
-		run_py native 60 batch-alone --batch $b --seconds 10 --tag "alone-$b"
-		XSCHED_CUDA_SM_SPLIT=16 run_py xsched 60 batch-alone --batch $b --seconds 10 --tag "alone-$b-split16"
-	done
+	split_alone gemm sdpa
 	kill -TERM "$hp"
 	wait "$hp"
 }
