@@ -251,16 +251,22 @@ if nat and xs:
 EOF2
 }
 
+# transparency TIMEOUT: ResNet-50 training and inference natively, then
+# preloaded, and whether they gave the same losses and outputs
+transparency() {
+	say "transparency"
+	XBENCH_XSCHED=native timeout "$1" $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
+	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout "$1" $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
+	compare_transparency
+}
+
 plan_xsched() {
 	info
 	build
 	[ -n "$XLIB" ] || return 1
 	smoke
 	overhead native xsched
-	say "transparency"
-	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
-	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
-	compare_transparency
+	transparency 200
 	alone_pair
 	pair stream high r50b16 r50b256
 }
@@ -320,10 +326,7 @@ plan_port1() {
 	[ -n "$XLIB" ] || return 1
 	smoke
 	overhead native xsched
-	say "transparency"
-	XBENCH_XSCHED=native timeout 150 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
-	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 150 $PY "$HERE/transparency.py" --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
-	compare_transparency
+	transparency 150
 	alone_pair "$REQ_MAIN" $((REQ_MAIN / 20 + 100))
 }
 
