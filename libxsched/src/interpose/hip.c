@@ -899,20 +899,30 @@ static struct xsi_entry entries[E_COUNT];
 
 /* ---- scheduled hooks -------------------------------------------------- */
 
+/*
+ * A scheduled call's frame, around the real call: held on @stream until the
+ * policy releases it, and watched by the Lv3 queue discovery while it runs;
+ * then the hold ends, counted as launched if @ok.  Declares hold_.
+ */
+#define HELD_BEGIN(sym, stream)						\
+	struct xsi_hold hold_ = { 0 };					\
+	if (xh_init())							\
+		xsi_hold_begin(&xh_rt, ENTRY(sym), (uintptr_t)(stream), &hold_); \
+	xsi_hip_launch_observe_begin(hold_.s)
+#define HELD_END(ok)							\
+	xsi_hip_launch_observe_end(hold_.s);				\
+	xsi_hold_end(&hold_, (ok))
+
 #define HOOK_S(sym, ver, pt, P, A, S)					\
 	static hipError_t (*real_##sym) P;				\
 	static hipError_t hook_##sym P					\
 	{								\
-		struct xsi_hold hold_ = { 0 };				\
 		hipError_t r;						\
 									\
 		REAL_OR(sym, hipErrorNotSupported);			\
-		if (xh_init())						\
-			xsi_hold_begin(&xh_rt, ENTRY(sym), (uintptr_t)(S), &hold_); \
-		xsi_hip_launch_observe_begin(hold_.s);			\
+		HELD_BEGIN(sym, S);					\
 		r = real_##sym A;					\
-		xsi_hip_launch_observe_end(hold_.s);	\
-		xsi_hold_end(&hold_, r == hipSuccess);			\
+		HELD_END(r == hipSuccess);				\
 		return r;						\
 	}
 HIP_SCHEDULED(HOOK_S)
@@ -969,16 +979,12 @@ static void event_recorded(hipEvent_t ev, const struct xsi_hold *h, hipError_t r
 	static hipError_t (*real_##sym) P;				\
 	static hipError_t hook_##sym P					\
 	{								\
-		struct xsi_hold hold_ = { 0 };				\
 		hipError_t r;						\
 									\
 		REAL_OR(sym, hipErrorNotSupported);			\
-		if (xh_init())						\
-			xsi_hold_begin(&xh_rt, ENTRY(sym), (uintptr_t)h, &hold_); \
-		xsi_hip_launch_observe_begin(hold_.s);			\
+		HELD_BEGIN(sym, h);					\
 		r = real_##sym A;					\
-		xsi_hip_launch_observe_end(hold_.s);	\
-		xsi_hold_end(&hold_, r == hipSuccess);			\
+		HELD_END(r == hipSuccess);				\
 		event_recorded(ev, &hold_, r);				\
 		return r;						\
 	}								\
@@ -994,16 +1000,12 @@ static __thread hipStream_t configured_stream;
 static hipError_t (*real_hipLaunchByPtr)(const void *);
 static hipError_t hook_hipLaunchByPtr(const void *f)
 {
-	struct xsi_hold hold_ = { 0 };
 	hipError_t r;
 
 	REAL_OR(hipLaunchByPtr, hipErrorNotSupported);
-	if (xh_init())
-		xsi_hold_begin(&xh_rt, ENTRY(hipLaunchByPtr), (uintptr_t)configured_stream, &hold_);
-	xsi_hip_launch_observe_begin(hold_.s);
+	HELD_BEGIN(hipLaunchByPtr, configured_stream);
 	r = real_hipLaunchByPtr(f);
-	xsi_hip_launch_observe_end(hold_.s);
-	xsi_hold_end(&hold_, r == hipSuccess);
+	HELD_END(r == hipSuccess);
 	return r;
 }
 EXPORT_AS(hipLaunchByPtr)
@@ -1015,15 +1017,10 @@ static void (*real_hipLaunchKernelGGLImpl)(uintptr_t, const dim3 *, const dim3 *
 static void hook_hipLaunchKernelGGLImpl(uintptr_t f, const dim3 *g, const dim3 *b,
 					uint32_t smem, hipStream_t h, void **args)
 {
-	struct xsi_hold hold_ = { 0 };
-
 	REAL_OR(hipLaunchKernelGGLImpl, );
-	if (xh_init())
-		xsi_hold_begin(&xh_rt, ENTRY(hipLaunchKernelGGLImpl), (uintptr_t)h, &hold_);
-	xsi_hip_launch_observe_begin(hold_.s);
+	HELD_BEGIN(hipLaunchKernelGGLImpl, h);
 	real_hipLaunchKernelGGLImpl(f, g, b, smem, h, args);
-	xsi_hip_launch_observe_end(hold_.s);
-	xsi_hold_end(&hold_, true);
+	HELD_END(true);
 }
 EXPORT_MANGLED(hipLaunchKernelGGLImpl, "_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv")
 
