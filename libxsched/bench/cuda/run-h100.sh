@@ -72,9 +72,10 @@
 #             natively and preloaded, REQ_MAIN each
 #   port14    urgent beside the GEMM and beside ResNet-50 b256 on an
 #             equal-priority stream, natively and preloaded, REQ_MAIN each
+#             (BATCHES="gemm r50b256" picks the batch jobs)
 #   port15    urgent and SDPA as two processes and on an equal-priority
 #             stream, natively and preloaded, REQ_MAIN each (about 4 minutes
-#             a case: one pair per device call)
+#             a case: one pair per device call; MODES="proc stream" picks)
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 # BUDGET_S (default: none) is the time the whole command may take: a case
@@ -420,7 +421,7 @@ setup() {
 # of the process and the batch job; an SDPA case runs at one request per
 # ~121 ms kernel
 need() { echo $(($1 / 20 + 25)); }
-need_sdpa() { echo $(($1 * 125 / 1000 + 40)); }
+need_sdpa() { echo $(($1 * 122 / 1000 + 25)); }
 
 # gated_pair N NEED TIMEOUT MODE PRIO BATCH: native then preloaded, both or none
 gated_pair() {
@@ -528,7 +529,7 @@ plan_port13() {
 plan_port14() {
 	local b
 	setup || return 1
-	for b in gemm r50b256; do
+	for b in ${BATCHES:-gemm r50b256}; do
 		gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) stream equal $b
 	done
 }
@@ -536,7 +537,7 @@ plan_port14() {
 plan_port15() {
 	local n=$REQ_MAIN m
 	setup || return 1
-	for m in proc stream; do
+	for m in ${MODES:-proc stream}; do
 		gated_pair "$n" "$(need_sdpa "$n")" $(($(need_sdpa "$n") + 60)) $m equal sdpa
 	done
 }
