@@ -70,12 +70,16 @@
 #             (REQ); then the GEMM and SDPA alone natively and on 116 SMs
 #   port13    urgent and ResNet-50 b256 as two processes (equal priority),
 #             natively and preloaded, REQ_MAIN each
-#   port14    urgent beside the GEMM and beside ResNet-50 b256 on an
-#             equal-priority stream, natively and preloaded, REQ_MAIN each
-#             (BATCHES="gemm r50b256" picks the batch jobs)
+#   port14    urgent beside ResNet-50 b256 on an equal-priority stream,
+#             natively and preloaded, REQ_MAIN each (the GEMM is port16:
+#             run 13 saw 2000 requests beside it outlast 220 s)
 #   port15    urgent and SDPA as two processes and on an equal-priority
 #             stream, natively and preloaded, REQ_MAIN each (about 4 minutes
-#             a case: one pair per device call; MODES="proc stream" picks)
+#             a case on the stream, where each request waits a whole SDPA
+#             kernel: one pair per device call; MODES="proc stream" picks)
+#   port16    urgent beside the GEMM on an equal-priority stream, where
+#             each request waits a whole GEMM kernel (about 6 minutes for
+#             REQ_MAIN): one side per device call, SIDE=native or xsched
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 # BUDGET_S (default: none) is the time the whole command may take: a case
@@ -419,9 +423,11 @@ setup() {
 
 # NEED: seconds a case of N requests takes at 20 requests/s, with the start
 # of the process and the batch job; an SDPA case runs at one request per
-# ~121 ms kernel
+# ~121 ms kernel, a GEMM case beside the serialised stream at one request
+# per ~165 ms kernel
 need() { echo $(($1 / 20 + 25)); }
 need_sdpa() { echo $(($1 * 122 / 1000 + 25)); }
+need_gemm() { echo $(($1 * 175 / 1000 + 25)); }
 
 # gated_pair N NEED TIMEOUT MODE PRIO BATCH: native then preloaded, both or none
 gated_pair() {
@@ -527,19 +533,30 @@ plan_port13() {
 }
 
 plan_port14() {
-	local b
 	setup || return 1
-	for b in ${BATCHES:-gemm r50b256}; do
-		gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) stream equal $b
-	done
+	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) stream equal r50b256
 }
 
 plan_port15() {
 	local n=$REQ_MAIN m
 	setup || return 1
 	for m in ${MODES:-proc stream}; do
-		gated_pair "$n" "$(need_sdpa "$n")" $(($(need_sdpa "$n") + 60)) $m equal sdpa
+		if [ "$m" = proc ]; then	# time-sliced: near alone, 20 requests/s
+			gated_pair "$n" "$(need "$n")" $((n / 20 + 120)) proc equal sdpa
+		else			# serialised: each request waits a whole kernel
+			gated_pair "$n" "$(need_sdpa "$n")" $(($(need_sdpa "$n") + 60)) stream equal sdpa
+		fi
 	done
+}
+
+plan_port16() {
+	local n=$REQ_MAIN side=${SIDE:-native} nd
+	nd=$(need_gemm "$n")
+	setup || return 1
+	room "$nd" "stream equal gemm, $side" || return 0
+	say "stream equal gemm ($n requests): $side"
+	run_py "$side" $((nd + 60)) stream --batch gemm --prio equal --requests "$n" \
+		--tag stream-equal-gemm
 }
 
 for p in "$@"; do
@@ -565,6 +582,7 @@ for p in "$@"; do
 	port13) plan_port13 ;;
 	port14) plan_port14 ;;
 	port15) plan_port15 ;;
+	port16) plan_port16 ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac
