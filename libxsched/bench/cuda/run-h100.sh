@@ -80,6 +80,9 @@
 #   port16    urgent beside the GEMM on an equal-priority stream, where
 #             each request waits a whole GEMM kernel (about 6 minutes for
 #             REQ_MAIN): one side per device call, SIDE=native or xsched
+#   port17    the SM splits run 6 measured at 1000 requests, at REQ_MAIN:
+#             urgent on 32 SMs beside the GEMM (high priority) and the GEMM
+#             alone on 100, then 16 SMs beside it with Lv1 holds off
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 # BUDGET_S (default: none) is the time the whole command may take: a case
@@ -439,12 +442,14 @@ gated_pair() {
 }
 
 # split_case TAG NEED TIMEOUT ARGS...: one preloaded case on a 16-SM partition
+# split_case TAG NEED TIMEOUT ARGS...: preloaded with the urgent streams on
+# SPLIT SMs (default 16)
 split_case() {
-	local tag=$1 nd=$2 t=$3
+	local tag=$1 nd=$2 t=$3 k=${SPLIT:-16}
 	shift 3
 	room "$nd" "$tag" || return 0
-	say "SM split 16: $tag"
-	XSCHED_CUDA_SM_SPLIT=16 run_py xsched "$t" "$@" --tag "$tag"
+	say "SM split $k: $tag"
+	XSCHED_CUDA_SM_SPLIT=$k run_py xsched "$t" "$@" --tag "$tag"
 	placement
 }
 
@@ -549,6 +554,20 @@ plan_port15() {
 	done
 }
 
+plan_port17() {
+	local n=$REQ_MAIN
+	setup || return 1
+	SPLIT=32 split_case stream-high-gemm-split32 "$(need $n)" $((n / 20 + 120)) \
+		stream --batch gemm --prio high --requests "$n"
+	if room 40 "gemm alone on 100 SMs"; then
+		say "gemm alone on 100 SMs"
+		XSCHED_CUDA_SM_SPLIT=32 run_py xsched 40 batch-alone --batch gemm --seconds 10 \
+			--tag alone-gemm-split32
+	fi
+	XSCHED_CUDA_HOLD=0 split_case stream-high-gemm-split16-nohold "$(need $n)" \
+		$((n / 20 + 120)) stream --batch gemm --prio high --requests "$n"
+}
+
 plan_port16() {
 	local n=$REQ_MAIN side=${SIDE:-native} nd
 	nd=$(need_gemm "$n")
@@ -583,6 +602,7 @@ for p in "$@"; do
 	port14) plan_port14 ;;
 	port15) plan_port15 ;;
 	port16) plan_port16 ;;
+	port17) plan_port17 ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac
