@@ -84,6 +84,24 @@ PY
 	fi
 done
 
+# The H100 summary in Documentation/cuda.rst is what table.py prints from the
+# results it names: a figure edited by hand, or a results file changed under
+# it, fails here.
+doc=Documentation/cuda.rst
+cmd=$(sed -n 's/^    python3 \.\.\/table\.py --summary /--summary /p' "$top/$doc")
+if [ -z "$cmd" ]; then
+	echo "not ok h100-summary $doc (no table.py --summary command in it)"
+	fail=$((fail + 1))
+elif diff -u <(sed -n '/^    batch alone natively:/,/^$/p' "$top/$doc" | sed '/^$/d; s/^    //') \
+		<(cd "$top/libxsched/bench/cuda/results" &&
+		  python3 ../table.py $cmd | sed -n '/^batch alone natively:/,$p') > /dev/null; then
+	echo "ok h100-summary $doc"
+	pass=$((pass + 1))
+else
+	echo "not ok h100-summary $doc (differs from table.py $cmd)"
+	fail=$((fail + 1))
+fi
+
 # The GPU tests (kfd_hw.c with KT_HSA, as HW=1 builds them) compiled and
 # linked against ROCm's HSA runtime as Debian packages it (libhsa-runtime-dev):
 # no GPU here to run them, but their code is checked on every run.

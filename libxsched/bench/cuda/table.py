@@ -1,20 +1,30 @@
 # SPDX-License-Identifier: MIT
-"""Print the tables of one or more results.jsonl files (xbench.py, launch_overhead)."""
+"""Print the tables of one or more results.jsonl files (xbench.py, launch_overhead).
+
+table.py FILE...            every row, by run (a run is one file)
+table.py --summary FILE...  one line per case at 2000+ requests, the last
+                            run that measured it winning
+"""
 import json
+import os
+import re
 import sys
 
 
 def load(paths):
-    """Rows of every file; each row knows its file (one device run), since
-    ratios are taken against the references measured in the same run."""
+    """Rows of every file; each row knows its run (one file: run N when it is
+    named runN-*, else its place on the command line), since ratios are taken
+    against the references measured in the same run."""
     rows = []
     for i, p in enumerate(paths):
+        # results/runN-*.jsonl is run N of Documentation/cuda.rst
+        m = re.match(r"run(\d+)", os.path.basename(p))
         with open(p) as f:
             for line in f:
                 line = line.strip()
                 if line.startswith("{"):
                     r = json.loads(line)
-                    r["run"] = i + 1
+                    r["run"] = int(m.group(1)) if m else i + 1
                     rows.append(r)
     return rows
 
@@ -23,7 +33,87 @@ def f(x, nd=2):
     return "-" if x is None else ("%.*f" % (nd, x))
 
 
+def label(r):
+    """The case of an urgent row in words."""
+    case = r["mode"] if r["mode"] == "alone" else \
+        ("2 processes" if r["mode"] == "proc" else "1 process, %s prio" % r["prio"])
+    if r.get("urgent") != "r18b4":
+        case += " (%s)" % r.get("urgent")
+    if r.get("graph"):
+        case += " graph"
+    if r.get("sync") == "device":
+        case += ", device-wide sync"
+    if r.get("case", "").endswith("-t64"):
+        case += ", threshold 64"
+    for sms in ("16", "32"):
+        if "split" + sms in r.get("case", ""):
+            case += ", urgent on %s SMs" % sms
+    if r.get("case", "").endswith("-nohold"):
+        case += ", holds off"
+    return case
+
+
+def summary(rows, nmin):
+    """One line per case: its last pair (native and libxsched in the same run)
+    with at least NMIN requests, else its last such row of each side; x
+    against each urgent-alone case (native) of that row's run."""
+    alone = {}
+    balone = {}
+    for r in rows:
+        if r.get("mode") == "alone" and r.get("urgent") == "r18b4" and not r.get("graph") \
+                and r["xsched"] == "native":
+            alone.setdefault(r["run"], []).append(r)
+        if r.get("mode") == "batch-alone" and r["xsched"] == "native":
+            balone.setdefault(r["batch"], r)
+    last = {}
+    for r in rows:
+        if r.get("mode") in ("alone", "stream", "proc") and r.get("urgent") == "r18b4" \
+                and r.get("n", 0) >= nmin and not r.get("graph"):
+            last[(r.get("batch"), label(r), r["xsched"], r["run"])] = r
+    cases = []
+    for (b, c, _, _) in last:
+        if (b, c) not in cases:
+            cases.append((b, c))
+
+    def cell(r):
+        if r is None:
+            return "-"
+        # the machine drifts within a run: against each alone case of it,
+        # a range where there are several
+        refs = alone.get(r["run"], [])
+
+        def rx(k):
+            xs = sorted(r[k] / a[k] for a in refs)
+            return f(xs[0]) + ("" if f(xs[0]) == f(xs[-1]) else "-" + f(xs[-1]))
+        x = " (%sx/%sx)" % (rx("p50"), rx("p99")) if refs else ""
+        bt = ""
+        if r.get("batch_its"):
+            ba = balone.get(r.get("batch"))
+            bt = ", %s it/s" % f(r["batch_its"])
+            if ba:
+                bt += " (%s)" % f(r["batch_its"] / ba["batch_its"])
+        return "%s / %s%s%s" % (f(r["p50"]), f(r["p99"]), x, bt)
+
+    print("\n## every case, %d+ requests: urgent P50 / P99 ms (x: against the urgent job alone"
+          " natively in the same run, a range where the run has several), batch it/s (x: against the batch job alone natively)" % nmin)
+    print("batch alone natively: " + ", ".join(
+        "%s %s it/s (run %d)" % (b, f(r["batch_its"]), r["run"]) for b, r in sorted(balone.items())))
+    print("| batch | case | native | libxsched | run |")
+    print("|---|---|---|---|---|")
+    for b, c in sorted(cases, key=lambda k: (k[0] != "none", k[0], k[1])):
+        runs = [k[3] for k in last if k[:2] == (b, c)]
+        both = [n for n in runs if (b, c, "native", n) in last and (b, c, "xsched", n) in last]
+        pick = lambda side: last.get((b, c, side, max(both))) if both else \
+            max((last[k] for k in last if k[:3] == (b, c, side)), key=lambda r: r["run"], default=None)
+        nat, xs = pick("native"), pick("xsched")
+        rn = sorted({r["run"] for r in (nat, xs) if r})
+        print("| %s | %s | %s | %s | %s |" % (b, c, cell(nat), cell(xs), ", ".join(map(str, rn))))
+
+
 def main():
+    if sys.argv[1:2] == ["--summary"]:
+        summary(load(sys.argv[2:]), 2000)
+        return
     rows = load(sys.argv[1:])
     alone = {}
     balone = {}
@@ -40,21 +130,7 @@ def main():
     for r in rows:
         if r.get("mode") not in ("alone", "stream", "proc"):
             continue
-        case = r["mode"] if r["mode"] == "alone" else \
-            ("2 processes" if r["mode"] == "proc" else "1 process, %s prio" % r["prio"])
-        if r.get("urgent") != "r18b4":
-            case += " (%s)" % r.get("urgent")
-        if r.get("graph"):
-            case += " graph"
-        if r.get("sync") == "device":
-            case += ", device-wide sync"
-        if r.get("case", "").endswith("-t64"):
-            case += ", threshold 64"
-        for sms in ("16", "32"):
-            if "split" + sms in r.get("case", ""):
-                case += ", urgent on %s SMs" % sms
-        if r.get("case", "").endswith("-nohold"):
-            case += ", holds off"
+        case = label(r)
         ref = alone.get((r["run"], "native"))
         p50x = r["p50"] / ref["p50"] if ref else None
         p99x = r["p99"] / ref["p99"] if ref else None
