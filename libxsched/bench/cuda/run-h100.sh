@@ -83,6 +83,10 @@
 #   port17    the SM splits run 6 measured at 1000 requests, at REQ_MAIN:
 #             urgent on 32 SMs beside the GEMM (high priority) and the GEMM
 #             alone on 100, then 16 SMs beside it with Lv1 holds off
+#   port18    the lever on Lv1's batch cost: urgent beside ResNet-50 b16 on
+#             the high-priority stream at threshold 64 (batch 32), natively
+#             and at the default threshold, REQ_MAIN each (cases gated one
+#             by one)
 #
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 # BUDGET_S (default: none) is the time the whole command may take: a case
@@ -568,6 +572,24 @@ plan_port17() {
 		$((n / 20 + 120)) stream --batch gemm --prio high --requests "$n"
 }
 
+plan_port18() {
+	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 120))
+	setup || return 1
+	if room "$(need $n)" "threshold 64"; then
+		say "urgent beside ResNet-50 b16, high priority, threshold 64 ($n requests)"
+		XSCHED_THRESHOLD=64 XSCHED_BATCH=32 run_py xsched $t stream --batch r50b16 \
+			--prio high --requests "$n" --tag stream-high-r50b16-t64
+	fi
+	if room "$(need $n)" "native"; then
+		say "the same natively"
+		run_py native $t stream --batch r50b16 --prio high --requests "$n" --tag stream-high-r50b16
+	fi
+	if room "$(need $n)" "threshold 16"; then
+		say "the same at the default threshold"
+		run_py xsched $t stream --batch r50b16 --prio high --requests "$n" --tag stream-high-r50b16
+	fi
+}
+
 plan_port16() {
 	local n=$REQ_MAIN side=${SIDE:-native} nd
 	nd=$(need_gemm "$n")
@@ -603,6 +625,7 @@ for p in "$@"; do
 	port15) plan_port15 ;;
 	port16) plan_port16 ;;
 	port17) plan_port17 ;;
+	port18) plan_port18 ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac
