@@ -799,6 +799,48 @@ int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
 	return 0;
 }
 
+void xsi_prio_watch_begin(struct xsi_runtime *rt, uintptr_t handle,
+			  struct xsi_prio_watch *w)
+{
+	struct xsi_stream_desc d;
+
+	memset(w, 0, sizeof(*w));
+	if (!rt->state || rt->default_kind(handle) != XSI_NOT_DEFAULT)
+		return;
+	memset(&d, 0, sizeof(d));
+	if (rt->describe(handle, &d))
+		return;
+	w->rt = rt;
+	w->handle = handle;
+	w->before = d.priority;
+	w->armed = true;
+}
+
+void xsi_prio_watch_end(struct xsi_prio_watch *w, bool ok)
+{
+	struct xsi_runtime *rt = w->rt;
+	struct xsi_stream_desc d;
+	struct xsi_stream *s;
+	int32_t p;
+
+	if (!w->armed || !ok)
+		return;
+	memset(&d, 0, sizeof(d));
+	if (rt->describe(w->handle, &d) || d.priority == w->before)
+		return;
+	p = d.priority < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN :
+	    d.priority > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX : d.priority;
+	/* A stream not in the table yet is described when first used. */
+	s = lookup(rt->state, KIND_APP, w->handle, -1, 0, NULL);
+	if (!s)
+		return;
+	xsi_log(rt, "stream %#lx: the runtime's priority moved (%d -> %d)",
+		(unsigned long)w->handle, w->before, d.priority);
+	if (xsi_stream_set_priority(rt, s, p))
+		xsi_log(rt, "stream %#lx: its XQueue keeps its priority (gone)",
+			(unsigned long)w->handle);
+}
+
 struct xsched_xqueue *xsi_stream_xqueue(const struct xsi_stream *s)
 {
 	return s ? s->xq : NULL;

@@ -758,6 +758,10 @@ static bool xc_init(void)
 	X(cuCtxDestroy_v2, "cuCtxDestroy", 0, 4000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
 	X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 0, 7000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
 	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 0, 11000, XSI_ORDERED, XSI_SCOPE_DEVICE) \
+	X(cuStreamSetAttribute, "cuStreamSetAttribute", 0, 11000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuStreamSetAttribute_ptsz, "cuStreamSetAttribute", 1, 11000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuStreamCopyAttributes, "cuStreamCopyAttributes", 0, 11000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuStreamCopyAttributes_ptsz, "cuStreamCopyAttributes", 1, 11000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuGetProcAddress, "cuGetProcAddress", 0, 11030, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuGetProcAddress_v2, "cuGetProcAddress", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM)
 
@@ -858,6 +862,29 @@ static CUresult hook_cuStreamCreateWithPriority(CUstream *ph, unsigned int flags
 	return real_cuStreamCreateWithPriority(ph, flags, prio);
 }
 EXPORT_AS(cuStreamCreateWithPriority)
+
+/* A priority set as a stream attribute (CU_STREAM_ATTRIBUTE_PRIORITY) or
+ * copied from another stream: the stream's XQueue follows the driver's. */
+#define ATTR_HOOK(sym, P, A, h)						\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		struct xsi_prio_watch w;				\
+		CUresult r;						\
+									\
+		READY(sym);						\
+		xsi_prio_watch_begin(&xc_rt, (uintptr_t)(h), &w);	\
+		r = real_##sym A;					\
+		xsi_prio_watch_end(&w, r == CUDA_SUCCESS);		\
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+ATTR_HOOK(cuStreamSetAttribute,
+	  (CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v), (h, a, v), h)
+ATTR_HOOK(cuStreamSetAttribute_ptsz,
+	  (CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v), (h, a, v), h)
+ATTR_HOOK(cuStreamCopyAttributes, (CUstream dst, CUstream src), (dst, src), dst)
+ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src), dst)
 
 /* A successful synchronize or query: everything handed over before it ran
  * has completed. */

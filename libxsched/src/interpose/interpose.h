@@ -199,6 +199,22 @@ const struct xsi_stream_desc *xsi_stream_desc(const struct xsi_stream *s);
  * its XQueue's and what the caller-held gate compares.  0 or -errno. */
 int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
 			    int32_t priority);
+/*
+ * A call that may move a stream's priority in the runtime (a stream
+ * attribute set or copied): begin reads it (describe()) before the call,
+ * end after a successful one.  When it moved, the stream's XQueue and the
+ * caller-held gate follow; when it did not, a priority set through
+ * xsched_stream_set_priority() stays.  Default streams are not watched.
+ */
+struct xsi_prio_watch {
+	struct xsi_runtime *rt;
+	uintptr_t handle;
+	int32_t before;
+	bool armed;
+};
+void xsi_prio_watch_begin(struct xsi_runtime *rt, uintptr_t handle,
+			  struct xsi_prio_watch *w);
+void xsi_prio_watch_end(struct xsi_prio_watch *w, bool ok);
 /* Streams in the table (tests, the log). */
 unsigned int xsi_stream_count(struct xsi_runtime *rt);
 

@@ -21,6 +21,8 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *, CUfunction, void **, void
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 CUresult cuStreamSynchronize_ptsz(CUstream);
 CUresult cuStreamQuery_ptsz(CUstream);
+CUresult cuStreamSetAttribute_ptsz(CUstream, CUstreamAttrID, const CUstreamAttrValue *);
+CUresult cuStreamCopyAttributes_ptsz(CUstream, CUstream);
 CUresult cuStreamIsCapturing_ptsz(CUstream, CUstreamCaptureStatus *);
 CUresult cuEventRecord_ptsz(CUevent, CUstream);
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream, CUstreamCaptureMode);
@@ -369,6 +371,52 @@ API CUresult cuStreamGetPriority(CUstream h, int *p)
 	return CUDA_SUCCESS;
 }
 
+/* Of the stream attributes only the priority is modelled; it is clamped to
+ * the range, as CUDA does. */
+static CUresult set_attribute(CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v,
+			      int ptsz)
+{
+	struct fstream *s;
+
+	if (!v)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (a != CU_STREAM_ATTRIBUTE_PRIORITY)
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&mu);
+	s = stream_of(h, ptsz);
+	s->prio = v->priority > 0 ? 0 : v->priority < -5 ? -5 : v->priority;
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuStreamSetAttribute(CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v)
+{
+	return set_attribute(h, a, v, 0);
+}
+
+API CUresult cuStreamSetAttribute_ptsz(CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v)
+{
+	return set_attribute(h, a, v, 1);
+}
+
+static CUresult copy_attributes(CUstream dst, CUstream src, int ptsz)
+{
+	pthread_mutex_lock(&mu);
+	stream_of(dst, ptsz)->prio = stream_of(src, ptsz)->prio;
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)
+{
+	return copy_attributes(dst, src, 0);
+}
+
+API CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
+{
+	return copy_attributes(dst, src, 1);
+}
+
 static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *st, int ptsz)
 {
 	pthread_mutex_lock(&mu);
@@ -667,7 +715,8 @@ static const struct { const char *name; void *fn; } procs[] = {
 	F(cuEventRecord_ptsz), F(cuEventSynchronize), F(cuEventQuery), F(cuLaunchKernel),
 	F(cuLaunchKernel_ptsz), F(cuLaunchKernelEx), F(cuLaunchKernelEx_ptsz),
 	F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz), F(cuGetProcAddress),
-	F(cuGetProcAddress_v2), F(cuCtxGetStreamPriorityRange),
+	F(cuGetProcAddress_v2), F(cuCtxGetStreamPriorityRange), F(cuStreamSetAttribute),
+	F(cuStreamSetAttribute_ptsz), F(cuStreamCopyAttributes), F(cuStreamCopyAttributes_ptsz),
 #ifndef FAKE_CUDA_NO_GREEN
 	F(cuDeviceGetDevResource), F(cuDevSmResourceSplitByCount),
 	F(cuDevResourceGenerateDesc), F(cuGreenCtxCreate), F(cuCtxFromGreenCtx),

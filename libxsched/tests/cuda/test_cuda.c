@@ -379,6 +379,49 @@ TEST(equal_priorities_never_wait)
 	ASSERT_LE(rb.submit - ra.submit, 10 * MS);
 }
 
+typedef CUresult (*set_attr_fn)(CUstream, CUstreamAttrID, const CUstreamAttrValue *);
+
+/* A priority set as a stream attribute, as the runtime reaches it (through
+ * cuGetProcAddress): the stream's XQueue follows, and the equal stream
+ * beside it now waits for it. */
+TEST(priority_set_as_attribute_is_followed)
+{
+	CUstream a = mk(0), lo = mk(0);
+	CUdriverProcAddressQueryResult st;
+	CUstreamAttrValue v;
+	struct fake_rec h, r;
+	void *fn = NULL;
+
+	launch(a, 100, 0);	/* both in the table, equal */
+	launch(lo, 101, 0);
+	ASSERT_EQ(gpa()("cuStreamSetAttribute", &fn, 13000, 0, &st), CUDA_SUCCESS);
+	ASSERT_TRUE(in_xsched(fn));
+	memset(&v, 0, sizeof(v));
+	v.priority = -1;
+	ASSERT_EQ(((set_attr_fn)fn)(a, CU_STREAM_ATTRIBUTE_PRIORITY, &v), CUDA_SUCCESS);
+	launch(a, 102, 40 * MS);
+	launch(lo, 103, MS);
+	h = rec_of(102);
+	r = rec_of(103);
+	ASSERT_GE(r.submit, h.end);
+}
+
+/* Attributes copied from an urgent stream make the copy urgent. */
+TEST(priority_copied_with_attributes_is_followed)
+{
+	CUstream hi = mk(-1), b = mk(0), lo = mk(0);
+	struct fake_rec h, r;
+
+	launch(b, 104, 0);
+	launch(lo, 105, 0);
+	ASSERT_EQ(cuStreamCopyAttributes(b, hi), CUDA_SUCCESS);
+	launch(b, 106, 40 * MS);
+	launch(lo, 107, MS);
+	h = rec_of(106);
+	r = rec_of(107);
+	ASSERT_GE(r.submit, h.end);
+}
+
 static void launch_from_thread(CUstream s, int id)
 {
 	struct thr_arg a = { s, id };

@@ -32,6 +32,51 @@ TEST(interpose_unknown_stream_is_created_lazily_with_its_priority)
 	xsi_runtime_fini(&fake_rt);
 }
 
+TEST(interpose_priority_watch_follows_the_runtime_only_when_it_moved)
+{
+	struct fake_stream *a = fake_stream_new(1, 0), *b = fake_stream_new(2, 0);
+	struct xsi_prio_watch w;
+	struct xsi_stream *s;
+
+	fake_auto = true;
+	fake_init();
+	s = xsi_stream_get(&fake_rt, (uintptr_t)a, 0);
+	ASSERT_TRUE(s != NULL);
+	ASSERT_EQ(xsi_stream_set_priority(&fake_rt, s, 9), 0);	/* the C API's */
+	/* A call that leaves the runtime's priority keeps the C API's. */
+	xsi_prio_watch_begin(&fake_rt, (uintptr_t)a, &w);
+	xsi_prio_watch_end(&w, true);
+	ASSERT_EQ(xq_info(xq_of((uintptr_t)a, 0)).priority, 9);
+	/* A failed call changes nothing. */
+	xsi_prio_watch_begin(&fake_rt, (uintptr_t)a, &w);
+	a->priority = 5;
+	xsi_prio_watch_end(&w, false);
+	ASSERT_EQ(xq_info(xq_of((uintptr_t)a, 0)).priority, 9);
+	/* A moved one is followed, into the range. */
+	xsi_prio_watch_begin(&fake_rt, (uintptr_t)a, &w);
+	a->priority = 4;
+	xsi_prio_watch_end(&w, true);
+	ASSERT_EQ(xq_info(xq_of((uintptr_t)a, 0)).priority, 4);
+	ASSERT_EQ(xsi_stream_desc(s)->priority, 4);
+	xsi_prio_watch_begin(&fake_rt, (uintptr_t)a, &w);
+	a->priority = 1000;
+	xsi_prio_watch_end(&w, true);
+	ASSERT_EQ(xq_info(xq_of((uintptr_t)a, 0)).priority, XSCHED_PRIO_MAX);
+	/* A stream not in the table yet is not added; its first use reads
+	 * the moved priority. */
+	xsi_prio_watch_begin(&fake_rt, (uintptr_t)b, &w);
+	b->priority = 6;
+	xsi_prio_watch_end(&w, true);
+	ASSERT_EQ(xsi_stream_count(&fake_rt), 1);
+	ASSERT_EQ(xq_info(xq_of((uintptr_t)b, 0)).priority, 6);
+	/* Default streams and unknown handles are not watched. */
+	xsi_prio_watch_begin(&fake_rt, 0, &w);
+	ASSERT_TRUE(!w.armed);
+	xsi_prio_watch_begin(&fake_rt, 3, &w);
+	ASSERT_TRUE(!w.armed);
+	xsi_runtime_fini(&fake_rt);
+}
+
 TEST(interpose_null_and_legacy_are_one_stream_per_device)
 {
 	struct xsched_xqueue *d0, *d0l, *d1;
