@@ -5,7 +5,7 @@
  * libamdhip64) puts these hooks in front of libamdhip64.so.5/.6/.7.
  *
  * Every hook is exported under libamdhip64's own name and symbol version
- * node (libxsched.map: hip_4.2 ... hip_7.1), so a program linked against
+ * node (libxsched.map: hip_4.2 ... hip_7.2), so a program linked against
  * the real library binds to the hook.  Real functions come from the next
  * object in the dynamic linker's search order (dlvsym(RTLD_NEXT, name,
  * node)), else from a libamdhip64.so.5/.6/.7 already loaded with RTLD_LOCAL (a
@@ -153,6 +153,13 @@ hipError_t hipGetDriverEntryPoint_spt(const char *, void **, unsigned long long,
 #ifndef hipEnableLegacyStream
 #define hipEnableLegacyStream 0x1
 #define hipEnablePerThreadDefaultStream 0x2
+/* Stream attributes (7.1): only forwarded, the value is never read. */
+typedef int hipStreamAttrID;
+typedef union hipStreamAttrValue hipStreamAttrValue;
+hipError_t hipStreamSetAttribute(hipStream_t, hipStreamAttrID, const hipStreamAttrValue *);
+#endif
+#if HIP_VERSION < 70200000
+hipError_t hipStreamCopyAttributes(hipStream_t, hipStream_t);
 #endif
 #if HIP_VERSION < 60500000
 /* hipLaunchKernelExC / hipDrvLaunchKernelEx (ROCm 6.5): only the stream
@@ -829,7 +836,9 @@ static uint64_t hold_max_ns(void)
 	X(hipConfigureCall, "hip_4.2") \
 	X(hipGetProcAddress, "hip_6.1") \
 	X(hipGetDriverEntryPoint, "hip_7.1") \
-	X(hipGetDriverEntryPoint_spt, "hip_7.1")
+	X(hipGetDriverEntryPoint_spt, "hip_7.1") \
+	X(hipStreamSetAttribute, "hip_7.1") \
+	X(hipStreamCopyAttributes, "hip_7.2")
 
 /* Scheduled, own hooks: X(symbol, node, per-thread). */
 #define HIP_SCHEDULED_OWN(X) \
@@ -870,9 +879,7 @@ static uint64_t hold_max_ns(void)
 	X(hipSetupArgument, "argument of hipConfigureCall; the launch is hipLaunchByPtr") \
 	X(hipKernelNameRefByPtr, "query") \
 	X(hipStreamGetId, "query") \
-	X(hipStreamGetAttribute, "query") \
-	X(hipStreamSetAttribute, "stream attribute (a priority set this way is not seen)") \
-	X(hipStreamCopyAttributes, "stream attributes (likewise)")
+	X(hipStreamGetAttribute, "query")
 
 #define ENUM_S(sym, ver, pt, P, A, S) E_##sym,
 #define ENUM_M(sym, ver, P, A, F) E_##sym,
@@ -1389,6 +1396,38 @@ EXPORT_AS(hipGetProcAddress)
 	EXPORT_AS(sym)
 ENTRY_POINT_HOOK(hipGetDriverEntryPoint, false)
 ENTRY_POINT_HOOK(hipGetDriverEntryPoint_spt, true)
+
+/* A priority set as a stream attribute (hipStreamAttributePriority) or
+ * copied from another stream: the stream's XQueue follows the runtime's. */
+static hipError_t (*real_hipStreamSetAttribute)(hipStream_t, hipStreamAttrID,
+						const hipStreamAttrValue *);
+static hipError_t hook_hipStreamSetAttribute(hipStream_t h, hipStreamAttrID a,
+					     const hipStreamAttrValue *v)
+{
+	struct xsi_prio_watch w;
+	hipError_t r;
+
+	REAL_OR(hipStreamSetAttribute, hipErrorNotSupported);
+	xsi_prio_watch_begin(&xh_rt, (uintptr_t)h, &w);
+	r = real_hipStreamSetAttribute(h, a, v);
+	xsi_prio_watch_end(&w, r == hipSuccess);
+	return r;
+}
+EXPORT_AS(hipStreamSetAttribute)
+
+static hipError_t (*real_hipStreamCopyAttributes)(hipStream_t, hipStream_t);
+static hipError_t hook_hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)
+{
+	struct xsi_prio_watch w;
+	hipError_t r;
+
+	REAL_OR(hipStreamCopyAttributes, hipErrorNotSupported);
+	xsi_prio_watch_begin(&xh_rt, (uintptr_t)dst, &w);
+	r = real_hipStreamCopyAttributes(dst, src);
+	xsi_prio_watch_end(&w, r == hipSuccess);
+	return r;
+}
+EXPORT_AS(hipStreamCopyAttributes)
 
 /* ---- the table ---------------------------------------------------------- */
 

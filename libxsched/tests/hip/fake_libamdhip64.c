@@ -215,6 +215,28 @@ API hipError_t hipStreamGetPriority(hipStream_t h, int *p)
 	return hipSuccess;
 }
 
+/* Of the stream attributes only the priority is modelled (clamped to the
+ * range, 0..-1 on the devices of ROCm 6/7). */
+API hipError_t hipStreamSetAttribute(hipStream_t h, hipStreamAttrID a, const hipStreamAttrValue *v)
+{
+	if (!v)
+		return hipErrorInvalidValue;
+	if (a != hipStreamAttributePriority)
+		return hipSuccess;
+	pthread_mutex_lock(&mu);
+	stream_of(h, 0)->prio = v->priority > 0 ? 0 : v->priority < -1 ? -1 : v->priority;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)
+{
+	pthread_mutex_lock(&mu);
+	stream_of(dst, 0)->prio = stream_of(src, 0)->prio;
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
 API hipError_t hipStreamIsCapturing(hipStream_t h, hipStreamCaptureStatus *st)
 {
 	pthread_mutex_lock(&mu);

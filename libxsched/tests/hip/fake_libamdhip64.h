@@ -68,6 +68,18 @@ hipError_t hipGetDriverEntryPoint(const char *sym, void **pfn, unsigned long lon
 				  hipDriverEntryPointQueryResult *st);
 hipError_t hipGetDriverEntryPoint_spt(const char *sym, void **pfn, unsigned long long fl,
 				      hipDriverEntryPointQueryResult *st);
+/* The 7.1 attribute value is a 64-byte union whose members all start at
+ * offset 0; the fake reads its priority only. */
+typedef int hipStreamAttrID;
+typedef union hipStreamAttrValue {
+	char pad[64];
+	int priority;
+} hipStreamAttrValue;
+#define hipStreamAttributePriority 8
+hipError_t hipStreamSetAttribute(hipStream_t h, hipStreamAttrID a, const hipStreamAttrValue *v);
+#endif
+#if HIP_VERSION < 70200000
+hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src);
 #endif
 
 int fake_log_count(void);

@@ -608,6 +608,43 @@ TEST(c_api_sets_a_stream_priority)
 	ASSERT_GE(r.submit, h.end);
 }
 
+/* A priority set as a stream attribute (bound at hip_7.1): the stream's
+ * XQueue follows, and the equal stream beside it now waits for it. */
+TEST(priority_set_as_attribute_is_followed)
+{
+	hipStream_t a = mk(0), b = mk(0);
+	hipStreamAttrValue v;
+	struct fake_rec h, r;
+
+	launch(a, 63, 0);	/* both in the table, equal */
+	launch(b, 64, 0);
+	memset(&v, 0, sizeof(v));
+	v.priority = -1;
+	ASSERT_EQ(hipStreamSetAttribute(a, hipStreamAttributePriority, &v), hipSuccess);
+	launch(a, 65, 40 * MS);
+	launch(b, 66, 0);
+	h = rec_of(65);
+	r = rec_of(66);
+	ASSERT_GE(r.submit, h.end);
+}
+
+/* Attributes copied from an urgent stream (bound at hip_7.2) make the copy
+ * urgent. */
+TEST(priority_copied_with_attributes_is_followed)
+{
+	hipStream_t hi = mk(-1), a = mk(0), b = mk(0);
+	struct fake_rec h, r;
+
+	launch(a, 67, 0);
+	launch(b, 68, 0);
+	ASSERT_EQ(hipStreamCopyAttributes(a, hi), hipSuccess);
+	launch(a, 69, 40 * MS);
+	launch(b, 70, 0);
+	h = rec_of(69);
+	r = rec_of(70);
+	ASSERT_GE(r.submit, h.end);
+}
+
 /* ---- loading ---- */
 
 static int count_xsched(struct dl_phdr_info *info, size_t size, void *data)
