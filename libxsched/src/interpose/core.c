@@ -534,6 +534,12 @@ static const struct xsched_call_ops stream_ops = {
 	.mark_free = s_mark_free,
 };
 
+/* A runtime's priority as an XQueue can take it. */
+static int32_t prio_clamp(int32_t p)
+{
+	return p < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN : p > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX : p;
+}
+
 /* state->lock held: a new stream in a free slot. */
 static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 				 uintptr_t handle, int32_t device,
@@ -562,8 +568,7 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 	s->desc = *d;
 	memset(&a, 0, sizeof(a));
 	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
-	a.priority = d->priority < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN :
-		     d->priority > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX : d->priority;
+	a.priority = prio_clamp(d->priority);
 	a.group = (uint32_t)d->device + 1;	/* the policy's scope: one device */
 	ret = xsched_xqueue_create_calls(&s->xq, &stream_ops, s, &a);
 	if (ret) {
@@ -821,22 +826,19 @@ void xsi_prio_watch_end(struct xsi_prio_watch *w, bool ok)
 	struct xsi_runtime *rt = w->rt;
 	struct xsi_stream_desc d;
 	struct xsi_stream *s;
-	int32_t p;
 
 	if (!w->armed || !ok)
 		return;
 	memset(&d, 0, sizeof(d));
 	if (rt->describe(w->handle, &d) || d.priority == w->before)
 		return;
-	p = d.priority < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN :
-	    d.priority > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX : d.priority;
 	/* A stream not in the table yet is described when first used. */
 	s = lookup(rt->state, KIND_APP, w->handle, -1, 0, NULL);
 	if (!s)
 		return;
 	xsi_log(rt, "stream %#lx: the runtime's priority moved (%d -> %d)",
 		(unsigned long)w->handle, w->before, d.priority);
-	if (xsi_stream_set_priority(rt, s, p))
+	if (xsi_stream_set_priority(rt, s, prio_clamp(d.priority)))
 		xsi_log(rt, "stream %#lx: its XQueue keeps its priority (gone)",
 			(unsigned long)w->handle);
 }
