@@ -445,7 +445,16 @@ gated_pair() {
 	run_py xsched "$t" "$mode" --batch "$b" --prio "$prio" --requests "$n" --tag "$mode-$prio-$b"
 }
 
-# split_case TAG NEED TIMEOUT ARGS...: one preloaded case on a 16-SM partition
+# gated_case NEED WHAT SIDE TIMEOUT ARGS...: one case (run_py SIDE TIMEOUT
+# ARGS...) when NEED seconds still fit, said as WHAT
+gated_case() {
+	local nd=$1 what=$2
+	shift 2
+	room "$nd" "$what" || return 0
+	say "$what"
+	run_py "$@"
+}
+
 # split_case TAG NEED TIMEOUT ARGS...: preloaded with the urgent streams on
 # SPLIT SMs (default 16)
 split_case() {
@@ -471,9 +480,9 @@ split_alone() {
 plan_port6() {
 	local n=$REQ_MAIN
 	setup || return 1
-	room "$(need_sdpa $n)" "stream high sdpa (libxsched)" || return 0
-	say "stream high sdpa ($n requests): libxsched"
-	run_py xsched $(($(need_sdpa $n) + 60)) stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa
+	gated_case "$(need_sdpa $n)" "stream high sdpa ($n requests): libxsched" \
+		xsched $(($(need_sdpa $n) + 60)) stream --batch sdpa --prio high --requests "$n" \
+		--tag stream-high-sdpa
 }
 
 plan_port7() {
@@ -484,9 +493,8 @@ plan_port7() {
 plan_port8() {
 	local n=$REQ_MAIN
 	setup || return 1
-	room "$(need $n)" "urgent alone" || return 0
-	say "urgent alone ($n requests)"
-	run_py native $((n / 20 + 100)) alone --requests "$n" --tag alone
+	gated_case "$(need $n)" "urgent alone ($n requests)" \
+		native $((n / 20 + 100)) alone --requests "$n" --tag alone
 }
 
 plan_port9() {
@@ -514,18 +522,12 @@ plan_port12() {
 	say "host stalls (hiccup.py) for ${left} s beside what follows"
 	$PY "$HERE/hiccup.py" --seconds "$left" --out "$OUT/hiccup.jsonl" >>"$LOG" 2>&1 &
 	hp=$!
-	if room "$(need $n)" "urgent alone"; then
-		say "urgent alone ($n requests)"
-		run_py native $((n / 20 + 100)) alone --requests "$n" --tag alone
-	fi
-	if room "$(need $n)" "urgent alone, CUDA graph"; then
-		say "urgent alone, each request one CUDA graph ($n requests)"
-		run_py native $((n / 20 + 100)) alone --graph --requests "$n" --tag alone-graph
-	fi
-	if room "$(need "$REQ")" "harness noise"; then
-		say "harness noise: one tiny kernel per request ($REQ requests)"
-		run_py native $((REQ / 20 + 100)) alone --urgent noop --requests "$REQ" --tag noise-noop
-	fi
+	gated_case "$(need $n)" "urgent alone ($n requests)" \
+		native $((n / 20 + 100)) alone --requests "$n" --tag alone
+	gated_case "$(need $n)" "urgent alone, each request one CUDA graph ($n requests)" \
+		native $((n / 20 + 100)) alone --graph --requests "$n" --tag alone-graph
+	gated_case "$(need "$REQ")" "harness noise: one tiny kernel per request ($REQ requests)" \
+		native $((REQ / 20 + 100)) alone --urgent noop --requests "$REQ" --tag noise-noop
 	split_alone gemm sdpa
 	kill -TERM "$hp"
 	wait "$hp"
@@ -558,16 +560,22 @@ plan_port15() {
 	done
 }
 
+plan_port16() {
+	local n=$REQ_MAIN side=${SIDE:-native} nd
+	nd=$(need_gemm "$n")
+	setup || return 1
+	gated_case "$nd" "stream equal gemm ($n requests): $side" \
+		"$side" $((nd + 60)) stream --batch gemm --prio equal --requests "$n" \
+		--tag stream-equal-gemm
+}
+
 plan_port17() {
 	local n=$REQ_MAIN
 	setup || return 1
 	SPLIT=32 split_case stream-high-gemm-split32 "$(need $n)" $((n / 20 + 120)) \
 		stream --batch gemm --prio high --requests "$n"
-	if room 40 "gemm alone on 100 SMs"; then
-		say "gemm alone on 100 SMs"
-		XSCHED_CUDA_SM_SPLIT=32 run_py xsched 40 batch-alone --batch gemm --seconds 10 \
-			--tag alone-gemm-split32
-	fi
+	XSCHED_CUDA_SM_SPLIT=32 gated_case 40 "gemm alone on 100 SMs" \
+		xsched 40 batch-alone --batch gemm --seconds 10 --tag alone-gemm-split32
 	XSCHED_CUDA_HOLD=0 split_case stream-high-gemm-split16-nohold "$(need $n)" \
 		$((n / 20 + 120)) stream --batch gemm --prio high --requests "$n"
 }
@@ -575,29 +583,13 @@ plan_port17() {
 plan_port18() {
 	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 120))
 	setup || return 1
-	if room "$(need $n)" "threshold 64"; then
-		say "urgent beside ResNet-50 b16, high priority, threshold 64 ($n requests)"
-		XSCHED_THRESHOLD=64 XSCHED_BATCH=32 run_py xsched $t stream --batch r50b16 \
-			--prio high --requests "$n" --tag stream-high-r50b16-t64
-	fi
-	if room "$(need $n)" "native"; then
-		say "the same natively"
-		run_py native $t stream --batch r50b16 --prio high --requests "$n" --tag stream-high-r50b16
-	fi
-	if room "$(need $n)" "threshold 16"; then
-		say "the same at the default threshold"
-		run_py xsched $t stream --batch r50b16 --prio high --requests "$n" --tag stream-high-r50b16
-	fi
-}
-
-plan_port16() {
-	local n=$REQ_MAIN side=${SIDE:-native} nd
-	nd=$(need_gemm "$n")
-	setup || return 1
-	room "$nd" "stream equal gemm, $side" || return 0
-	say "stream equal gemm ($n requests): $side"
-	run_py "$side" $((nd + 60)) stream --batch gemm --prio equal --requests "$n" \
-		--tag stream-equal-gemm
+	XSCHED_THRESHOLD=64 XSCHED_BATCH=32 gated_case "$(need $n)" \
+		"urgent beside ResNet-50 b16, high priority, threshold 64 ($n requests)" \
+		xsched $t stream --batch r50b16 --prio high --requests "$n" --tag stream-high-r50b16-t64
+	gated_case "$(need $n)" "the same natively" \
+		native $t stream --batch r50b16 --prio high --requests "$n" --tag stream-high-r50b16
+	gated_case "$(need $n)" "the same at the default threshold" \
+		xsched $t stream --batch r50b16 --prio high --requests "$n" --tag stream-high-r50b16
 }
 
 for p in "$@"; do
