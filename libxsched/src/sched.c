@@ -479,6 +479,15 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 	xs_policy_decide(in, n, pd, nd, now, xs_config()->hyst_ns, eff, out,
 			 &recheck);
 	sched.recheck_ns = recheck;
+	/* Who must make its completion learnable (xs_xq_now_end()). */
+	for (i = 0; i < n; i++) {
+		bool wanted = false;
+		unsigned int k;
+
+		for (k = 0; k < n && !wanted; k++)
+			wanted = out[k].hold && out[k].blocker == qs[i]->id;
+		atomic_store_explicit(&qs[i]->mark_wanted, wanted, memory_order_relaxed);
+	}
 
 	/* Resumes first, so that an idle queue never waits behind a suspend. */
 	for (i = 0; i < n; i++) {

@@ -1083,3 +1083,14 @@ XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const
 		return r;
 	return xsi_dlsym(handle, name, r);
 }
+
+/* dlvsym() likewise. */
+XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, const char *name,
+							  const char *version)
+{
+	void *r = xsi_real_dlvsym(handle, name, version);
+
+	if (handle == RTLD_NEXT || !r || name[0] != 'c' || name[1] != 'u' || !xc_init())
+		return r;
+	return xsi_dlsym(handle, name, r);
+}

@@ -357,7 +357,7 @@ static __thread bool tls_in_init;
  * in RTLD_NEXT's scope). */
 static void *lookup_real(const char *name, const char *ver, void *hook)
 {
-	void *f = ver ? dlvsym(RTLD_NEXT, name, ver) : xsi_real_dlsym(RTLD_NEXT, name);
+	void *f = ver ? xsi_real_dlvsym(RTLD_NEXT, name, ver) : xsi_real_dlsym(RTLD_NEXT, name);
 	void *h;
 
 	if (f && f != hook)
@@ -366,7 +366,7 @@ static void *lookup_real(const char *name, const char *ver, void *hook)
 			      NULL);
 	if (!h)
 		return NULL;
-	f = ver ? dlvsym(h, name, ver) : xsi_real_dlsym(h, name);
+	f = ver ? xsi_real_dlvsym(h, name, ver) : xsi_real_dlsym(h, name);
 	dlclose(h);
 	return f != hook ? f : NULL;
 }
@@ -1483,6 +1483,18 @@ __attribute__((constructor)) static void xh_hold_limit(void)
 XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
 {
 	void *r = xsi_real_dlsym(handle, name);
+
+	if (handle == RTLD_NEXT || !r ||
+	    (strncmp(name, "hip", 3) && strncmp(name, "__hip", 5)) || !xh_init())
+		return r;
+	return xsi_dlsym(handle, name, r);
+}
+
+/* dlvsym() likewise: a lookup by version node answers as dlsym() does. */
+XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, const char *name,
+							  const char *version)
+{
+	void *r = xsi_real_dlvsym(handle, name, version);
 
 	if (handle == RTLD_NEXT || !r ||
 	    (strncmp(name, "hip", 3) && strncmp(name, "__hip", 5)) || !xh_init())
