@@ -656,8 +656,12 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 			xq->s_idle_ns = xs_now_ns();
 		xq->s_busy = busy;
 		xq->s_failed = failed;
-		evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
-			 busy ? 0 : xq->id);
+		/* Only an XQueue below it, or a dependency, can see the
+		 * change: a stream alone at its priority pays no evaluation
+		 * on each idle/busy edge. */
+		if (has_lower(xq) || sched.ndeps)
+			evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
+				 busy ? 0 : xq->id);
 		if (sched.pending ||
 		    (busy && xq->s_level >= XSCHED_LV2 &&
 		     (has_lower(xq) || (xq->s_arb && !xq->s_arb_watched))))

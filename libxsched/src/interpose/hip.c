@@ -282,6 +282,19 @@ static bool capturing(hipStream_t h)
 	       cs != hipStreamCaptureStatusNone;
 }
 
+/* Has @h (the caller's per-thread stream when named as 0 through a _spt
+ * entry) joined a capture? */
+static int xh_is_capturing(uintptr_t h, uint32_t flags)
+{
+	hipStream_t st = (hipStream_t)h;
+
+	if (!st && (flags & XSI_ENTRY_PER_THREAD))
+		st = hipStreamPerThread;
+	if (!xh_real.stream_is_capturing)
+		return -ENOSYS;
+	return capturing(st);
+}
+
 /* An event after what was handed to the runtime on @h, on @d's device. */
 static int xh_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 {
@@ -381,6 +394,11 @@ static void do_resolve(void)
 	int r;
 
 	tls_in_init = true;
+	/* Waits on a memory value: their writer is invisible to us. */
+	for (i = 0; i < xh_rt.nentries; i++)
+		if (!strncmp(xh_rt.entries[i].name, "hipStreamWaitValue", 18) ||
+		    !strncmp(xh_rt.entries[i].name, "hipStreamBatchMemOp", 19))
+			xh_rt.entries[i].flags |= XSI_ENTRY_MEMWAIT;
 	/* The core resolves by RTLD_NEXT (rt->libs is NULL: nothing is
 	 * loaded); what it did not find comes from a loaded libamdhip64. */
 	r = xsi_runtime_init(&xh_rt);
@@ -962,8 +980,10 @@ EXPORT_MANGLED(hipHccModuleLaunchKernel,
 			xsi_hold_end(&h_, false);			\
 		}							\
 		xsi_hip_launch_observe_begin(NULL);			\
+		xsi_enter();						\
 		hipError_t r_ = real_##sym A;				\
-		xsi_hip_launch_observe_end(NULL);	\
+		xsi_leave();						\
+		xsi_hip_launch_observe_end(NULL);			\
 		return r_;						\
 	}								\
 	EXPORT_AS(sym)
@@ -973,8 +993,8 @@ HIP_SCHEDULED_MULTI(HOOK_M)
 
 /* An event record is scheduled like a launch; the event then stands for
  * the record's sequence number on its stream (xsi_event_wait()): what was
- * launched there once the hold ended (the XQueue is locked until then; a
- * later call of another thread can only make it later, never too early). */
+ * launched there once the hold ended (another thread's call on the same
+ * stream, counted meanwhile, can only make it later, never too early). */
 static void event_recorded(hipEvent_t ev, const struct xsi_hold *h, hipError_t r)
 {
 	if (r == hipSuccess && h->s)
@@ -1465,6 +1485,7 @@ struct xsi_runtime xh_rt = {
 	.mark_record = xh_mark_record,
 	.mark_wait = xh_mark_wait,
 	.mark_free = xh_mark_free,
+	.is_capturing = xh_is_capturing,
 };
 
 __attribute__((constructor)) static void xh_hold_limit(void)
