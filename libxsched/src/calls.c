@@ -20,6 +20,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -256,8 +257,18 @@ static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 		break;
 	}
 	pthread_mutex_unlock(&q->marks_lock);
+	if (!k && !ret && atomic_load(&q->done) < hw_seq) {
+		/* No mark, and none can be made here (the launching thread
+		 * makes them, or the stream is gone): look again a little
+		 * later rather than spin. */
+		struct timespec ts = { 0, timeout_ns >= 0 && timeout_ns < 1000000 ?
+					  (long)timeout_ns : 1000000L };
+
+		nanosleep(&ts, NULL);
+		return -ETIMEDOUT;
+	}
 	if (!k)
-		return ret ? ret : atomic_load(&q->done) >= hw_seq ? 0 : -ETIMEDOUT;
+		return ret ? ret : 0;
 	ret = q->cops->mark_wait(q->ctx, k->m, timeout_ns);
 	pthread_mutex_lock(&q->marks_lock);
 	if (!ret)

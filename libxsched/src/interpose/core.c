@@ -384,10 +384,18 @@ void *xsi_proc_redirect(struct xsi_runtime *rt, const char *name, void *real,
 		const struct xsi_entry *e = &rt->entries[i];
 
 		if (strcmp(base_of(e), name) || !!(e->flags & XSI_ENTRY_PER_THREAD) != per_thread ||
-		    ver < e->since || !e->real || !*e->real)
+		    ver < e->since || !e->real)
 			continue;
 		if (!best || e->since > best->since)
 			best = e;
+	}
+	if (best && !*best->real) {
+		/* An ABI the library does not export (an old one kept for old
+		 * callers): what the lookup returned is its implementation. */
+		*best->real = real;
+		xsi_log(rt, "GetProcAddress(%s, %d%s): hook of %s, on the address returned",
+			name, ver, per_thread ? ", per-thread" : "", best->name);
+		return best->hook;
 	}
 	if (best && !newer_abi(rt, name, per_thread)) {
 		xs_warn("%s: GetProcAddress(%s, %d, %s) returned %p, which is no exported symbol; using the hook of %s (matched by name, version and variant)",
@@ -552,6 +560,11 @@ void xsi_runtime_fini(struct xsi_runtime *rt)
 		s = atomic_load(&st->slots[i]);
 		if (!s || s == TOMB)
 			continue;
+		/* Caller-held: nothing is buffered, and the runtime's work is
+		 * not ours to wait for (a per-thread stream's completion may
+		 * not even be learnable from this thread). */
+		if (s->xq && caller_held(rt))
+			xs_xq_completed_upto(s->xq, xs_xq_launched(s->xq));
 		if (s->xq)
 			(void)xsched_xqueue_destroy(s->xq);
 		free(s);
@@ -564,6 +577,7 @@ void xsi_runtime_fini(struct xsi_runtime *rt)
 		struct xsi_zombie *z = st->zombies;
 
 		st->zombies = z->next;
+		xs_xq_completed_upto(z->xq, xs_xq_launched(z->xq));
 		(void)xsched_xqueue_destroy(z->xq);
 		free(z);
 	}
@@ -769,9 +783,19 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 	return s;
 }
 
+/* The caller's thread id, kept per thread (a system call is a tenth of a
+ * launch); a fork child's thread asks again. */
 static uint64_t thread_id(void)
 {
-	return (uint64_t)syscall(SYS_gettid);
+	static thread_local uint64_t tid;
+	static thread_local unsigned int gen;
+	unsigned int g = atomic_load_explicit(&core_fork_gen, memory_order_relaxed);
+
+	if (!tid || gen != g) {
+		tid = (uint64_t)syscall(SYS_gettid);
+		gen = g;
+	}
+	return tid;
 }
 
 /* The calling thread's per-thread stream on its current device. */

@@ -663,6 +663,9 @@ static bool xc_init(void)
 #undef cuCtxDestroy
 #undef cuDevicePrimaryCtxReset
 #undef cuGetProcAddress
+#undef cuStreamWaitValue32
+#undef cuStreamWaitValue64
+#undef cuStreamBatchMemOp
 
 #define EXPORT_AS(sym) \
 	extern __typeof__(hook_##sym) sym __attribute__((alias("hook_" #sym), visibility("default")));
@@ -756,6 +759,12 @@ static bool xc_init(void)
 	X(cuMemsetD2D16Async_ptsz, "cuMemsetD2D16Async", 1, 7000, S2D16_P, S2D_A, h) \
 	X(cuMemsetD2D32Async, "cuMemsetD2D32Async", 0, 3020, S2D32_P, S2D_A, h) \
 	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h) \
+	X(cuStreamWaitValue32, "cuStreamWaitValue32", 0, 8000, WAIT32_P, WAITV_A, h) \
+	X(cuStreamWaitValue32_ptsz, "cuStreamWaitValue32", 1, 8000, WAIT32_P, WAITV_A, h) \
+	X(cuStreamWaitValue64, "cuStreamWaitValue64", 0, 9000, WAIT64_P, WAITV_A, h) \
+	X(cuStreamWaitValue64_ptsz, "cuStreamWaitValue64", 1, 9000, WAIT64_P, WAITV_A, h) \
+	X(cuStreamBatchMemOp, "cuStreamBatchMemOp", 0, 8000, BATCH_P, BATCH_A, h) \
+	X(cuStreamBatchMemOp_ptsz, "cuStreamBatchMemOp", 1, 8000, BATCH_P, BATCH_A, h) \
 	X(cuStreamWaitValue32_v2, "cuStreamWaitValue32", 0, 11070, WAIT32_P, WAITV_A, h) \
 	X(cuStreamWaitValue32_v2_ptsz, "cuStreamWaitValue32", 1, 11070, WAIT32_P, WAITV_A, h) \
 	X(cuStreamWaitValue64_v2, "cuStreamWaitValue64", 0, 11070, WAIT64_P, WAITV_A, h) \
