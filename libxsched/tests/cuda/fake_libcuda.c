@@ -68,6 +68,7 @@ struct fstream {
 	int prio;
 	int capturing;		/* the id of the capture it is in (the origin stream's), or 0 */
 	struct fake_tl tl;
+	int destroyed;		/* its handle is invalid until made again */
 	struct fstream *next_free;
 	struct fstream *next_all;	/* every stream ever made: never leaked */
 };
@@ -226,6 +227,11 @@ API CUresult cuStreamDestroy_v2(CUstream h)
 	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&mu);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	s->destroyed = 1;	/* queued work still runs (its records stay) */
 	s->next_free = free_streams;
 	free_streams = s;
 	pthread_mutex_unlock(&mu);
@@ -409,6 +415,10 @@ static CUresult set_attribute(CUstream h, CUstreamAttrID a, const CUstreamAttrVa
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	s->prio = v->priority > 0 ? 0 : v->priority < -5 ? -5 : v->priority;
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
@@ -467,6 +477,10 @@ static CUresult begin_capture(CUstream h, int ptsz)
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	s->capturing = s->id ? s->id : 1 << 30;
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
@@ -492,6 +506,10 @@ static CUresult end_capture(CUstream h, CUgraph *g, int ptsz)
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	id = s->capturing;
 	s->capturing = 0;
 	for (o = all_streams; o && id; o = o->next_all)
@@ -532,6 +550,10 @@ static CUresult stream_sync(CUstream h, int ptsz)
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	pthread_mutex_unlock(&mu);
 	fake_tl_wait(&s->tl);
 	return CUDA_SUCCESS;
@@ -608,6 +630,10 @@ static CUresult event_record(CUevent e, CUstream h, int ptsz)
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	ev->rec = (int)(log_add(s, FAKE_EVENT, ptsz, 0) - logv);
 	ev->capture = s->capturing;
 	pthread_mutex_unlock(&mu);
@@ -655,6 +681,10 @@ static CUresult wait_event(CUstream h, CUevent e, int ptsz)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	if (ev->capture && !s->capturing)
 		s->capturing = ev->capture;
 	r = log_add(s, FAKE_WAIT_EVENT, ptsz, 0);
@@ -688,6 +718,10 @@ static CUresult memop(CUstream h, CUdeviceptr addr, uint64_t v, unsigned int fla
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	r = log_add(s, write ? FAKE_WRITE_VALUE : FAKE_WAIT_VALUE, ptsz, 0);
 	fake_memop(&s->tl, r, write ? FAKE_MEM_WRITE : FAKE_MEM_WAIT, (void *)(uintptr_t)addr, v,
 		   ~0ULL, (int)(flags & 3), wide);
@@ -721,6 +755,10 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	if (!k)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, variant == FAKE_PTSZ)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	r = log_add(stream_of(h, variant == FAKE_PTSZ), k->id, variant, k->ns);
 	r->params = params;
 	r->extra = extra;
@@ -899,6 +937,10 @@ static CUresult memcpy_async(CUdeviceptr d, CUdeviceptr src, CUstream h, int pts
 	int idx, block;
 
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, ptsz)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	r = log_add(stream_of(h, ptsz), FAKE_COPY, ptsz, 1000);
 	idx = (int)(r - logv);
 	block = !r->captured && (pageable((uintptr_t)d) || pageable((uintptr_t)src));

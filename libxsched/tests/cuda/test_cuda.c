@@ -1176,6 +1176,8 @@ TEST(stream_joined_to_a_capture_by_an_event_is_not_held)
 	ASSERT_EQ(cuStreamEndCapture(cap, &g), CUDA_SUCCESS);
 	h = rec_of(152);
 	r = rec_of(153);
+	ASSERT_EQ(cuEventDestroy_v2(ev), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventDestroy_v2(ev2), CUDA_SUCCESS);
 	ASSERT_EQ(r.captured, 1);	/* the fake: side joined the capture */
 	if (r.submit >= h.end)
 		xt_fail(__FILE__, __LINE__, "the joined stream's captured launch was held until the higher stream's kernel ended (+%.1f ms after its submit); expected not held",
@@ -1235,6 +1237,8 @@ TEST(lower_stream_is_not_held_by_captured_work_on_a_joined_stream)
 	ASSERT_EQ(cuStreamWaitEvent(cap, ev2, 0), CUDA_SUCCESS);
 	ASSERT_EQ(cuStreamEndCapture(cap, &g), CUDA_SUCCESS);
 	ended = fake_now();
+	ASSERT_EQ(cuEventDestroy_v2(ev), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventDestroy_v2(ev2), CUDA_SUCCESS);
 	wd_arm(3000, "a lower stream's launch beside captured work");
 	pthread_join(t, NULL);
 	wd_disarm();

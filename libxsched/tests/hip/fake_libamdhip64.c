@@ -31,6 +31,7 @@ struct fstream {
 	int prio;
 	int capturing;		/* the id of the capture it is in (the origin stream's), or 0 */
 	struct fake_tl tl;
+	int destroyed;		/* its handle is invalid */
 	struct fstream *next_all;	/* every stream ever made: destroy frees none */
 };
 
@@ -206,12 +207,19 @@ API hipError_t hipStreamCreateWithFlags(hipStream_t *ph, unsigned int fl)
 }
 
 /* Returns at once; queued work still runs (the stream is kept: the log
- * and the timeline refer to it). */
+ * and the timeline refer to it); the handle is invalid from then on. */
 API hipError_t hipStreamDestroy(hipStream_t h)
 {
+	struct fstream *s = (struct fstream *)h;
+	int was;
+
 	if (!h || h == hipStreamPerThread)
 		return hipErrorInvalidHandle;
-	return hipSuccess;
+	pthread_mutex_lock(&mu);
+	was = s->destroyed;
+	s->destroyed = 1;
+	pthread_mutex_unlock(&mu);
+	return was ? hipErrorInvalidHandle : hipSuccess;
 }
 
 API hipError_t hipStreamGetPriority(hipStream_t h, int *p)
@@ -260,6 +268,10 @@ API hipError_t hipStreamBeginCapture(hipStream_t h, hipStreamCaptureMode m)
 	(void)m;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	s->capturing = s->id ? s->id : 1 << 30;
 	pthread_mutex_unlock(&mu);
 	return hipSuccess;
@@ -273,6 +285,10 @@ API hipError_t hipStreamEndCapture(hipStream_t h, hipGraph_t *g)
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	id = s->capturing;
 	s->capturing = 0;
 	for (o = all_streams; o && id; o = o->next_all)
@@ -293,6 +309,10 @@ static hipError_t stream_sync(hipStream_t h, int spt)
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, spt);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	pthread_mutex_unlock(&mu);
 	fake_tl_wait(&s->tl);
 	return hipSuccess;
@@ -362,6 +382,10 @@ API hipError_t hipEventRecord(hipEvent_t e, hipStream_t h)
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	ev->rec = (int)(log_add(s, FAKE_EVENT, 0, 0) - logv);
 	ev->capture = s->capturing;
 	pthread_mutex_unlock(&mu);
@@ -398,6 +422,10 @@ API hipError_t hipStreamWaitEvent(hipStream_t h, hipEvent_t e, unsigned int fl)
 	(void)fl;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	if (ev->capture && !s->capturing)
 		s->capturing = ev->capture;
 	r = log_add(s, FAKE_WAIT, 0, 0);
@@ -419,6 +447,10 @@ static hipError_t memop(hipStream_t h, void *p, uint64_t v, unsigned int fl, uin
 		return hipErrorInvalidValue;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	r = log_add(s, write ? FAKE_WRITE_VALUE : FAKE_WAIT_VALUE, 0, 0);
 	fake_memop(&s->tl, r, write ? FAKE_MEM_WRITE : FAKE_MEM_WAIT, p, v, mask, (int)(fl & 3),
 		   wide);
@@ -460,6 +492,10 @@ static hipError_t launch(const struct fake_kernel *k, dim3 g, dim3 b, void **arg
 	if (k->needs_registration && !fake_registered(k))
 		return hipErrorInvalidDeviceFunction;
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, variant == FAKE_SPT)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	r = log_add(stream_of(h, variant == FAKE_SPT), k->id, variant, k->ns);
 	r->args = args;
 	r->grid[0] = g.x;
@@ -601,6 +637,10 @@ API hipError_t hipHostFree(void *p)
 static hipError_t copy(hipStream_t h, int spt, int kind)
 {
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, spt)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	log_add(stream_of(h, spt), kind, spt, 0);
 	pthread_mutex_unlock(&mu);
 	return hipSuccess;
@@ -616,6 +656,10 @@ static hipError_t memcpy_async(void *d, const void *src, size_t n, hipMemcpyKind
 	if (n)
 		memmove(d, src, n);
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, spt)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	r = log_add(stream_of(h, spt), FAKE_COPY, spt, 0);
 	idx = (int)(r - logv);
 	block = !r->captured && (k == hipMemcpyDeviceToHost || k == hipMemcpyDefault) &&
@@ -660,6 +704,11 @@ API hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, si
 	(void)dd;
 	(void)sd;
 	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, h);
+}
+
+API void *fake_self_call_target(void)
+{
+	return (void *)hipMemcpyAsync;
 }
 
 API hipError_t hipConfigureCall(dim3 g, dim3 b, size_t smem, hipStream_t s)

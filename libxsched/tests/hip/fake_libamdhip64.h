@@ -25,7 +25,8 @@
  *    hipMemcpyPeerAsync -> hipMemcpyAsync (5.2.3).
  *  - Entry points it lacks: hipMemsetD2D8Async (absent before ROCm 7.1)
  *    is not exported, though the interposer hooks it.
- *  - hipStreamDestroy returns at once; the stream's work still runs.
+ *  - hipStreamDestroy returns at once; the stream's work still runs, and its
+ *    handle is invalid from then on (hipErrorInvalidHandle).
  *  - Memory waits (hipStreamWaitValue32/64): a wait whose condition is
  *    false holds the stream's later commands until hipStreamWriteValue32/64
  *    or the host makes it true (tests/common/fake_timeline.h).
@@ -117,5 +118,8 @@ int fake_log_get(int i, struct fake_rec *out);
 int fake_stream_id(hipStream_t h);
 int fake_registered(const void *host_fn);
 int fake_events_created(void);	/* hipEventCreate(WithFlags) calls so far */
+/* Where this library's own call to hipMemcpyAsync goes (through its PLT):
+ * the interposer's hook when it is preloaded. */
+void *fake_self_call_target(void);
 
 #endif
