@@ -892,6 +892,7 @@ struct copier {
 	char *host;		/* pageable */
 	uint64_t ns;		/* the kernel before the copy */
 	int id;
+	int sync;		/* cuMemcpyDtoH_v2 (s is NULL) rather than cuMemcpyAsync */
 };
 
 /* A lower thread: a long kernel, then a copy to pageable memory, which
@@ -901,7 +902,11 @@ static void *copy_thread(void *p)
 	struct copier *c = p;
 
 	launch(c->s, c->id, c->ns);
-	ASSERT_EQ(cuMemcpyAsync((CUdeviceptr)(uintptr_t)c->host, c->dev, 64, c->s), CUDA_SUCCESS);
+	if (c->sync)
+		ASSERT_EQ(cuMemcpyDtoH_v2(c->host, c->dev, 64), CUDA_SUCCESS);
+	else
+		ASSERT_EQ(cuMemcpyAsync((CUdeviceptr)(uintptr_t)c->host, c->dev, 64, c->s),
+			  CUDA_SUCCESS);
 	return NULL;
 }
 
@@ -916,14 +921,15 @@ static void wait_logged(CUstream h, int kernel)
 	ASSERT_TRUE(find_rec(kernel, fake_stream_id(h), &r) >= 0);
 }
 
-/* Item 1: the urgent thread's launches reach the driver, and return, while
- * a lower thread is blocked inside a copy to pageable memory. */
-TEST(urgent_launch_is_not_delayed_by_a_lower_thread_blocked_in_a_copy)
+/* The urgent thread launches twice while a lower thread is blocked in a
+ * copy (@sync: the synchronous one, after the legacy stream's kernel). */
+static void urgent_beside_a_blocked_copy(int sync)
 {
 	static char host[64];
+	int kind = sync ? FAKE_SYNC_COPY : FAKE_COPY;
 	struct copier c;
 	struct fake_rec cp, u;
-	CUstream hi = mk(-1), lo = mk(0);
+	CUstream hi = mk(-1), lo = sync ? NULL : mk(0);
 	pthread_t t;
 	uint64_t t_ret;
 
@@ -934,20 +940,35 @@ TEST(urgent_launch_is_not_delayed_by_a_lower_thread_blocked_in_a_copy)
 	c.host = host;
 	c.ns = 300 * MS;
 	c.id = 111;
+	c.sync = sync;
 	ASSERT_EQ(pthread_create(&t, NULL, copy_thread, &c), 0);
-	wait_logged(lo, FAKE_COPY);	/* the lower thread is in the copy */
+	wait_logged(lo, kind);	/* the lower thread is in the copy */
 	usleep(20000);
 	launch(hi, 112, 0);
 	launch(hi, 113, 0);
 	t_ret = fake_now();
 	pthread_join(t, NULL);
-	ASSERT_TRUE(find_rec(FAKE_COPY, fake_stream_id(lo), &cp) >= 0);
+	ASSERT_TRUE(find_rec(kind, fake_stream_id(lo), &cp) >= 0);
 	u = rec_of(113);
 	ASSERT_GE(cp.ret, rec_of(111).end);	/* the copy did block */
 	if (u.submit >= cp.ret || t_ret >= cp.ret)
 		xt_fail(__FILE__, __LINE__, "the urgent launches (2nd submitted at +%.1f ms, returned at +%.1f ms) waited for the lower thread's copy (returned at +%.1f ms); expected both before it",
 			(u.submit - cp.submit) / 1e6, (t_ret - cp.submit) / 1e6,
 			(cp.ret - cp.submit) / 1e6);
+}
+
+/* Item 1: the urgent thread's launches reach the driver, and return, while
+ * a lower thread is blocked inside a copy to pageable memory. */
+TEST(urgent_launch_is_not_delayed_by_a_lower_thread_blocked_in_a_copy)
+{
+	urgent_beside_a_blocked_copy(0);
+}
+
+/* The same beside the synchronous cuMemcpyDtoH_v2 (a guard: it passes
+ * today, as the call is not hooked). */
+TEST(urgent_launch_is_not_delayed_by_a_lower_thread_in_a_synchronous_copy)
+{
+	urgent_beside_a_blocked_copy(1);
 }
 
 /* Item 2: cuMemcpyDtoHAsync_v2 makes its copy through the exported
@@ -1276,6 +1297,34 @@ TEST(producer_of_a_memory_wait_is_not_held_to_the_hold_limit)
 	ASSERT_LE(r.submit - t, 1000 * MS);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 	w = rec_of(161);
+	ASSERT_GE(w.start, r.end);	/* the fake: the wait held hi until the write */
+}
+
+/* Item 7 with cuStreamWriteValue32 as the producer (a guard: it passes
+ * today, as the call is not hooked). */
+TEST(write_value_producer_of_a_memory_wait_is_not_held_to_the_hold_limit)
+{
+	CUstream hi, lo;
+	uint32_t *flag = NULL;
+	struct fake_rec r, w;
+	uint64_t t;
+
+	setenv("XSCHED_CUDA_HOLD_MAX_MS", "10000", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuMemHostAlloc((void **)&flag, sizeof(*flag), 0), CUDA_SUCCESS);
+	launch(lo, 163, 0);
+	ASSERT_EQ(cuStreamWaitValue32(hi, (CUdeviceptr)(uintptr_t)flag, 1, CU_STREAM_WAIT_VALUE_GEQ),
+		  CUDA_SUCCESS);
+	launch(hi, 164, MS);	/* waits for the flag */
+	t = fake_now();
+	wd_arm(1500, "cuStreamWriteValue32 of the flag a higher stream waits on");
+	ASSERT_EQ(cuStreamWriteValue32(lo, (CUdeviceptr)(uintptr_t)flag, 1, 0), CUDA_SUCCESS);
+	wd_disarm();
+	ASSERT_TRUE(find_rec(FAKE_WRITE_VALUE, fake_stream_id(lo), &r) >= 0);
+	ASSERT_LE(r.submit - t, 1000 * MS);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	w = rec_of(164);
 	ASSERT_GE(w.start, r.end);	/* the fake: the wait held hi until the write */
 }
 

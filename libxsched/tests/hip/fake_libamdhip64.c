@@ -742,13 +742,12 @@ API hipError_t hipMemcpy(void *d, const void *s, size_t n, hipMemcpyKind k)
 	int idx;
 
 	(void)k;
-	stream_sync(NULL, 0);
-	if (n)
-		memmove(d, s, n);
 	pthread_mutex_lock(&mu);
 	idx = (int)(log_add(&null_stream, FAKE_SYNC_COPY, 0, 0) - logv);
 	pthread_mutex_unlock(&mu);
-	fake_rec_wait(idx);
+	fake_rec_wait(idx);	/* the null stream's work first, then the copy */
+	if (n)
+		memmove(d, s, n);
 	pthread_mutex_lock(&mu);
 	logv[idx].ret = fake_clock_ns();
 	pthread_mutex_unlock(&mu);
