@@ -82,6 +82,8 @@ static struct {
 	/* Some XQueue's s_pending is set: the applier has work. */
 	bool pending;
 	pthread_cond_t cond;	/* an XQueue's s_applying went false */
+	void *scratch;		/* evaluate()'s arrays */
+	size_t scratch_size;
 } sched = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -435,17 +437,27 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 	struct xs_pol_dep *pd;
 	int32_t *eff;
 	uint64_t now = xs_now_ns(), recheck;
+	size_t need;
 	void *mem;
 
-	mem = calloc((size_t)sched.count + 1, sizeof(*qs) + sizeof(*in) +
-		     sizeof(*out) + sizeof(*eff));
-	pd = calloc((size_t)sched.ndeps + 1, sizeof(*pd));
-	if (!mem || !pd) {
-		free(mem);
-		free(pd);
-		xs_err("out of memory evaluating the policy");
-		return;
+	/* Scratch kept across evaluations (sched.lock): no allocation on the
+	 * submit path that holds a lower XQueue. */
+	need = ((size_t)sched.count + 1) * (sizeof(*qs) + sizeof(*in) + sizeof(*out) +
+					    sizeof(*eff)) +
+	       ((size_t)sched.ndeps + 1) * sizeof(*pd);
+	if (need > sched.scratch_size) {
+		mem = realloc(sched.scratch, need * 2);
+		if (!mem) {
+			xs_err("out of memory evaluating the policy");
+			return;
+		}
+		sched.scratch = mem;
+		sched.scratch_size = need * 2;
 	}
+	mem = sched.scratch;
+	memset(mem, 0, need);
+	pd = (void *)((char *)mem + ((size_t)sched.count + 1) *
+		      (sizeof(*qs) + sizeof(*in) + sizeof(*out) + sizeof(*eff)));
 	in = mem;
 	out = (void *)(in + sched.count + 1);
 	qs = (void *)(out + sched.count + 1);
@@ -514,8 +526,6 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 		apply_policy(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
 			     XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
 	}
-	free(mem);
-	free(pd);
 }
 
 static void *monitor(void *arg);

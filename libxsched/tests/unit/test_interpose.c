@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The interposition core, driven through a fake runtime (fake_rt.c). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "fake_rt.h"
@@ -533,5 +535,52 @@ TEST(interpose_caller_held_captured_calls_are_neither_held_nor_counted)
 	xsi_stream_capture(s, false);
 	fake_complete(hi, 1);
 	fake_complete(lo, 2);
+	xsi_runtime_fini(&fake_rt);
+}
+
+static void *launch_blocking(void *p)
+{
+	fakeLaunch((uintptr_t)p, FAKE_TAG_BLOCK);
+	return NULL;
+}
+
+static atomic_bool urgent_done;
+
+static void *launch_urgent(void *p)
+{
+	fakeLaunch((uintptr_t)p, 1);
+	atomic_store(&urgent_done, true);
+	return NULL;
+}
+
+/* A lower stream's call is inside the runtime and blocks there (holding
+ * nothing of ours that a decision needs): an urgent launch that makes the
+ * policy hold that stream returns without waiting for it. */
+TEST(interpose_hold_decision_never_waits_for_a_call_inside_the_runtime)
+{
+	struct fake_stream *lo = fake_stream_new(0, 0), *hi = fake_stream_new(5, 0);
+	pthread_t t1, t2;
+	bool blocked;
+
+	fake_auto = true;
+	fake_init();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);	/* both known */
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 1), 0);
+	ASSERT_EQ(fakeStreamSynchronize((uintptr_t)hi), 0);
+	ASSERT_EQ(pthread_create(&t1, NULL, launch_blocking, lo), 0);
+	WAIT_UNTIL(({ pthread_mutex_lock(&fake_lock); blocked = fake_blocked;
+		      pthread_mutex_unlock(&fake_lock); blocked; }), 2000);
+	ASSERT_TRUE(blocked);
+	ASSERT_EQ(pthread_create(&t2, NULL, launch_urgent, hi), 0);
+	WAIT_UNTIL(atomic_load(&urgent_done), 2000);
+	/* Before: the hold took the lower stream's lock, held across the call. */
+	ASSERT_TRUE(atomic_load(&urgent_done));
+	pthread_mutex_lock(&fake_lock);
+	blocked = fake_blocked;
+	pthread_mutex_unlock(&fake_lock);
+	ASSERT_TRUE(blocked);	/* it returned while the lower call still blocked */
+	fake_release_block();
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
 	xsi_runtime_fini(&fake_rt);
 }
