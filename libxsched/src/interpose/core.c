@@ -14,8 +14,13 @@
  * caller-held: their calls cannot run on another thread (the Lv1 worker),
  * and a completion mark for them cannot be recorded from another thread
  * either.  A caller-held runtime's calls run on the caller's thread, and
- * its per-thread streams are marked by their owner after every call
- * (XS_CALLS_OWNER_MARKS); they are forgotten when their thread exits.
+ * its per-thread streams are marked by their owner only (XS_CALLS_OWNER_MARKS),
+ * after a call while a lower stream is held by them; they are forgotten
+ * when their thread exits, without waiting for their work.
+ *
+ * Caller-held dispatch takes no lock across the runtime call (see
+ * xsi_hold_begin() in interpose.h); the table lock is never held across a
+ * runtime call either (forget() and reap() drop it).
  */
 #include <dlfcn.h>
 #include <elf.h>
