@@ -65,6 +65,7 @@ struct xsi_stream {
 	struct xsi_stream_desc desc;
 	atomic_bool live;	/* caller-held: counts in the gate's maximum */
 	atomic_bool capturing;	/* caller-held: its calls go into a graph */
+	bool gone;		/* out of the table (state->lock) */
 	struct xsi_stream *retired_next;
 };
 
@@ -684,6 +685,7 @@ static void unlink_stream(struct xsi_state *st, struct xsi_stream *s)
 			break;
 		}
 	}
+	s->gone = true;
 	s->retired_next = st->retired;
 	st->retired = s;
 	if (atomic_load(&s->live))
@@ -732,16 +734,52 @@ static int32_t prio_clamp(int32_t p)
 	return p < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN : p > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX : p;
 }
 
-/* state->lock held: a new stream in a free slot. */
+/* state->lock held: give @s its XQueue (at its first call: a stream the
+ * application made but never used costs the policy nothing).  0 or -errno
+ * (logged; the stream's calls pass through). */
+static int attach_xq(struct xsi_runtime *rt, struct xsi_stream *s, const char *how)
+{
+	struct xsched_xqueue *xq;
+	struct xsched_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
+	a.priority = prio_clamp(s->desc.priority);
+	a.group = (uint32_t)s->desc.device + 1;	/* the policy's scope: one device */
+	ret = xsched_xqueue_create_calls(&xq, &stream_ops, s, &a);
+	if (ret) {
+		xs_warn("%s: stream %#lx: cannot create its XQueue (%s); it passes through",
+			rt->name, (unsigned long)s->rt_handle, strerror(-ret));
+		return ret;
+	}
+	if (caller_held(rt)) {
+		/* Nothing is ever buffered: no worker; completion is learned
+		 * by those who wait, never by polling with new marks. */
+		xs_xq_lv1_stop_worker(xq);
+		xs_calls_set_mode(xq, s->kind == KIND_PER_THREAD ?
+				  XS_CALLS_OWNER_MARKS : XS_CALLS_PASSIVE);
+	}
+	__atomic_store_n(&s->xq, xq, __ATOMIC_RELEASE);
+	xsi_log(rt, "stream %#lx -> q%u: created (%s), prio %d, dev %d",
+		(unsigned long)s->rt_handle, xsched_xqueue_id(xq), how, a.priority,
+		s->desc.device);
+	return 0;
+}
+
+/*
+ * state->lock held: a new stream in a free slot, with its XQueue when
+ * @with_xq (a call on it is being made), else without (its creation: it
+ * counts in the gate from now on, and gets its XQueue at its first call).
+ */
 static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 				 uintptr_t handle, int32_t device,
 				 uint64_t thread, unsigned int slot,
-				 const struct xsi_stream_desc *d, const char *how)
+				 const struct xsi_stream_desc *d, const char *how,
+				 bool with_xq)
 {
 	struct xsi_state *st = rt->state;
-	struct xsched_attr a;
 	struct xsi_stream *s;
-	int ret;
 
 	if (slot == XSI_SLOTS || st->count >= XSI_SLOTS * 3 / 4) {
 		xs_warn("%s: stream table full; stream %#lx passes through", rt->name,
@@ -754,38 +792,39 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 	s->rt = rt;
 	s->kind = kind;
 	s->handle = kind == KIND_APP ? handle : 0;
-	s->rt_handle = handle;
+	s->rt_handle = kind == KIND_PER_THREAD && caller_held(rt) ? rt->per_thread_handle :
+		       handle;
 	s->device = device;
 	s->thread = thread;
 	s->desc = *d;
-	memset(&a, 0, sizeof(a));
-	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
-	a.priority = prio_clamp(d->priority);
-	a.group = (uint32_t)d->device + 1;	/* the policy's scope: one device */
-	ret = xsched_xqueue_create_calls(&s->xq, &stream_ops, s, &a);
-	if (ret) {
-		xs_warn("%s: stream %#lx: cannot create its XQueue (%s); it passes through",
-			rt->name, (unsigned long)handle, strerror(-ret));
+	if (with_xq && attach_xq(rt, s, how)) {
 		free(s);
 		return NULL;
-	}
-	if (caller_held(rt)) {
-		/* Nothing is ever buffered: no worker; completion is learned
-		 * by those who wait, never by polling with new marks. */
-		xs_xq_lv1_stop_worker(s->xq);
-		xs_calls_set_mode(s->xq, kind == KIND_PER_THREAD ?
-				  XS_CALLS_OWNER_MARKS : XS_CALLS_PASSIVE);
-		if (kind == KIND_PER_THREAD)
-			s->rt_handle = rt->per_thread_handle;
 	}
 	atomic_store_explicit(&st->slots[slot], s, memory_order_release);
 	st->count++;
 	if (caller_held(rt))
 		make_live(st, s);
-	xsi_log(rt, "stream %#lx -> q%u: created (%s), prio %d, dev %d",
-		(unsigned long)handle, xsched_xqueue_id(s->xq), how, a.priority,
-		d->device);
+	if (!with_xq)
+		xsi_log(rt, "stream %#lx: created (%s), prio %d, dev %d; its XQueue at its first call",
+			(unsigned long)handle, how, prio_clamp(d->priority), d->device);
 	return s;
+}
+
+/* A stream found in the table: with its XQueue, made now if it has none. */
+static struct xsi_stream *with_xq(struct xsi_runtime *rt, struct xsi_stream *s)
+{
+	struct xsi_state *st = rt->state;
+	int ret = 0;
+
+	if (!s || __atomic_load_n(&s->xq, __ATOMIC_ACQUIRE))
+		return s;
+	pthread_mutex_lock(&st->lock);
+	/* Still listed (not destroyed meanwhile) and still without one? */
+	if (!s->xq && !s->gone)
+		ret = attach_xq(rt, s, "first call");
+	pthread_mutex_unlock(&st->lock);
+	return ret || !__atomic_load_n(&s->xq, __ATOMIC_ACQUIRE) ? NULL : s;
 }
 
 /* The caller's thread id, kept per thread (a system call is a tenth of a
@@ -823,7 +862,7 @@ static struct xsi_stream *per_thread_get(struct xsi_runtime *rt, uintptr_t handl
 		d.device = device;
 		if (!rt->describe(handle, &d))
 			s = insert(rt, KIND_PER_THREAD, 0, device, tid, slot, &d,
-				   "lazy, per-thread");
+				   "lazy, per-thread", true);
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (!s)
@@ -911,6 +950,10 @@ static void forget(struct xsi_runtime *rt, struct xsi_stream *s, bool runs_on)
 	s->xq = NULL;
 	if (atomic_load(&s->capturing))
 		atomic_fetch_sub(&st->captures, 1);
+	if (!xq) {	/* never used: nothing of it runs */
+		xsi_log(rt, "stream %#lx: destroyed (never used)", (unsigned long)s->rt_handle);
+		return;
+	}
 	pthread_mutex_unlock(&st->lock);
 	if (!caller_held(rt)) {
 		xsi_log(rt, "stream %#lx -> q%u: destroyed", (unsigned long)s->rt_handle,
@@ -1002,7 +1045,7 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 	}
 	s = lookup(st, kind, kind == KIND_LEGACY ? 0 : handle, device, 0, NULL);
 	if (s)
-		return s;
+		return with_xq(rt, s);
 	/* Unknown: a stream made before the library loaded, or the default
 	 * stream's first use. */
 	pthread_mutex_lock(&st->lock);
@@ -1014,9 +1057,32 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 			xsi_log(rt, "stream %#lx: unknown to the runtime: passes through",
 				(unsigned long)handle);
 		else
-			s = insert(rt, kind, handle, device, 0, slot, &d, "lazy");
+			s = insert(rt, kind, handle, device, 0, slot, &d, "lazy", true);
+	} else if (!s->xq && attach_xq(rt, s, "first call")) {
+		s = NULL;
 	}
 	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_stream_desc d;
+	struct xsi_stream *s;
+	unsigned int slot;
+
+	if (!st || rt->default_kind(handle) != XSI_NOT_DEFAULT)
+		return NULL;
+	pthread_mutex_lock(&st->lock);
+	s = lookup(st, KIND_APP, handle, -1, 0, &slot);
+	if (!s) {
+		memset(&d, 0, sizeof(d));
+		if (!rt->describe(handle, &d))
+			s = insert(rt, KIND_APP, handle, -1, 0, slot, &d, "created", false);
+	}
+	pthread_mutex_unlock(&st->lock);
+	reap(rt);
 	return s;
 }
 
@@ -1040,7 +1106,7 @@ struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
 		forget(rt, stale, false);
 	}
 	(void)lookup(st, KIND_APP, handle, -1, 0, &slot);
-	s = insert(rt, KIND_APP, handle, -1, 0, slot, d, "hooked");
+	s = insert(rt, KIND_APP, handle, -1, 0, slot, d, "hooked", false);
 	pthread_mutex_unlock(&st->lock);
 	reap(rt);
 	return s;

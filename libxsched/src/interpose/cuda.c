@@ -883,7 +883,7 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 static void created(CUresult r, CUstream *ph)
 {
 	if (r == CUDA_SUCCESS && ph && *ph && !xc_no_hold)
-		(void)xsi_stream_get(&xc_rt, (uintptr_t)*ph, 0);
+		(void)xsi_stream_announce(&xc_rt, (uintptr_t)*ph);
 }
 
 /* Stream creation: on a partition when XSCHED_CUDA_SM_SPLIT is set, else as

@@ -195,9 +195,15 @@ void xsi_runtime_fini(struct xsi_runtime *rt);
 struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 				  uint32_t flags);
 /* The create hook, after the real create succeeded: a new stream for
- * @handle (replacing any stale one of a reused handle). */
+ * @handle (replacing any stale one of a reused handle).  It counts in its
+ * device's gate from now on (lower streams are capped); its XQueue is made
+ * at its first call (xsi_stream_get()), so a stream never used costs the
+ * policy nothing. */
 struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
 				      const struct xsi_stream_desc *d);
+/* The same, for a runtime whose create hook does not describe the stream
+ * itself (describe() is asked).  NULL: a default stream, or not described. */
+struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle);
 /* The destroy hook, before the real destroy: forget @handle.  Caller-held
  * runtimes return at once, as the runtime does: a last mark is recorded on
  * the stream, and its XQueue keeps holding lower streams until that mark

@@ -134,8 +134,10 @@ TEST(interpose_reused_handle_gets_a_new_stream)
 	d.priority = 4;
 	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)a, &d) != NULL);
 	ASSERT_EQ(xsi_stream_count(&fake_rt), 1);
-	ASSERT_EQ(xs_sched_count(), 1);
+	/* The stale XQueue is gone; the new stream's comes at its first use. */
+	ASSERT_EQ(xs_sched_count(), 0);
 	ASSERT_EQ(xq_info(xq_of((uintptr_t)a, 0)).priority, 4);
+	ASSERT_EQ(xs_sched_count(), 1);
 	xsi_runtime_fini(&fake_rt);
 }
 
@@ -582,5 +584,47 @@ TEST(interpose_hold_decision_never_waits_for_a_call_inside_the_runtime)
 	fake_release_block();
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
+	xsi_runtime_fini(&fake_rt);
+}
+
+static void *launch_fifth(void *p)
+{
+	fakeLaunch((uintptr_t)p, 5);
+	return NULL;
+}
+
+/* A created stream caps lower streams at once, but has no XQueue (nothing
+ * for the policy to evaluate) until its first call. */
+TEST(interpose_created_stream_gates_at_once_and_gets_its_xqueue_at_first_call)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(0, 0);
+	struct xsi_stream_desc d = { .priority = 5, .device = 0 };
+	pthread_t t;
+	int i;
+
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	xs_config_reload();
+	fake_caller_held(0);
+	fake_auto = false;
+	fake_init();
+	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)hi, &d) != NULL);
+	ASSERT_EQ(xs_sched_count(), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	ASSERT_EQ(xs_sched_count(), 1);	/* lo's only */
+	/* The 5th waits for room: hi exists, though it never ran anything. */
+	ASSERT_EQ(pthread_create(&t, NULL, launch_fifth, lo), 0);
+	ASSERT_TRUE(!WAIT_UNTIL(fake_launched(lo) == 5, 200));
+	fake_complete(lo, 4);
+	ASSERT_TRUE(WAIT_UNTIL(fake_launched(lo) == 5, 2000));
+	pthread_join(t, NULL);
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 2), 0);
+	ASSERT_EQ(xs_sched_count(), 2);
+	fake_complete(lo, 100);
+	fake_complete(hi, 100);
+	unsetenv("XSCHED_THRESHOLD");
+	unsetenv("XSCHED_BATCH");
+	xs_config_reload();
 	xsi_runtime_fini(&fake_rt);
 }
