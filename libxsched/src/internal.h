@@ -431,6 +431,9 @@ void xs_xq_free(struct xsched_xqueue *xq);
 #define XS_NOW_CAP	(1U << 0)
 #define XS_NOW_FORCE	(1U << 1)
 #define XS_NOW_MEMWAIT	(1U << 2)
+/* A call queue for caller-held dispatch: no Lv1 worker is ever started. */
+int xs_xqueue_create_caller_held(struct xsched_xqueue **xqp, const struct xsched_call_ops *ops,
+				 void *ctx, const struct xsched_attr *attr);
 int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags);
 void xs_xq_now_end(struct xsched_xqueue *xq, bool ran, unsigned int flags);
 /* Wait up to @timeout_ns while the policy (or the user) holds @xq. */

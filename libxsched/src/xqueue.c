@@ -451,7 +451,7 @@ static unsigned int min_level(const struct xsched_xqueue *xq)
  * (the same queue, or NULL). */
 static int xq_create(struct xsched_xqueue **xqp, struct xsched_platform *plat,
 		     struct xsched_platform *pre, uint64_t handle,
-		     const struct xsched_attr *attr, void *own_plat)
+		     const struct xsched_attr *attr, void *own_plat, bool worker)
 {
 	const struct xs_config *cfg = xs_config();
 	static const uint32_t known = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_LEVEL |
@@ -572,7 +572,7 @@ static int xq_create(struct xsched_xqueue **xqp, struct xsched_platform *plat,
 	xq->threshold = threshold;
 	xq->batch = batch;
 
-	if (level == XSCHED_LV1) {
+	if (level == XSCHED_LV1 && worker) {
 		ret = xs_xq_lv1_start_worker(xq);
 		if (ret) {
 			xq->own_plat = NULL;	/* the caller frees it */
@@ -596,12 +596,11 @@ XS_EXPORT int xsched_xqueue_create(struct xsched_xqueue **xqp,
 	if (!xqp || !plat || !plat->ops)
 		return -EINVAL;
 	return xq_create(xqp, plat, plat->ops->suspend ? plat : NULL, handle,
-			 attr, NULL);
+			 attr, NULL, true);
 }
 
-XS_EXPORT int xsched_xqueue_create_calls(struct xsched_xqueue **xqp,
-					 const struct xsched_call_ops *ops,
-					 void *ctx, const struct xsched_attr *attr)
+static int create_calls(struct xsched_xqueue **xqp, const struct xsched_call_ops *ops,
+			void *ctx, const struct xsched_attr *attr, bool worker)
 {
 	struct xsched_platform *p;
 	int ret;
@@ -613,10 +612,23 @@ XS_EXPORT int xsched_xqueue_create_calls(struct xsched_xqueue **xqp,
 	p = xs_calls_platform(ops, ctx);
 	if (!p)
 		return -ENOMEM;
-	ret = xq_create(xqp, p, NULL, 0, attr, p);
+	ret = xq_create(xqp, p, NULL, 0, attr, p, worker);
 	if (ret)
 		xs_calls_platform_free(p);
 	return ret;
+}
+
+XS_EXPORT int xsched_xqueue_create_calls(struct xsched_xqueue **xqp,
+					 const struct xsched_call_ops *ops,
+					 void *ctx, const struct xsched_attr *attr)
+{
+	return create_calls(xqp, ops, ctx, attr, true);
+}
+
+int xs_xqueue_create_caller_held(struct xsched_xqueue **xqp, const struct xsched_call_ops *ops,
+				 void *ctx, const struct xsched_attr *attr)
+{
+	return create_calls(xqp, ops, ctx, attr, false);
 }
 
 /*

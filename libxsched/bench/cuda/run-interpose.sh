@@ -9,7 +9,8 @@
 #   libxsched/bench/cuda/run-interpose.sh [OUT]
 #
 # OLD_SO=path: also run with that build of libxsched-cuda.so (an earlier
-# commit's, for a before/after figure).  Logs and raw lines go to OUT
+# commit's, for a before/after figure).  ROUNDS (4), CASES ("inversion
+# launch"), REQUESTS (400), LAUNCHES (20000), CPU (3) change the run.  Logs and raw lines go to OUT
 # (default build/bench-interpose); nothing is written into the tree.
 set -u
 OUT=${1:-${OUT:-build/bench-interpose}}
@@ -29,23 +30,28 @@ nvcc -O2 -arch=${ARCH:-sm_90} -o "$BIN" libxsched/bench/cuda/interpose_cost.cu >
 
 RAW=$OUT/raw.jsonl
 : > "$RAW"
-run() {	# label so args...
-	local label=$1 so=$2
-	shift 2
+# Every run on one core (CPU), so that the host noise is that core's.
+CPU=${CPU:-3}
+run() {	# round label so args...
+	local round=$1 label=$2 so=$3
+	shift 3
 	if [ -n "$so" ]; then
-		LD_PRELOAD=$so "$BIN" "$@"
+		LD_PRELOAD=$so taskset -c "$CPU" "$BIN" "$@"
 	else
-		"$BIN" "$@"
-	fi | sed "s/^{/{\"with\": \"$label\", /" | tee -a "$RAW"
+		taskset -c "$CPU" "$BIN" "$@"
+	fi | sed "s/^{/{\"round\": $round, \"with\": \"$label\", /" | tee -a "$RAW"
 }
 SOS="native: libxsched:$SO"
 [ -n "${OLD_SO:-}" ] && SOS="$SOS before:$OLD_SO"
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-4}"); do
 	for pair in $SOS; do
 		label=${pair%%:*} so=${pair#*:}
-		run "$label" "$so" inversion "${REQUESTS:-400}"
+		case " ${CASES:-inversion launch} " in *" inversion "*)
+			run "$round" "$label" "$so" inversion "${REQUESTS:-400}";;
+		esac
+		case " ${CASES:-inversion launch} " in *" launch "*) ;; *) continue;; esac
 		for k in app legacy pt; do
-			run "$label" "$so" launch "$k" "${LAUNCHES:-20000}"
+			run "$round" "$label" "$so" launch "$k" "${LAUNCHES:-20000}"
 		done
 	done
 done
@@ -63,11 +69,18 @@ for w in withs:
     print('%-10s %10.1f %10.1f %10.1f' % (w, med(w, 'inversion', 'call_p50_ns') / 1e3,
           med(w, 'inversion', 'call_p99_ns') / 1e3, med(w, 'inversion', 'call_max_ns') / 1e3))
 print()
-print('per launch (ns): launch call alone / launch + synchronize, and added over native')
+print('per launch (ns): launch call alone / launch + synchronize; added over native in the same round, median of rounds')
 print('%-8s %-10s %10s %10s %12s %12s' % ('stream', 'with', 'call', 'pair', 'call added', 'pair added'))
+def one(w, k, key, rnd):
+    v = [r[key] for r in rows if r['with'] == w and r['case'] == 'launch' and r['stream'] == k and r['round'] == rnd]
+    return v[0] if v else None
+rounds = sorted({r['round'] for r in rows})
 for k in ('app', 'legacy', 'pt'):
-    nc, npair = med('native', 'launch', 'call_ns', k), med('native', 'launch', 'launch_sync_ns', k)
     for w in withs:
-        c, p = med(w, 'launch', 'call_ns', k), med(w, 'launch', 'launch_sync_ns', k)
-        print('%-8s %-10s %10.0f %10.0f %12.0f %12.0f' % (k, w, c, p, c - nc, p - npair))
+        dc = [one(w, k, 'call_ns', x) - one('native', k, 'call_ns', x) for x in rounds
+              if one(w, k, 'call_ns', x) is not None and one('native', k, 'call_ns', x) is not None]
+        dp = [one(w, k, 'launch_sync_ns', x) - one('native', k, 'launch_sync_ns', x) for x in rounds
+              if one(w, k, 'launch_sync_ns', x) is not None and one('native', k, 'launch_sync_ns', x) is not None]
+        print('%-8s %-10s %10.0f %10.0f %12.0f %12.0f' % (k, w, med(w, 'launch', 'call_ns', k),
+              med(w, 'launch', 'launch_sync_ns', k), statistics.median(dc), statistics.median(dp)))
 PY

@@ -98,6 +98,8 @@ struct xsi_state {
 	 * any is, a scheduled call asks the runtime whether its own stream
 	 * joined a capture. */
 	atomic_int captures;
+	/* Devices the runtime has (0: not known yet; default_device()). */
+	atomic_int ndev;
 	/* Destroyed streams whose work runs on (under lock). */
 	struct xsi_zombie *zombies;
 	atomic_bool has_zombies;
@@ -747,16 +749,16 @@ static int attach_xq(struct xsi_runtime *rt, struct xsi_stream *s, const char *h
 	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
 	a.priority = prio_clamp(s->desc.priority);
 	a.group = (uint32_t)s->desc.device + 1;	/* the policy's scope: one device */
-	ret = xsched_xqueue_create_calls(&xq, &stream_ops, s, &a);
+	ret = caller_held(rt) ? xs_xqueue_create_caller_held(&xq, &stream_ops, s, &a) :
+	      xsched_xqueue_create_calls(&xq, &stream_ops, s, &a);
 	if (ret) {
 		xs_warn("%s: stream %#lx: cannot create its XQueue (%s); it passes through",
 			rt->name, (unsigned long)s->rt_handle, strerror(-ret));
 		return ret;
 	}
 	if (caller_held(rt)) {
-		/* Nothing is ever buffered: no worker; completion is learned
-		 * by those who wait, never by polling with new marks. */
-		xs_xq_lv1_stop_worker(xq);
+		/* Nothing is ever buffered (no worker was started); completion
+		 * is learned by those who wait, never by polling with new marks. */
 		xs_calls_set_mode(xq, s->kind == KIND_PER_THREAD ?
 				  XS_CALLS_OWNER_MARKS : XS_CALLS_PASSIVE);
 	}
@@ -827,6 +829,26 @@ static struct xsi_stream *with_xq(struct xsi_runtime *rt, struct xsi_stream *s)
 	return ret || !__atomic_load_n(&s->xq, __ATOMIC_ACQUIRE) ? NULL : s;
 }
 
+/*
+ * The device a default stream named by the calling thread is on: with one
+ * device in the process it is 0, without asking the runtime on every call
+ * (a driver call is a tenth of a launch); else the caller's current one.
+ */
+static int32_t default_device(struct xsi_runtime *rt)
+{
+	struct xsi_state *st = rt->state;
+	int n = atomic_load_explicit(&st->ndev, memory_order_relaxed);
+
+	if (!n && rt->device_count) {
+		n = rt->device_count();	/* fails before the runtime's init */
+		if (n > 0)
+			atomic_store(&st->ndev, n);
+	}
+	if (n == 1)
+		return 0;
+	return rt->current_device ? rt->current_device() : 0;
+}
+
 /* The caller's thread id, kept per thread (a system call is a tenth of a
  * launch); a fork child's thread asks again. */
 static uint64_t thread_id(void)
@@ -846,7 +868,7 @@ static uint64_t thread_id(void)
 static struct xsi_stream *per_thread_get(struct xsi_runtime *rt, uintptr_t handle)
 {
 	struct xsi_state *st = rt->state;
-	int32_t device = rt->current_device ? rt->current_device() : 0;
+	int32_t device = default_device(rt);
 	uint64_t tid = thread_id();
 	struct xsi_stream_desc d;
 	struct xsi_stream *s;
@@ -1041,7 +1063,7 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 	}
 	if (k != XSI_NOT_DEFAULT) {
 		kind = KIND_LEGACY;
-		device = rt->current_device ? rt->current_device() : 0;
+		device = default_device(rt);
 	}
 	s = lookup(st, kind, kind == KIND_LEGACY ? 0 : handle, device, 0, NULL);
 	if (s)

@@ -53,6 +53,7 @@ static struct {
 	CUresult (*ctx_push)(CUcontext);
 	CUresult (*ctx_pop)(CUcontext *);
 	CUresult (*ctx_get_device)(CUdevice *);
+	CUresult (*device_get_count)(int *);
 	CUresult (*stream_get_ctx)(CUstream, CUcontext *);
 	CUresult (*stream_get_priority)(CUstream, int *);
 	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
@@ -166,6 +167,14 @@ static int xc_current_device(void)
 	CUdevice dev = 0;
 
 	return xc_real.ctx_get_device(&dev) == CUDA_SUCCESS ? (int)dev : 0;
+}
+
+static int xc_device_count(void)
+{
+	int n = 0;
+
+	return xc_real.device_get_count && xc_real.device_get_count(&n) == CUDA_SUCCESS ?
+	       n : -1;
 }
 
 /* A stream's context, priority and device (the caller's current context
@@ -547,6 +556,7 @@ static void do_init(void)
 	REAL(ctx_push, "cuCtxPushCurrent_v2");
 	REAL(ctx_pop, "cuCtxPopCurrent_v2");
 	REAL(ctx_get_device, "cuCtxGetDevice");
+	REAL(device_get_count, "cuDeviceGetCount");
 	REAL(stream_get_ctx, "cuStreamGetCtx");
 	REAL(stream_get_priority, "cuStreamGetPriority");
 	REAL(stream_is_capturing, "cuStreamIsCapturing");
@@ -1114,6 +1124,7 @@ struct xsi_runtime xc_rt = {
 	.nentries = E_COUNT,
 	.default_kind = xc_default_kind,
 	.current_device = xc_current_device,
+	.device_count = xc_device_count,
 	.describe = xc_describe,
 	.enter = xc_enter,
 	.mark_record = xc_mark_record,

@@ -210,6 +210,7 @@ hipError_t hipExtModuleLaunchKernel(hipFunction_t, uint32_t, uint32_t, uint32_t,
 static struct {
 	hipError_t (*get_device)(int *);
 	hipError_t (*set_device)(int);
+	hipError_t (*get_device_count)(int *);
 	hipError_t (*stream_get_priority)(hipStream_t, int *);
 	int (*stream_device)(hipStream_t);
 	hipError_t (*stream_is_capturing)(hipStream_t, hipStreamCaptureStatus *);
@@ -238,6 +239,13 @@ static int xh_current_device(void)
 	int dev = 0;
 
 	return xh_real.get_device(&dev) == hipSuccess ? dev : 0;
+}
+
+static int xh_device_count(void)
+{
+	int n = 0;
+
+	return xh_real.get_device_count && xh_real.get_device_count(&n) == hipSuccess ? n : -1;
 }
 
 /* HIP priority -> xsched priority (see the top of the file). */
@@ -415,6 +423,7 @@ static void do_resolve(void)
 	}
 	HELPER(get_device, "hipGetDevice", "hip_4.2");
 	HELPER(set_device, "hipSetDevice", "hip_4.2");
+	HELPER(get_device_count, "hipGetDeviceCount", "hip_4.2");
 	HELPER(stream_get_priority, "hipStreamGetPriority", "hip_4.2");
 	HELPER(stream_device, "hipGetStreamDeviceId", "hip_4.2");
 	HELPER(stream_is_capturing, "hipStreamIsCapturing", "hip_4.3");
@@ -1480,6 +1489,7 @@ struct xsi_runtime xh_rt = {
 	.per_thread_handle = (uintptr_t)hipStreamPerThread,
 	.default_kind = xh_default_kind,
 	.current_device = xh_current_device,
+	.device_count = xh_device_count,
 	.describe = xh_describe,
 	.enter = NULL,	/* caller-held: nobody runs another thread's call */
 	.mark_record = xh_mark_record,

@@ -138,6 +138,10 @@ struct xsi_runtime {
 	enum xsi_default (*default_kind)(uintptr_t handle);
 	/* The caller's current device (for default streams). */
 	int (*current_device)(void);
+	/* Optional: how many devices the process has (> 0), or < 0 when the
+	 * runtime cannot say yet; with one, default streams are on device 0
+	 * and current_device() is not asked on every call. */
+	int (*device_count)(void);
 	/* A stream the core has not seen created: its priority, device and
 	 * context.  For default streams @handle is the default handle and
 	 * d->device is already set. */
