@@ -30,17 +30,8 @@ PACKAGES = ["librocsparse0", "libhipsparse0", "librocrand1", "libhiprand1"]
 # What must be covered: work on a stream, waits, streams and events.
 CRITICAL = re.compile(r"Launch|Memcpy|Memset|Synchroni[sz]e|Stream|Event|Graph(Launch|Upload)"
                       r"|Wait|Signal|Callback|HostFunc|Prefetch|Async")
-MANGLED = {
-    "hipHccModuleLaunchKernel":
-        "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_",
-    "hipLaunchKernelGGLImpl": "_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv",
-}
-EXTRA_MANGLED = {
-    "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j":
-        "hipExtModuleLaunchKernel",
-}
 LISTS = {
-    "HIP_SCHEDULED": "scheduled", "HIP_SCHEDULED_CXX": "scheduled",
+    "HIP_SCHEDULED": "scheduled",
     "HIP_SCHEDULED_MULTI": "scheduled", "HIP_SCHEDULED_OWN": "scheduled",
     "HIP_ORDERED": "ordered", "HIP_ORDERED_OWN": "ordered",
     "HIP_HARMLESS": "harmless", "HIP_UNHOOKED": "unhooked",
@@ -58,6 +49,20 @@ def read_table(path):
         for e in re.finditer(r"X\((\w+), \"([^\"]+)\"", m.group(2)):
             table[e.group(1)] = (cls, e.group(2))
     return table
+
+
+def read_cxx_names(path):
+    """{C name: (C++ name, node)} from HIP_CXX_NAMES: the C++ names the
+    runtime exports an entry's function by."""
+    text = open(path).read()
+    m = re.search(r"^#define HIP_CXX_NAMES\(X\) \\\n((?:.*\\\n)*.*\n)", text, re.M)
+    body = re.sub(r"\\\n\s*", " ", m.group(1)) if m else ""
+    return {e.group(1): (e.group(2), e.group(3))
+            for e in re.finditer(r"X\((\w+),\s*\"(\w+)\",\s*\"([^\"]+)\"\)", body)}
+
+
+# Entries exported under their C++ name only (no C name exists).
+CXX_ONLY = {"hipLaunchKernelGGLImpl"}
 
 
 def dynsyms(path, undefined):
@@ -180,6 +185,11 @@ def main():
             print("coverage: %s: no such file" % f)
             return 1
     table = read_table(a.table)
+    cxx = read_cxx_names(a.table)
+    if not cxx:
+        print("coverage: %s has no HIP_CXX_NAMES list" % a.table)
+        return 1
+    by_cxx = {c: n for n, (c, _) in cxx.items()}
     bad = 0
 
     # The table and the library agree: every hook is exported at its node.
@@ -187,11 +197,12 @@ def main():
     for name, (cls, node) in sorted(table.items()):
         if cls == "unhooked":
             continue
-        sym = MANGLED.get(name, name)
-        if exported.get(sym) != node:
-            print("coverage: %s (%s) is not exported at %s by %s (got %s)"
-                  % (sym, cls, node, a.lib, exported.get(sym)))
-            bad += 1
+        syms = ([] if name in CXX_ONLY else [name]) + ([cxx[name][0]] if name in cxx else [])
+        for sym in syms:
+            if exported.get(sym) != node:
+                print("coverage: %s (%s) is not exported at %s by %s (got %s)"
+                      % (sym, cls, node, a.lib, exported.get(sym)))
+                bad += 1
     hooked = sum(1 for c, _ in table.values() if c != "unhooked")
     print("coverage: table of %s: %d hooked (%d scheduled, %d ordered, %d harmless), %d not hooked"
           % (os.path.basename(a.table), hooked,
@@ -209,10 +220,18 @@ def main():
     elif rt and (a.runtime or not a.headers_only):
         theirs = dynsyms(rt, False)
     for name, (cls, node) in sorted(table.items()):
-        sym = MANGLED.get(name, name)
-        if cls != "unhooked" and sym in theirs and theirs[sym] != node:
-            print("coverage: %s exports %s at %s; the table hooks it at %s"
-                  % (os.path.basename(a.runtime_map or rt), sym, theirs[sym], node))
+        for sym in [name] + ([cxx[name][0]] if name in cxx else []):
+            if cls != "unhooked" and sym in theirs and theirs[sym] != node:
+                print("coverage: %s exports %s at %s; the table hooks it at %s"
+                      % (os.path.basename(a.runtime_map or rt), sym, theirs[sym], node))
+                bad += 1
+    # A C++ export that takes a stream (ihipStream_t in its mangled
+    # parameters) must be one of HIP_CXX_NAMES: the hook's real function is
+    # looked up under those names (ROCm 5.x has no C name for some).
+    for sym in sorted(theirs):
+        if sym.startswith("_Z") and "ihipStream_t" in sym and sym not in by_cxx:
+            print("coverage: %s exports %s, which takes a stream, and HIP_CXX_NAMES lacks it"
+                  % (os.path.basename(a.runtime_map or rt), sym))
             bad += 1
 
     # Every function of the real runtime that takes a stream is classified:
@@ -262,7 +281,7 @@ def main():
                 if v.startswith("hip_") or n.startswith(("hip", "__hip"))}
         count = dict.fromkeys(cols, 0)
         for n in sorted(imps):
-            n2 = EXTRA_MANGLED.get(n, n)
+            n2 = by_cxx.get(n, n)
             cls = table.get(n2, (None,))[0]
             if cls:
                 count[cls] += 1

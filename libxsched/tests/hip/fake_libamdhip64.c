@@ -408,7 +408,21 @@ API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned 
 	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
 }
 
-/* 5.2.3 exports only the C++ name; the C one is 6.x's. */
+/*
+ * The module launches of hip_ext.h: ROCm 5.x exports them under their C++
+ * names only; 6.x and 7.x under their C names as well (the fake built with
+ * -DFAKE_ROCM6, libamdhip64.so.6).  hip_impl::hipLaunchKernelGGLImpl has
+ * only its C++ name and returns nothing.
+ */
+static hipError_t ext_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+			     uint32_t bx, uint32_t by, uint32_t bz, size_t smem, hipStream_t h,
+			     void **params)
+{
+	dim3 g = { gx, gy, gz }, b = { bx, by, bz };
+
+	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
+}
+
 hipError_t ext_module_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
 			     uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
 			     hipEvent_t, uint32_t)
@@ -418,11 +432,50 @@ API hipError_t ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint
 				 hipStream_t h, void **params, void **extra, hipEvent_t e0,
 				 hipEvent_t e1, uint32_t fl)
 {
-	dim3 g = { gx, gy, gz }, b = { bx, by, bz };
-
 	(void)extra; (void)e0; (void)e1; (void)fl;
-	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
 }
+
+hipError_t hcc_module_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			     uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			     hipEvent_t)
+	__asm__("_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_");
+API hipError_t hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+				 uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+				 hipStream_t h, void **params, void **extra, hipEvent_t e0,
+				 hipEvent_t e1)
+{
+	(void)extra; (void)e0; (void)e1;
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
+}
+
+void ggl_launch(uintptr_t, const dim3 *, const dim3 *, uint32_t, hipStream_t, void **)
+	__asm__("_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv");
+API void ggl_launch(uintptr_t f, const dim3 *g, const dim3 *b, uint32_t smem, hipStream_t h,
+		    void **args)
+{
+	(void)launch((const struct fake_kernel *)f, *g, *b, args, smem, h, FAKE_LEGACY);
+}
+
+#ifdef FAKE_ROCM6
+API hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+					uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+					hipStream_t h, void **params, void **extra, hipEvent_t e0,
+					hipEvent_t e1, uint32_t fl)
+{
+	(void)extra; (void)e0; (void)e1; (void)fl;
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
+}
+
+API hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+					uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+					hipStream_t h, void **params, void **extra, hipEvent_t e0,
+					hipEvent_t e1)
+{
+	(void)extra; (void)e0; (void)e1;
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
+}
+#endif
 
 static hipError_t copy(hipStream_t h, int spt, int kind)
 {
@@ -505,6 +558,19 @@ API hipError_t hipGraphLaunch(hipGraphExec_t g, hipStream_t h)
 {
 	(void)g;
 	return copy(h, 0, FAKE_GRAPH);
+}
+
+/* ROCm 6.1 (hip_6.1): with hipGraphInstantiateFlagUpload the graph is
+ * uploaded on uploadStream (a FAKE_UPLOAD command there). */
+API hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *gx, hipGraph_t g,
+					     hipGraphInstantiateParams *p)
+{
+	(void)g;
+	if (!gx || !p)
+		return hipErrorInvalidValue;
+	*gx = (hipGraphExec_t)&null_stream;
+	p->result_out = 0;
+	return (p->flags & 2) ? copy(p->uploadStream, 0, FAKE_UPLOAD) : hipSuccess;
 }
 
 /*

@@ -402,6 +402,104 @@ TEST(rocm6_and_rocm7_stream_calls_are_scheduled)
 	}
 }
 
+/* The C++ names of the module launches, as a program or library built
+ * against ROCm 5.x's hip_ext.h (rocBLAS 5.5) imports them. */
+hipError_t cxx_ext_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t, uint32_t)
+	__asm__("_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
+hipError_t cxx_hcc_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t)
+	__asm__("_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_");
+void cxx_ggl_launch(uintptr_t, const dim3 *, const dim3 *, uint32_t, hipStream_t, void **)
+	__asm__("_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv");
+
+/* The fake exports these launches under their C++ names only, as ROCm 5.x
+ * does: each reaches the runtime through its hook (it answered
+ * hipErrorNotSupported when the real function was looked up by its C name
+ * alone), and a lower stream's launch waits for the higher stream's kernel. */
+TEST(cxx_named_module_launches_reach_the_runtime)
+{
+	hipStream_t hi = mk(-1), lo = mk(0);
+	dim3 one = { 1, 1, 1 };
+	struct fake_rec h, r;
+
+	ASSERT_TRUE(in_xsched(cxx_ext_launch));
+	ASSERT_TRUE(in_xsched(cxx_hcc_launch));
+	ASSERT_TRUE(in_xsched(cxx_ggl_launch));
+	launch(lo, 90, 0);
+	launch(hi, 91, 30 * MS);
+	ASSERT_EQ(cxx_ext_launch((hipFunction_t)K(92, 0), 1, 1, 1, 1, 1, 1, 0, lo, NULL, NULL,
+				 NULL, NULL, 0), hipSuccess);
+	launch(hi, 93, 30 * MS);
+	ASSERT_EQ(cxx_hcc_launch((hipFunction_t)K(94, 0), 1, 1, 1, 1, 1, 1, 0, lo, NULL, NULL,
+				 NULL, NULL), hipSuccess);
+	launch(hi, 95, 30 * MS);
+	cxx_ggl_launch((uintptr_t)K(96, 0), &one, &one, 0, lo, NULL);
+	for (int i = 0; i < 3; i++) {
+		h = rec_of(91 + 2 * i);
+		r = rec_of(92 + 2 * i);
+		ASSERT_EQ(r.stream, fake_stream_id(lo));
+		ASSERT_GE(r.submit, h.end);
+	}
+}
+
+/* A lookup by C name (hipGetProcAddress and dlsym callers, 6.x-built
+ * code) on a runtime that exports only the C++ name gets the hook, whose
+ * real function is the C++ export. */
+TEST(c_named_module_launches_find_the_cxx_export)
+{
+	hipError_t (*ext)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t, uint32_t) =
+		(__typeof__(ext))dlsym(RTLD_DEFAULT, "hipExtModuleLaunchKernel");
+	hipError_t (*hcc)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t) =
+		(__typeof__(hcc))dlsym(RTLD_DEFAULT, "hipHccModuleLaunchKernel");
+	void *cxx = dlsym(RTLD_DEFAULT,
+			  "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
+	hipStream_t s = mk(0);
+
+	ASSERT_TRUE(in_xsched(ext));
+	ASSERT_TRUE(in_xsched(hcc));
+	ASSERT_TRUE(in_xsched(cxx));
+	ASSERT_EQ(ext((hipFunction_t)K(97, 0), 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL, NULL, NULL, 0),
+		  hipSuccess);
+	ASSERT_EQ(hcc((hipFunction_t)K(98, 0), 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL, NULL, NULL),
+		  hipSuccess);
+	ASSERT_EQ(rec_of(97).stream, fake_stream_id(s));
+	ASSERT_EQ(rec_of(98).stream, fake_stream_id(s));
+}
+
+/* A feature probe (dlsym(RTLD_DEFAULT)) for an entry point this runtime
+ * lacks finds nothing, as without the interposer, rather than a hook that
+ * can only answer hipErrorNotSupported; one it has gets the hook. */
+TEST(dlsym_of_an_entry_point_the_runtime_lacks_is_null)
+{
+	ASSERT_TRUE(dlsym(RTLD_DEFAULT, "hipLaunchKernelExC") == NULL);
+	ASSERT_TRUE(dlsym(RTLD_DEFAULT, "hipDrvLaunchKernelEx") == NULL);
+	ASSERT_TRUE(in_xsched(dlsym(RTLD_DEFAULT, "hipStreamBatchMemOp")));
+}
+
+/* hipGraphInstantiateWithParams (6.1) with hipGraphInstantiateFlagUpload
+ * uploads on a stream: hooked (ordered on that stream), and the upload
+ * reaches the runtime on that stream. */
+TEST(graph_instantiate_with_upload_is_hooked)
+{
+	hipGraphInstantiateParams p;
+	hipGraphExec_t gx = NULL;
+	hipStream_t s = mk(0);
+
+	memset(&p, 0, sizeof(p));
+	p.flags = 2;	/* hipGraphInstantiateFlagUpload */
+	p.uploadStream = s;
+	ASSERT_TRUE(in_xsched(hipGraphInstantiateWithParams));
+	ASSERT_EQ(hipGraphInstantiateWithParams(&gx, NULL, &p), hipSuccess);
+	ASSERT_EQ(rec_of(FAKE_UPLOAD).stream, fake_stream_id(s));
+}
+
 TEST(higher_stream_never_waits_for_lower)
 {
 	hipStream_t hi = mk(-1), lo = mk(1);
