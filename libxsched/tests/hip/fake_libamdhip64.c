@@ -150,17 +150,16 @@ API void __hipRegisterFunction(void **m, const void *host_fn, char *dev_fn, cons
 	pthread_mutex_unlock(&mu);
 }
 
-API hipError_t __hipPushCallConfiguration(dim3 g, dim3 b, size_t smem, hipStream_t s)
+static void cfg_push(dim3 g, dim3 b, size_t smem, hipStream_t s)
 {
 	cfg.set = 1;
 	cfg.g = g;
 	cfg.b = b;
 	cfg.smem = smem;
 	cfg.s = s;
-	return hipSuccess;
 }
 
-API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStream_t *s)
+static hipError_t cfg_pop(dim3 *g, dim3 *b, size_t *smem, hipStream_t *s)
 {
 	if (!cfg.set)
 		return hipErrorNotInitialized;	/* popped on another thread */
@@ -170,6 +169,17 @@ API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStre
 	*smem = cfg.smem;
 	*s = cfg.s;
 	return hipSuccess;
+}
+
+API hipError_t __hipPushCallConfiguration(dim3 g, dim3 b, size_t smem, hipStream_t s)
+{
+	cfg_push(g, b, smem, s);
+	return hipSuccess;
+}
+
+API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStream_t *s)
+{
+	return cfg_pop(g, b, smem, s);
 }
 
 /* ---- streams ---- */
@@ -454,7 +464,9 @@ void ggl_launch(uintptr_t, const dim3 *, const dim3 *, uint32_t, hipStream_t, vo
 API void ggl_launch(uintptr_t f, const dim3 *g, const dim3 *b, uint32_t smem, hipStream_t h,
 		    void **args)
 {
-	(void)launch((const struct fake_kernel *)f, *g, *b, args, smem, h, FAKE_LEGACY);
+	/* 5.2.3's launches through its own export (a PLT call, SELF_CALLS). */
+	(void)hipModuleLaunchKernel((hipFunction_t)f, g->x, g->y, g->z, b->x, b->y, b->z, smem, h,
+				    args, NULL);
 }
 
 #ifdef FAKE_ROCM6
@@ -530,6 +542,78 @@ API hipError_t hipStreamAddCallback(hipStream_t h, hipStreamCallback_t cb, void 
 	(void)fl;
 	cb(h, hipSuccess, data);
 	return copy(h, 0, FAKE_HOSTFN);
+}
+
+/*
+ * Entry points that call the runtime's own exports, as the real runtimes
+ * do through their PLT (so a preloaded hook is entered again, on the same
+ * thread, from inside the outer call): tests/hip-real/selfcalls.py finds
+ * these calls in every real libamdhip64 and in this library, and checks
+ * that this library makes each one the real ones make.  5.2.3, 5.7.1,
+ * 6.4.3, 7.2.4: the symbol copies call hipMemcpyAsync (the _spt ones with
+ * the caller's per-thread stream), hipLaunchByPtr calls
+ * hipModuleLaunchKernel; 5.2.3 also hipMemcpyPeerAsync -> hipMemcpyAsync,
+ * hipMemcpyPeer -> hipMemcpy and hipLaunchKernelGGLImpl ->
+ * hipModuleLaunchKernel.  A symbol is its host address here.
+ */
+API hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *sym, size_t n, size_t off,
+					hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync(dst, (const char *)sym + off, n, k, h);
+}
+
+API hipError_t hipMemcpyToSymbolAsync(const void *sym, const void *src, size_t n, size_t off,
+				      hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync((char *)sym + off, src, n, k, h);
+}
+
+API hipError_t hipMemcpyFromSymbolAsync_spt(void *dst, const void *sym, size_t n, size_t off,
+					    hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync(dst, (const char *)sym + off, n, k, h ? h : hipStreamPerThread);
+}
+
+API hipError_t hipMemcpyToSymbolAsync_spt(const void *sym, const void *src, size_t n, size_t off,
+					  hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync((char *)sym + off, src, n, k, h ? h : hipStreamPerThread);
+}
+
+/* One device: a peer copy is a copy. */
+API hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n,
+				  hipStream_t h)
+{
+	if (dd || sd)
+		return hipErrorInvalidDevice;
+	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, h);
+}
+
+API hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
+{
+	if (dd || sd)
+		return hipErrorInvalidDevice;
+	return hipMemcpy(dst, src, n, hipMemcpyDeviceToDevice);
+}
+
+/* hipConfigureCall names the launch configuration of the hipLaunchByPtr
+ * that follows on the same thread (the <<<>>> configuration's slot). */
+API hipError_t hipConfigureCall(dim3 g, dim3 b, size_t smem, hipStream_t h)
+{
+	cfg_push(g, b, smem, h);
+	return hipSuccess;
+}
+
+API hipError_t hipLaunchByPtr(const void *f)
+{
+	dim3 g, b;
+	size_t smem;
+	hipStream_t h;
+
+	if (cfg_pop(&g, &b, &smem, &h) != hipSuccess)
+		return hipErrorMissingConfiguration;
+	return hipModuleLaunchKernel((hipFunction_t)f, g.x, g.y, g.z, b.x, b.y, b.z,
+				     (unsigned int)smem, h, NULL, NULL);
 }
 
 /* ROCm 6.2, 6.4 and 7.1 (fake_libamdhip64.map: hip_6.2, hip_6.4, hip_7.1). */

@@ -60,6 +60,13 @@ hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, u
 				    hipStream_t h, void **params, void **extra, hipEvent_t e0,
 				    hipEvent_t e1);
 
+#if HIP_VERSION < 50300000
+hipError_t hipMemcpyFromSymbolAsync_spt(void *dst, const void *sym, size_t n, size_t off,
+					hipMemcpyKind k, hipStream_t h);
+hipError_t hipMemcpyToSymbolAsync_spt(const void *sym, const void *src, size_t n, size_t off,
+				      hipMemcpyKind k, hipStream_t h);
+#endif
+
 /* Entry points of ROCm 6.1, 6.2, 6.4 and 7.1 that older headers do not declare. */
 #if HIP_VERSION < 60100000
 typedef struct hipGraphInstantiateParams {
