@@ -80,21 +80,32 @@ def dynsyms(path, undefined):
 
 
 def stream_functions(header):
-    """Names of the functions @header (and the per-thread header beside it)
-    declares with a hipStream_t parameter."""
+    """Names of the functions @header (with the per-thread header and
+    hip_ext.h beside it) declares with a hipStream_t parameter, or with a
+    parameter of a struct type that has a hipStream_t member (launch
+    configurations, multi-device launch lists, graph instantiate params)."""
     text = ""
-    pt = os.path.join(os.path.dirname(header), "amd_detail", "amd_hip_runtime_pt_api.h")
-    for h in (header, pt):
+    here = os.path.dirname(header)
+    for h in (header, os.path.join(here, "amd_detail", "amd_hip_runtime_pt_api.h"),
+              os.path.join(here, "hip_ext.h")):
         if os.path.exists(h):
             text += open(h).read()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
     # Newer headers spell names as HIP_API_SYMBOL(Memcpy_spt) (hip_api_symbols.h).
     text = re.sub(r"\bHIP_API_SYMBOL\((\w+)\)", r"hip\1", text)
+    carriers = {"hipStream_t"}
+    for m in re.finditer(r"\bstruct\s+(\w*)\s*\{([^{}]*)\}\s*(\w*)\s*;", text):
+        if re.search(r"\bhipStream_t\b", m.group(2)):
+            carriers |= {n for n in (m.group(1), m.group(3)) if n}
+    for m in re.finditer(r"typedef\s+struct\s+(\w+)\s+(\w+)\s*;", text):
+        if m.group(1) in carriers:
+            carriers.add(m.group(2))
+    carrier = re.compile(r"\b(?:%s)\b" % "|".join(sorted(carriers)))
     names = set()
     for m in re.finditer(r"\b(?:hipError_t|void|int|char)\s*\*?\s+(\w+)\s*\(([^;{]*?)\)\s*"
                          r"(?:__attribute__\s*\(\(.*?\)\))?\s*;", text, re.S):
-        if re.search(r"\bhipStream_t\b", m.group(2)):
+        if carrier.search(m.group(2)):
             names.add(m.group(1))
     return names
 
