@@ -17,7 +17,8 @@
 #   libs      the ROCm libraries PyTorch links that the suite has (rocBLAS,
 #             hipBLASLt, MIOpen, rocRAND, rocFFT, rocSPARSE, hipSPARSE)
 #   hipcc     hipcc with its clang, to build a HIP program (run in a chroot
-#             of the root: the suite's clang needs the suite's C library)
+#             of the root: the suite's clang needs the suite's C library;
+#             tests/hip-real/host-check.sh)
 #
 # XSCHED_ROCM_CACHE (default .cache/rocm) holds SUITE/apt (apt's state),
 # SUITE/debs and SUITE/root; a SET is fetched once (SUITE/root/.SET.done).
@@ -82,7 +83,9 @@ for set in "$@"; do
 	libs) pkgs=$(have librocblas4 librocblas0 libhipblaslt1 libhipblaslt0 libmiopen1 \
 			  librocrand1 librocfft0 librocsparse1 librocsparse0 libhipsparse1 \
 			  libhipsparse4 libhipsparse0) ;;
-	hipcc) pkgs=$(have hipcc libamdhip64-dev "libamdhip64-$soname") ;;
+	# dash: hipcc runs clang through /bin/sh; coreutils: timeout (both
+	# Essential, so no package depends on them).
+	hipcc) pkgs=$(have hipcc libamdhip64-dev "libamdhip64-$soname" dash coreutils) ;;
 	*) echo "fetch-rocm: unknown set $set (runtime, libs, hipcc)" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
@@ -101,5 +104,9 @@ for set in "$@"; do
 		dpkg -x "$deb" "$root"
 	done
 	printf '%s\n' "${closure[@]}" > "$root/.$set.done"
+done
+# Merged /usr (trixie on): base-files makes these links on a real system.
+for d in bin lib lib64 sbin; do
+	[ -e "$root/$d" ] || [ ! -d "$root/usr/$d" ] || ln -s "usr/$d" "$root/$d"
 done
 echo "$root"
