@@ -75,14 +75,27 @@ have() {
 	done
 }
 
+# The first of @candidates the suite has.
+first() {
+	local p
+	for p in "$@"; do
+		if apt-cache "${apt_opts[@]}" show "$p" >/dev/null 2>&1; then echo "$p"; return; fi
+	done
+}
+
 root=$base/root
 for set in "$@"; do
 	[ ! -e "$root/.$set.done" ] || continue
 	case $set in
 	runtime) pkgs=$(have "libamdhip64-$soname" libamdhip64-dev) ;;
-	libs) pkgs=$(have librocblas4 librocblas0 libhipblaslt1 libhipblaslt0 libmiopen1 \
-			  librocrand1 librocfft0 librocsparse1 librocsparse0 libhipsparse1 \
-			  libhipsparse4 libhipsparse0) ;;
+	# One package per library, the newest soname the suite has.
+	libs) pkgs=$(for g in "librocblas5 librocblas4 librocblas0" \
+			      "libhipblaslt1 libhipblaslt0" "libmiopen1" "librocrand1" \
+			      "librocfft0" "librocsparse1 librocsparse0" \
+			      "libhipsparse4 libhipsparse1 libhipsparse0"; do
+			# shellcheck disable=SC2086
+			first $g
+		done) ;;
 	# dash: hipcc runs clang through /bin/sh; coreutils: timeout (both
 	# Essential, so no package depends on them).
 	hipcc) pkgs=$(have hipcc libamdhip64-dev "libamdhip64-$soname" dash coreutils) ;;

@@ -55,7 +55,10 @@ if ! root=$("$top/tools/fetch-rocm.sh" "$suite" runtime libs hipcc); then
 	finish
 fi
 lib=$root/usr/lib/x86_64-linux-gnu
-runtime=$(ls "$lib"/libamdhip64.so.[0-9] 2>/dev/null | head -n 1)
+# The suite's runtime is the one its headers (libamdhip64-dev) link: an
+# older one may be there too, for a library built against it.
+soname=$(readlink "$lib/libamdhip64.so" | sed 's/\(\.so\.[0-9]*\).*/\1/')
+runtime=${soname:+$lib/$soname}
 header=$root/usr/include/hip/hip_runtime_api.h
 if [ -z "$runtime" ] || [ ! -f "$header" ]; then
 	bad setup "no libamdhip64.so.N or hip_runtime_api.h in $root"
@@ -116,13 +119,21 @@ else
 	bad bindings_hipcc_prog "the suite's hipcc could not build tests/hip/coverage_prog.hip"
 fi
 
-# The ROCm libraries PyTorch links, those the suite ships.
+# The ROCm libraries PyTorch links, those the suite ships built against its
+# runtime (experimental has 7.2 builds of some, and sid's 6.4 builds, on
+# libamdhip64.so.6, of others: those are sid's to check).
 libs=()
+others=()
 for l in rocblas hipblaslt MIOpen rocrand rocfft rocsparse hipsparse; do
-	f=$(cd "$lib" && ls "lib$l.so."[0-9]* 2>/dev/null | grep -E '\.so\.[0-9]+$' | head -n 1)
-	[ -n "$f" ] && libs+=("$f")
+	for f in $(cd "$lib" && ls "lib$l.so."[0-9]* 2>/dev/null | grep -E '\.so\.[0-9]+$' | sort -rV); do
+		if readelf -d "$lib/$f" | grep -q "NEEDED.*\[$soname\]"; then
+			libs+=("$f")
+			break
+		fi
+		others+=("$f")
+	done
 done
-echo "# $name: ROCm libraries: ${libs[*]:-none}"
+echo "# $name: ROCm libraries on $soname: ${libs[*]:-none}${others[*]:+; not on it: ${others[*]}}"
 if [ ${#libs[@]} -gt 0 ]; then
 	args=()
 	for l in "${libs[@]}"; do args+=(--file "$l"); done
