@@ -551,7 +551,7 @@ API hipError_t hipStreamAddCallback(hipStream_t h, hipStreamCallback_t cb, void 
  * these calls in every real libamdhip64 and in this library, and checks
  * that this library makes each one the real ones make.  5.2.3, 5.7.1,
  * 6.4.3, 7.2.4: the symbol copies call hipMemcpyAsync (the _spt ones with
- * the caller's per-thread stream), hipLaunchByPtr calls
+ * the per-thread stream object's handle), hipLaunchByPtr calls
  * hipModuleLaunchKernel; 5.2.3 also hipMemcpyPeerAsync -> hipMemcpyAsync,
  * hipMemcpyPeer -> hipMemcpy and hipLaunchKernelGGLImpl ->
  * hipModuleLaunchKernel.  A symbol is its host address here.
@@ -568,16 +568,29 @@ API hipError_t hipMemcpyToSymbolAsync(const void *sym, const void *src, size_t n
 	return hipMemcpyAsync((char *)sym + off, src, n, k, h);
 }
 
+/* The _spt ones turn a null stream into the caller's per-thread stream
+ * object, as CLR does, and pass that object's own handle on: the nested
+ * call names a stream no create returned. */
+static hipStream_t per_thread_object(hipStream_t h)
+{
+	if (h)
+		return h;
+	pthread_mutex_lock(&mu);
+	h = (hipStream_t)stream_of(NULL, 1);
+	pthread_mutex_unlock(&mu);
+	return h;
+}
+
 API hipError_t hipMemcpyFromSymbolAsync_spt(void *dst, const void *sym, size_t n, size_t off,
 					    hipMemcpyKind k, hipStream_t h)
 {
-	return hipMemcpyAsync(dst, (const char *)sym + off, n, k, h ? h : hipStreamPerThread);
+	return hipMemcpyAsync(dst, (const char *)sym + off, n, k, per_thread_object(h));
 }
 
 API hipError_t hipMemcpyToSymbolAsync_spt(const void *sym, const void *src, size_t n, size_t off,
 					  hipMemcpyKind k, hipStream_t h)
 {
-	return hipMemcpyAsync((char *)sym + off, src, n, k, h ? h : hipStreamPerThread);
+	return hipMemcpyAsync((char *)sym + off, src, n, k, per_thread_object(h));
 }
 
 /* One device: a peer copy is a copy. */
