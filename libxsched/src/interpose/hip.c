@@ -1531,6 +1531,15 @@ static const struct xh_cxx_name *cxx_name_find(const char *cxx)
 	return NULL;
 }
 
+/* @e's real function looked up again, under its C++ name @c too: a runtime
+ * loaded after do_resolve() ran; NULL if none has it. */
+static void *real_again(const struct xsi_entry *e, const struct xh_cxx_name *c)
+{
+	void *f = lookup_real(e->name, e->version, e->hook);
+
+	return f || !c ? f : lookup_real(c->cxx, c->version, e->hook);
+}
+
 /* Names of the unhooked list, for the log and the coverage check. */
 #define UNHOOKED_NAME(sym, why) #sym,
 static const char *const unhooked[] __attribute__((unused)) = { HIP_UNHOOKED(UNHOOKED_NAME) NULL };
@@ -1574,18 +1583,23 @@ XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const
 	const struct xh_cxx_name *c = NULL;
 	const struct xsi_entry *e;
 
+	bool on;
+
 	if (handle == RTLD_NEXT || !r)
 		return r;
 	if (!strncmp(name, "_Z", 2))
 		c = cxx_name_find(name);
-	if ((!c && strncmp(name, "hip", 3) && strncmp(name, "__hip", 5)) || !xh_init())
+	if (!c && strncmp(name, "hip", 3) && strncmp(name, "__hip", 5))
 		return r;
 	e = xsi_entry_find(&xh_rt, c ? c->name : name);
 	if (!e)
 		return r;
-	if (r == e->hook && !*e->real)
+	on = xh_init();
+	/* Our own definition answered: is there a runtime's behind it (one
+	 * loaded since the first resolution too)? */
+	if (r == e->hook && !*e->real && !(*e->real = real_again(e, c)))
 		return NULL;
-	return xsi_redirect(&xh_rt, e->name, r);
+	return on ? xsi_redirect(&xh_rt, e->name, r) : r;
 }
 
 __attribute__((visibility("default"))) int xsched_stream_set_priority(const void *stream,
