@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ -n "$headers" ] && [ -n "$krel" ] || usage
+if [ -z "$headers" ] || [ -z "$krel" ]; then usage; fi
 [ -n "$synthetic" ] || [ $# = 1 ] || usage
 headers=$(cd "$headers" && pwd)
 log() { echo "check-kfd-dkms: $*" >&2; }
@@ -91,6 +91,7 @@ else
 		kernel_source_dir=$headers bash -c 'set +u; . ./dkms.conf >/dev/null 2>&1; echo "$PRE_BUILD"')
 	[ -n "$pre" ] || { log "dkms.conf has no PRE_BUILD"; exit 1; }
 	log "PRE_BUILD: $pre (log: $out/pre-build.log)"
+	# shellcheck disable=SC2016
 	if ! XS_BUILD=$build XS_KREL=$krel XS_HDR=$headers XS_PRE=$pre \
 		unshare -m --propagation private sh -c '
 		mount -t tmpfs tmpfs /lib/modules &&

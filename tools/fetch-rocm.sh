@@ -101,8 +101,7 @@ for set in "$@"; do
 	hipcc) pkgs=$(have hipcc libamdhip64-dev "libamdhip64-$soname" dash coreutils) ;;
 	*) echo "fetch-rocm: unknown set $set (runtime, libs, hipcc)" >&2; exit 2 ;;
 	esac
-	# shellcheck disable=SC2086
-	log "$set: $(echo $pkgs)"
+	log "$set: ${pkgs//$'\n'/ }"
 	# The closure against an empty system: pkg=version per line.
 	# shellcheck disable=SC2086
 	mapfile -t closure < <(apt-get "${apt_opts[@]}" install --simulate $pkgs 2>/dev/null |
@@ -112,7 +111,8 @@ for set in "$@"; do
 	(cd "$base/debs" && apt-get "${apt_opts[@]}" download -q "${closure[@]}" >&2)
 	for pv in "${closure[@]}"; do
 		p=${pv%%=*} v=${pv#*=}
-		deb=$(ls "$base/debs/${p}_${v//:/%3a}_"*.deb 2>/dev/null | head -n 1)
+		deb=
+		for d in "$base/debs/${p}_${v//:/%3a}_"*.deb; do [ -e "$d" ] && deb=$d; done
 		[ -n "$deb" ] || { log "$p $v was not downloaded"; exit 1; }
 		dpkg -x "$deb" "$root"
 	done

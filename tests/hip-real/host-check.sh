@@ -89,6 +89,7 @@ cp "$loadlibs" "$work/loadlibs"
 cp "$top/libxsched/tests/hip/coverage_prog.hip" "$work/prog.hip"
 # $1: a /bin/sh command line run in the chroot; its output on stdout.
 in_chroot() {
+	# shellcheck disable=SC2016
 	XS_ROOT=$root XS_CMD=$1 timeout 600 unshare -m --propagation private sh -c \
 		'mount -t proc proc "$XS_ROOT/proc" && mount --bind /dev "$XS_ROOT/dev" &&
 		 exec chroot "$XS_ROOT" /bin/sh -c "$XS_CMD"' 2>&1
@@ -125,13 +126,17 @@ fi
 libs=()
 others=()
 for l in rocblas hipblaslt MIOpen rocrand rocfft rocsparse hipsparse; do
-	for f in $(cd "$lib" && ls "lib$l.so."[0-9]* 2>/dev/null | grep -E '\.so\.[0-9]+$' | sort -rV); do
-		if readelf -d "$lib/$f" | grep -q "NEEDED.*\[$soname\]"; then
-			libs+=("$f")
-			break
+	found=
+	for p in "$lib/lib$l.so."[0-9]*; do
+		f=${p##*/}
+		[[ $f =~ \.so\.[0-9]+$ ]] || continue
+		if readelf -d "$p" | grep -q "NEEDED.*\[$soname\]"; then
+			found=$f
+		else
+			others+=("$f")
 		fi
-		others+=("$f")
 	done
+	[ -z "$found" ] || libs+=("$found")
 done
 echo "# $name: ROCm libraries on $soname: ${libs[*]:-none}${others[*]:+; not on it: ${others[*]}}"
 if [ ${#libs[@]} -gt 0 ]; then
