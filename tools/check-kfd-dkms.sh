@@ -14,10 +14,10 @@
 #                supports; the folder /lib/modules/KREL/build points at)
 #   --krel       that kernel's release
 #   --synthetic KSRC  no amdgpu-dkms tree: lay the in-tree amdgpu of kernel
-#                source KSRC out as a configured DKMS tree (amd/, include/kcl,
-#                amd/dkms/config/config.h, amd/dkms/Makefile) and build
-#                against that; proves the DKMS path of kmod/Kbuild, not a
-#                ROCm release
+#                source KSRC out as an amdgpu-dkms source (amd/, include/kcl,
+#                dkms.conf, a PRE_BUILD that writes config.h, rename_symbol.h
+#                and amd/dkms/Makefile) and go through the same steps; proves
+#                the steps and the DKMS path of kmod/Kbuild, not a ROCm release
 #   --out DIR    work folder (default build/kfd-dkms)
 #
 # What DKMS does before its make, done here: the tree is copied to a build
@@ -26,8 +26,8 @@
 # source_tree, kernel_source_dir); it renames the tree's CONFIG_ options
 # and exported symbols and runs amd/dkms/configure, which finds the kernel
 # through /lib/modules/KREL/build: that link is made in a private mount
-# namespace (a tmpfs over /lib/modules), so the host's /lib/modules is not
-# touched (root only).  amdgpu itself is not built: the backend needs the
+# namespace (a tmpfs over /lib/modules, or an overlay over the folder /lib is
+# when there is none), so the host's /lib is not touched (root only).  amdgpu itself is not built: the backend needs the
 # configured headers (config.h, rename_symbol.h, the renamed options), not
 # amdgpu's objects.  Then xsched_kfd.ko is built with KFD_SRC=the build
 # folder (tools/build-module.sh) and the features kmod/kfd_conftest.sh found
@@ -61,50 +61,69 @@ mkdir -p "$out"
 build=$out/dkms/amdgpu/build
 
 if [ -n "$synthetic" ]; then
-	# The in-tree amdgpu, laid out and "configured" as a DKMS build folder:
-	# every option the kernel has is already its own (no renames, empty
-	# config.h), the flags line as amd/dkms/Makefile writes them.
+	# The in-tree amdgpu laid out as an amdgpu-dkms source, with a
+	# dkms.conf and a PRE_BUILD of its own that does what the check relies
+	# on (finds the kernel through /lib/modules/KREL/build, writes an empty
+	# config.h and rename_symbol.h and the flags lines of amd/dkms/Makefile):
+	# every option is already the kernel's own, so nothing is renamed.
 	synthetic=$(cd "$synthetic" && pwd)
 	amd=$synthetic/drivers/gpu/drm/amd
 	[ -f "$amd/amdkfd/kfd_priv.h" ] || { log "$synthetic has no drivers/gpu/drm/amd/amdkfd"; exit 2; }
-	mkdir -p "$build/amd/dkms/config" "$build/include/kcl"
-	for d in "$amd"/*/; do ln -s "$d" "$build/amd/$(basename "$d")"; done
-	: > "$build/amd/dkms/config/config.h"
-	: > "$build/include/kcl/kcl_version.h"
-	: > "$build/include/rename_symbol.h"
-	printf 'subdir-ccflags-y += -DCONFIG_HSA_AMD\nsubdir-ccflags-y += -DBUILD_AS_DKMS\n' \
-		> "$build/amd/dkms/Makefile"
-	version=synthetic
-else
-	tree=$(cd "$1" && pwd)
-	[ -f "$tree/dkms.conf" ] || { log "$tree has no dkms.conf: not an amdgpu-dkms source tree"; exit 2; }
-	[ -d "$tree/amd/amdkfd" ] || { log "$tree has no amd/amdkfd"; exit 2; }
-	version=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$tree/dkms.conf")
-	log "amdgpu-dkms $version from $tree"
-	mkdir -p "$(dirname "$build")"
-	cp -a "$tree" "$build"
-	# dkms.conf's PRE_BUILD with DKMS's variables, in a private mount
-	# namespace where /lib/modules/KREL/build is the given headers.
-	# shellcheck disable=SC2016
-	pre=$(cd "$build" && kernelver=$krel dkms_tree=$out/dkms module=amdgpu \
-		module_version=$version source_tree=$(dirname "$tree") \
-		kernel_source_dir=$headers bash -c 'set +u; . ./dkms.conf >/dev/null 2>&1; echo "$PRE_BUILD"')
-	[ -n "$pre" ] || { log "dkms.conf has no PRE_BUILD"; exit 1; }
-	log "PRE_BUILD: $pre (log: $out/pre-build.log)"
-	# shellcheck disable=SC2016
-	if ! XS_BUILD=$build XS_KREL=$krel XS_HDR=$headers XS_PRE=$pre \
-		unshare -m --propagation private sh -c '
-		mount -t tmpfs tmpfs /lib/modules &&
-		mkdir -p "/lib/modules/$XS_KREL" &&
-		ln -s "$XS_HDR" "/lib/modules/$XS_KREL/build" &&
-		cd "$XS_BUILD" && eval "bash ./$XS_PRE"' > "$out/pre-build.log" 2>&1; then
-		tail -n 30 "$out/pre-build.log" >&2
-		log "PRE_BUILD failed: amd/dkms/configure could not configure $version for $krel"
-		exit 1
-	fi
-	[ -f "$build/amd/dkms/config/config.h" ] || { log "PRE_BUILD wrote no amd/dkms/config/config.h"; exit 1; }
-	log "configured: $(grep -c '^#define HAVE_' "$build/amd/dkms/config/config.h") HAVE_ features in config.h"
+	src=$out/synthetic-src
+	mkdir -p "$src/amd" "$src/include/kcl"
+	for d in "$amd"/*/; do ln -s "$d" "$src/amd/$(basename "$d")"; done
+	: > "$src/include/kcl/kcl_version.h"
+	printf 'PACKAGE_NAME="amdgpu"\nPACKAGE_VERSION="synthetic"\nPRE_BUILD="pre-build.sh $kernelver"\n' \
+		> "$src/dkms.conf"
+	cat > "$src/pre-build.sh" <<-'END'
+	#!/bin/sh
+	set -e
+	test -e "/lib/modules/$1/build/Makefile"
+	mkdir -p amd/dkms/config
+	: > amd/dkms/config/config.h
+	: > include/rename_symbol.h
+	printf 'subdir-ccflags-y += -DCONFIG_HSA_AMD\nsubdir-ccflags-y += -DBUILD_AS_DKMS\n' > amd/dkms/Makefile
+	END
+	chmod +x "$src/pre-build.sh"
+	set -- "$src"
 fi
+
+tree=$(cd "$1" && pwd)
+[ -f "$tree/dkms.conf" ] || { log "$tree has no dkms.conf: not an amdgpu-dkms source tree"; exit 2; }
+[ -d "$tree/amd/amdkfd" ] || { log "$tree has no amd/amdkfd"; exit 2; }
+version=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$tree/dkms.conf")
+log "amdgpu-dkms $version from $tree"
+mkdir -p "$(dirname "$build")"
+cp -a "$tree" "$build"
+# dkms.conf's PRE_BUILD with DKMS's variables, in a private mount namespace
+# where /lib/modules/KREL/build is the given headers.
+# shellcheck disable=SC2016
+pre=$(cd "$build" && kernelver=$krel dkms_tree=$out/dkms module=amdgpu \
+	module_version=$version source_tree=$(dirname "$tree") \
+	kernel_source_dir=$headers bash -c 'set +u; . ./dkms.conf >/dev/null 2>&1; echo "$PRE_BUILD"')
+[ -n "$pre" ] || { log "dkms.conf has no PRE_BUILD"; exit 1; }
+log "PRE_BUILD: $pre (log: $out/pre-build.log)"
+# shellcheck disable=SC2016
+if ! XS_BUILD=$build XS_KREL=$krel XS_HDR=$headers XS_PRE=$pre \
+	XS_TMP=$out/ns unshare -m --propagation private sh -c '
+	if [ -d /lib/modules ]; then
+		mount -t tmpfs tmpfs /lib/modules
+	else
+		# No /lib/modules on this host: an overlay over the folder
+		# /lib is in, whose upper half is ours.
+		lib=$(readlink -f /lib) &&
+		mkdir -p "$XS_TMP/up" "$XS_TMP/work" &&
+		mount -t overlay overlay -o "lowerdir=$lib,upperdir=$XS_TMP/up,workdir=$XS_TMP/work" "$lib"
+	fi &&
+	mkdir -p "/lib/modules/$XS_KREL" &&
+	ln -s "$XS_HDR" "/lib/modules/$XS_KREL/build" &&
+	cd "$XS_BUILD" && eval "bash ./$XS_PRE"' > "$out/pre-build.log" 2>&1; then
+	tail -n 30 "$out/pre-build.log" >&2
+	log "PRE_BUILD failed: amd/dkms/configure could not configure $version for $krel"
+	exit 1
+fi
+[ -f "$build/amd/dkms/config/config.h" ] || { log "PRE_BUILD wrote no amd/dkms/config/config.h"; exit 1; }
+log "configured: $(grep -c '^#define HAVE_' "$build/amd/dkms/config/config.h") HAVE_ features in config.h"
 
 log "building xsched_kfd.ko against $headers with KFD_SRC=$build"
 if ko=$("$top/tools/build-module.sh" "$out/module" "$headers" "$build"); then
