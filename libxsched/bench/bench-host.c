@@ -18,6 +18,13 @@
  *      for the synchronize that releases it), with the stand-in preemptor's
  *      suspend and resume modelled as a 5 us ioctl: what the submitting
  *      thread pays for a policy decision.
+ *   1c. The interposers' path (caller-held, interpose/core.c): ns a hook
+ *      adds to a launch that does nothing, on an application stream, the
+ *      legacy and the per-thread default stream, each alone; and an urgent
+ *      stream's launch beside a busy lower stream, steady (the urgent
+ *      stream already busy) and at its idle->busy edge (the launch that
+ *      holds the lower stream: the policy decision on the caller's
+ *      thread).  Goal (issue 21): the urgent launch under 100 ns.
  *   2. Lv1 throughput against launching directly, for 2, 5 and 20 us
  *      kernels: the time to run N kernels through an Lv1 XQueue (default
  *      threshold 16, batch 8) over the time to hand them to the GPU
@@ -37,6 +44,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "interpose/interpose.h"
 
 static uint64_t now_ns(void)
 {
@@ -309,6 +317,182 @@ static double run_lv1(struct xsched_xqueue *xq, int n)
 	return (double)(now_ns() - t0);
 }
 
+/* ---- 1c: a caller-held runtime on the modelled GPU ----
+ * Streams are struct bstream pointers; handle 1 is the legacy and 2 the
+ * per-thread default stream.  A hook is what cuda.c's and hip.c's are:
+ * xsi_hold_begin(), the real call, xsi_hold_end(). */
+
+struct bstream {
+	int32_t priority;
+};
+
+static int (*real_blaunch)(uintptr_t);
+static int (*real_blaunch_pt)(uintptr_t);
+
+static int blaunch_real(uintptr_t h)
+{
+	(void)h;
+	gpu_launch(kernel_ns);
+	return 0;
+}
+
+static int blaunch(uintptr_t h);
+static int blaunch_pt(uintptr_t h);
+
+static struct xsi_entry bentries[] = {
+	{ "benchLaunch", NULL, XSI_SCHEDULED, XSI_SCOPE_STREAM, 0,
+	  (void *)blaunch, (void **)&real_blaunch, NULL, 0 },
+	{ "benchLaunch_ptsz", NULL, XSI_SCHEDULED, XSI_SCOPE_STREAM, XSI_ENTRY_PER_THREAD,
+	  (void *)blaunch_pt, (void **)&real_blaunch_pt, "benchLaunch", 0 },
+};
+
+static enum xsi_default b_default_kind(uintptr_t h)
+{
+	return h == 0 ? XSI_DEFAULT_NULL : h == 1 ? XSI_DEFAULT_LEGACY :
+	       h == 2 ? XSI_DEFAULT_PER_THREAD : XSI_NOT_DEFAULT;
+}
+
+static int b_current_device(void)
+{
+	return 0;
+}
+
+static int b_describe(uintptr_t h, struct xsi_stream_desc *d)
+{
+	d->priority = h <= 2 ? 0 : ((struct bstream *)h)->priority;
+	d->device = 0;
+	return 0;
+}
+
+static int b_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
+{
+	(void)h;
+	(void)d;
+	return m_record(NULL, mark);
+}
+
+static int b_mark_wait(void *mark, int64_t timeout_ns)
+{
+	return m_wait(NULL, mark, timeout_ns);
+}
+
+static void b_mark_free(void *mark)
+{
+	(void)mark;
+}
+
+static struct xsi_runtime brt = {
+	.name = "bench",
+	.entries = bentries,
+	.nentries = sizeof(bentries) / sizeof(bentries[0]),
+	.flags = XSI_RT_CALLER_HELD,
+	.per_thread_handle = 2,
+	.default_kind = b_default_kind,
+	.current_device = b_current_device,
+	.describe = b_describe,
+	.mark_record = b_mark_record,
+	.mark_wait = b_mark_wait,
+	.mark_free = b_mark_free,
+};
+
+static int blaunch(uintptr_t h)
+{
+	struct xsi_hold hold;
+	int r;
+
+	xsi_hold_begin(&brt, &bentries[0], h, &hold);
+	r = real_blaunch(h);
+	xsi_hold_end(&hold, r == 0);
+	return r;
+}
+
+static int blaunch_pt(uintptr_t h)
+{
+	struct xsi_hold hold;
+	int r;
+
+	xsi_hold_begin(&brt, &bentries[1], h, &hold);
+	r = real_blaunch_pt(h);
+	xsi_hold_end(&hold, r == 0);
+	return r;
+}
+
+/* ns per call of @fn on @h, best of 5 runs of @n (the GPU model finishes
+ * everything at once: kernel_ns is 0). */
+static double per_hook(int (*fn)(uintptr_t), uintptr_t h, int n)
+{
+	double best = 1e18;
+	int r, i;
+
+	for (r = 0; r < 5; r++) {
+		uint64_t t0 = now_ns();
+
+		for (i = 0; i < n; i++)
+			fn(h);
+		if ((double)(now_ns() - t0) / n < best)
+			best = (double)(now_ns() - t0) / n;
+	}
+	return best;
+}
+
+/* An urgent stream's launch beside a lower stream with work in flight:
+ * steady (the urgent stream stays busy: nothing tells it completed) and at
+ * its idle->busy edge (a synchronize-like completion before each launch,
+ * not timed), in ns per launch. */
+static void urgent_beside_busy(double direct, double *steady, double *edge)
+{
+	static struct bstream lo = { 0 }, hi = { 1 };
+	struct xsi_stream *su;
+	double best = 1e18;
+	int r, i, n = 20000;
+
+	kernel_ns = 1000000000ULL;	/* the lower stream's kernel: 1 s */
+	blaunch((uintptr_t)&lo);
+	kernel_ns = 0;
+	*steady = per_hook(blaunch, (uintptr_t)&hi, 200000) - direct;
+	su = xsi_stream_get(&brt, (uintptr_t)&hi, 0);
+	for (r = 0; r < 5; r++) {
+		uint64_t t = 0;
+
+		for (i = 0; i < n; i++) {
+			uint64_t t0;
+
+			xs_xq_completed_upto(xsi_stream_xqueue(su),
+					     xs_xq_launched(xsi_stream_xqueue(su)));
+			t0 = now_ns();
+			blaunch((uintptr_t)&hi);
+			t += now_ns() - t0;
+		}
+		if ((double)t / n < best)
+			best = (double)t / n;
+	}
+	*edge = best - direct;
+}
+
+static void interposer_path(void)
+{
+	static struct bstream app = { 0 };
+	double direct, a, l, p, steady, edge;
+
+	kernel_ns = 0;
+	real_blaunch = blaunch_real;	/* no library to resolve them from */
+	real_blaunch_pt = blaunch_real;
+	if (xsi_runtime_init(&brt)) {
+		printf("bench-host: the interposition core refused the bench runtime\n");
+		return;
+	}
+	direct = per_hook(blaunch_real, 0, 1000000);
+	a = per_hook(blaunch, (uintptr_t)&app, 1000000) - direct;
+	l = per_hook(blaunch, 1, 1000000) - direct;
+	p = per_hook(blaunch_pt, 0, 1000000) - direct;
+	printf("bench-host: interposer hook (caller-held) adds per launch: app stream %.1f ns, legacy %.1f ns, per-thread %.1f ns (launch itself %.1f ns)\n",
+	       a, l, p, direct);
+	urgent_beside_busy(direct, &steady, &edge);
+	printf("bench-host: urgent launch beside a busy lower stream: %.1f ns steady, %.1f ns at its idle->busy edge (holds the lower stream) (goal < 100)\n",
+	       steady, edge);
+	xsi_runtime_fini(&brt);
+}
+
 int main(void)
 {
 	static const uint64_t us[] = { 2, 5, 20 };
@@ -327,6 +511,7 @@ int main(void)
 	printf("bench-host: Lv3 %.1f ns per launch (goal < 100)\n", via3 - direct);
 	printf("bench-host: Lv1 %.1f ns per launch (goal < 300)\n", via1 - direct);
 	(void)xsched_xqueue_destroy(lv3);
+	interposer_path();
 	{
 		double s0, y0, s5, y5;
 

@@ -11,20 +11,27 @@
  * that covers what it needs; what it learns (that mark's number) is
  * known_done().
  *
- * launch() runs under the XQueue's lock (one launcher at a time); wait() and
- * completed() run on any thread, under marks_lock (completed() only tries
- * it, so the monitor never waits behind a waiter).
+ * launch() runs under the XQueue's lock (one launcher at a time; for a
+ * caller-held queue it only counts: the caller made the call itself, with
+ * no lock held).  wait() and completed() run on any thread.  marks_lock
+ * guards the list only: a record or a wait is made with it dropped, so no
+ * thread waits behind another's runtime call (completed() only tries it and
+ * only polls).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
 #define CALLS_MARKS 32	/* pending marks per queue */
 
+/* A mark: heap-allocated so that a waiter can wait on it with marks_lock
+ * dropped; freed by whoever drops the last reference. */
 struct calls_mark {
 	uint64_t seq;	/* calls handed over when it was recorded */
 	void *m;
+	unsigned int refs;	/* the list's (while listed) + waiters' */
 };
 
 struct calls_q {
@@ -35,18 +42,16 @@ struct calls_q {
 	int status;			/* first nonzero of the last launch */
 	_Atomic uint64_t launched;
 	_Atomic uint64_t done;
-	pthread_mutex_t marks_lock;
-	struct calls_mark marks[CALLS_MARKS];	/* oldest first */
+	pthread_mutex_t marks_lock;	/* never held across a runtime call */
+	struct calls_mark *marks[CALLS_MARKS];	/* oldest first */
 	unsigned int nmarks;
-	unsigned int mode;		/* XS_CALLS_* */
+	_Atomic unsigned int mode;	/* XS_CALLS_* */
 };
 
 static struct calls_q *cq_of(struct xsched_platform *p)
 {
 	return p->priv;
 }
-
-static int mark_cover(struct calls_q *q, uint64_t seq);
 
 static uint32_t c_ring_size(struct xsched_platform *p, void *pq)
 {
@@ -88,15 +93,6 @@ static int c_launch(struct xsched_platform *p, void *pq, const void *cmds,
 			c[i].release(c[i].arg);
 	}
 	*hw_seq = atomic_fetch_add(&q->launched, n) + n;
-	if (q->mode & XS_CALLS_OWNER_MARKS) {
-		/* Nobody else can name the stream: mark it now.  A full list
-		 * gives up its newest mark (the new one covers more). */
-		pthread_mutex_lock(&q->marks_lock);
-		if (q->nmarks == CALLS_MARKS)
-			q->cops->mark_free(q->ctx, q->marks[--q->nmarks].m);
-		(void)mark_cover(q, *hw_seq);
-		pthread_mutex_unlock(&q->marks_lock);
-	}
 	return 0;
 }
 
@@ -131,41 +127,84 @@ static int c_thread_enter(struct xsched_platform *p, void *pq)
 	return q->cops->enter ? q->cops->enter(q->ctx) : 0;
 }
 
-/* marks_lock held: forget marks up to index @i (inclusive), which completed. */
+/* marks_lock held: drop a reference on @k (its record is done with). */
+static void mark_put(struct calls_q *q, struct calls_mark *k)
+{
+	if (--k->refs)
+		return;
+	q->cops->mark_free(q->ctx, k->m);
+	free(k);
+}
+
+/* marks_lock held: marks up to index @i (inclusive) completed. */
 static void marks_done(struct calls_q *q, unsigned int i)
 {
 	unsigned int k;
 
-	if (q->marks[i].seq > atomic_load(&q->done))
-		atomic_store(&q->done, q->marks[i].seq);
+	if (q->marks[i]->seq > atomic_load(&q->done))
+		atomic_store(&q->done, q->marks[i]->seq);
 	for (k = 0; k <= i; k++)
-		q->cops->mark_free(q->ctx, q->marks[k].m);
+		mark_put(q, q->marks[k]);
 	memmove(q->marks, q->marks + i + 1,
 		(q->nmarks - i - 1) * sizeof(q->marks[0]));
 	q->nmarks -= i + 1;
 }
 
-/* marks_lock held: make sure a mark covers @seq (<= launched). */
-static int mark_cover(struct calls_q *q, uint64_t seq)
+/* marks_lock held: @k, waited on with the lock dropped, completed. */
+static void mark_seen_done(struct calls_q *q, struct calls_mark *k)
 {
-	uint64_t now = atomic_load(&q->launched);
-	void *m;
+	unsigned int i;
+
+	for (i = 0; i < q->nmarks; i++)
+		if (q->marks[i] == k) {
+			marks_done(q, i);
+			return;
+		}
+	if (k->seq > atomic_load(&q->done))	/* already unlisted */
+		atomic_store(&q->done, k->seq);
+}
+
+/*
+ * marks_lock held: make sure a mark covers @seq (<= launched), recording
+ * one if needed.  The record is a runtime call: the lock is dropped around
+ * it, and the new mark is listed in order of its number.  A full list
+ * records nothing (-ENOSPC: wait for the newest one first).  A closed
+ * queue records nothing (-ESRCH: its stream is gone).
+ */
+static int mark_cover(struct calls_q *q, uint64_t seq, bool owner)
+{
+	struct calls_mark *k;
+	unsigned int i;
+	uint64_t now;
 	int ret;
 
-	if (q->nmarks && q->marks[q->nmarks - 1].seq >= seq)
+	if (q->nmarks && q->marks[q->nmarks - 1]->seq >= seq)
 		return 0;
-	if (q->nmarks == CALLS_MARKS) {
-		/* Full: the oldest must complete first. */
-		ret = q->cops->mark_wait(q->ctx, q->marks[0].m, -1);
-		if (ret)
-			return ret;
-		marks_done(q, 0);
-	}
-	ret = q->cops->mark_record(q->ctx, &m);
-	if (ret)
+	if (atomic_load(&q->mode) & (XS_CALLS_CLOSED | (owner ? 0 : XS_CALLS_OWNER_MARKS)))
+		return -ESRCH;
+	if (q->nmarks == CALLS_MARKS)
+		return -ENOSPC;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	now = atomic_load(&q->launched);	/* before the record: never too much */
+	pthread_mutex_unlock(&q->marks_lock);
+	ret = q->cops->mark_record(q->ctx, &k->m);
+	pthread_mutex_lock(&q->marks_lock);
+	if (ret) {
+		free(k);
 		return ret;
-	q->marks[q->nmarks].seq = now;
-	q->marks[q->nmarks].m = m;
+	}
+	k->seq = now;
+	k->refs = 1;
+	if (now <= atomic_load(&q->done) || q->nmarks == CALLS_MARKS) {
+		mark_put(q, k);	/* said nothing new, or no room left */
+		return 0;
+	}
+	for (i = q->nmarks; i > 0 && q->marks[i - 1]->seq > now; i--)
+		;
+	memmove(q->marks + i + 1, q->marks + i, (q->nmarks - i) * sizeof(q->marks[0]));
+	q->marks[i] = k;
 	q->nmarks++;
 	return 0;
 }
@@ -176,9 +215,10 @@ static void c_mark_now(struct xsched_platform *p, void *pq)
 
 	(void)pq;
 	pthread_mutex_lock(&q->marks_lock);
-	/* Best effort: a full mark list or a refusal leaves waits coarser. */
+	/* Best effort: a full mark list or a refusal leaves waits coarser.
+	 * The launching thread itself asks: owner marks are its to make. */
 	if (q->nmarks < CALLS_MARKS)
-		(void)mark_cover(q, atomic_load(&q->launched));
+		(void)mark_cover(q, atomic_load(&q->launched), true);
 	pthread_mutex_unlock(&q->marks_lock);
 }
 
@@ -188,10 +228,17 @@ static uint64_t c_known_done(struct xsched_platform *p, void *pq)
 	return atomic_load(&cq_of(p)->done);
 }
 
+/*
+ * Wait (at most @timeout_ns) for the first mark that covers @hw_seq, or the
+ * newest one when none does and none can be made; the wait itself is made
+ * with marks_lock dropped, so that other waiters and the launching thread's
+ * own marks never wait behind it.
+ */
 static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 		  int64_t timeout_ns)
 {
 	struct calls_q *q = cq_of(p);
+	struct calls_mark *k = NULL;
 	unsigned int i;
 	int ret;
 
@@ -199,20 +246,37 @@ static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 	if (atomic_load(&q->done) >= hw_seq)
 		return 0;
 	pthread_mutex_lock(&q->marks_lock);
-	/* Owner marks: every launch has one; a later one than the newest
-	 * cannot be made here. */
-	ret = q->mode & XS_CALLS_OWNER_MARKS ? 0 : mark_cover(q, hw_seq);
+	ret = mark_cover(q, hw_seq, false);
+	if (ret == -ESRCH || ret == -ENOSPC)
+		ret = 0;	/* what is listed is all there is */
 	for (i = 0; !ret && i < q->nmarks; i++) {
-		if (q->marks[i].seq < hw_seq && i + 1 < q->nmarks)
+		if (q->marks[i]->seq < hw_seq && i + 1 < q->nmarks)
 			continue;
-		ret = q->cops->mark_wait(q->ctx, q->marks[i].m, timeout_ns);
-		if (!ret)
-			marks_done(q, i);
+		k = q->marks[i];
+		k->refs++;
 		break;
 	}
 	pthread_mutex_unlock(&q->marks_lock);
+	if (!k && !ret && atomic_load(&q->done) < hw_seq) {
+		/* No mark, and none can be made here (the launching thread
+		 * makes them, or the stream is gone): look again a little
+		 * later rather than spin. */
+		struct timespec ts = { 0, timeout_ns >= 0 && timeout_ns < 1000000 ?
+					  (long)timeout_ns : 1000000L };
+
+		nanosleep(&ts, NULL);
+		return -ETIMEDOUT;
+	}
+	if (!k)
+		return ret ? ret : 0;
+	ret = q->cops->mark_wait(q->ctx, k->m, timeout_ns);
+	pthread_mutex_lock(&q->marks_lock);
+	if (!ret)
+		mark_seen_done(q, k);
+	mark_put(q, k);
+	pthread_mutex_unlock(&q->marks_lock);
 	if (!ret && atomic_load(&q->done) < hw_seq)
-		ret = -ETIMEDOUT;	/* someone else's mark was older: look again */
+		ret = -ETIMEDOUT;	/* the newest mark was older: look again */
 	return ret;
 }
 
@@ -224,11 +288,14 @@ static int c_completed(struct xsched_platform *p, void *pq, uint64_t *done)
 	(void)pq;
 	if (atomic_load(&q->done) < atomic_load(&q->launched) &&
 	    !pthread_mutex_trylock(&q->marks_lock)) {
-		if (!(q->mode & (XS_CALLS_PASSIVE | XS_CALLS_OWNER_MARKS)))
-			ret = mark_cover(q, atomic_load(&q->launched));
-		/* The newest completed mark says the most. */
+		if (!(atomic_load(&q->mode) & (XS_CALLS_PASSIVE | XS_CALLS_OWNER_MARKS |
+					       XS_CALLS_CLOSED)))
+			ret = mark_cover(q, atomic_load(&q->launched), false);
+		if (ret == -ENOSPC)
+			ret = 0;
+		/* The newest completed mark says the most; a poll is no wait. */
 		for (i = (int)q->nmarks - 1; !ret && i >= 0; i--) {
-			int r = q->cops->mark_wait(q->ctx, q->marks[i].m, 0);
+			int r = q->cops->mark_wait(q->ctx, q->marks[i]->m, 0);
 
 			if (!r) {
 				marks_done(q, (unsigned int)i);
@@ -279,7 +346,27 @@ struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *cops,
 void xs_calls_set_mode(struct xsched_xqueue *xq, unsigned int mode)
 {
 	if (xq->own_plat)
-		cq_of(xq->own_plat)->mode = mode;
+		atomic_store(&cq_of(xq->own_plat)->mode, mode);
+}
+
+bool xs_calls_covered(struct xsched_xqueue *xq, uint64_t seq)
+{
+	struct calls_q *q;
+	bool ok;
+
+	if (!xq->own_plat)
+		return false;
+	q = cq_of(xq->own_plat);
+	pthread_mutex_lock(&q->marks_lock);
+	ok = atomic_load(&q->done) >= seq ||
+	     (q->nmarks && q->marks[q->nmarks - 1]->seq >= seq);
+	pthread_mutex_unlock(&q->marks_lock);
+	return ok;
+}
+
+unsigned int xs_calls_mode(struct xsched_xqueue *xq)
+{
+	return xq->own_plat ? atomic_load(&cq_of(xq->own_plat)->mode) : 0;
 }
 
 void xs_calls_platform_free(struct xsched_platform *p)
@@ -288,7 +375,7 @@ void xs_calls_platform_free(struct xsched_platform *p)
 	unsigned int i;
 
 	for (i = 0; i < q->nmarks; i++)
-		q->cops->mark_free(q->ctx, q->marks[i].m);
+		mark_put(q, q->marks[i]);
 	pthread_mutex_destroy(&q->marks_lock);
 	free(q);
 }

@@ -226,17 +226,31 @@ struct xsched_xqueue {
 	bool submitting;		/* a submit dropped the lock mid-way:
 					 * others wait (submits are atomic) */
 	/* Lv1 */
-	bool stopped;			/* Lv1 hold: launch nothing */
+	/* Lv1 hold: launch nothing.  Set by the policy without this lock
+	 * (xs_xq_lv1_stop()), so that a decision never waits for a thread
+	 * that holds it; read anywhere. */
+	atomic_bool stopped;
 	bool worker_exit;
 	bool worker_running;
 	pthread_t worker;
 	unsigned int threshold, batch;
-	bool now_cap;			/* caller-held: this call is capped */
+	unsigned int in_calls;		/* caller-held: calls inside the runtime */
+	uint64_t memwait_seq;		/* caller-held: seq of the last memory wait */
 	uint64_t max_in_flight;
 	unsigned char *buf;		/* ring of buffered commands */
 	uint64_t buf_cap;		/* commands; power of two */
 	uint64_t buf_head;		/* seq - 1 of the first buffered command */
 	/* end of submission state */
+
+	/* Caller-held: a lower XQueue is held by this one, so its completion
+	 * must be learnable (a per-thread stream then marks after its calls);
+	 * set by the policy (sched.lock), read by the launching thread. */
+	atomic_bool mark_wanted;
+	/* Waiters for a release of the Lv1 hold (xs_xq_wait_unheld()): an
+	 * event count, so that xs_xq_lv1_stop() never takes xq->lock. */
+	pthread_mutex_t gate_lock;
+	pthread_cond_t gate_cond;
+	atomic_uint gate_gen;
 };
 
 /* config.c */
@@ -335,7 +349,12 @@ void xs_calls_platform_free(struct xsched_platform *p);
  * nobody else records one. */
 #define XS_CALLS_PASSIVE	(1U << 0)
 #define XS_CALLS_OWNER_MARKS	(1U << 1)
+/* The runtime's stream is gone: existing marks only (xs_xq_close()). */
+#define XS_CALLS_CLOSED		(1U << 2)
 void xs_calls_set_mode(struct xsched_xqueue *xq, unsigned int mode);
+unsigned int xs_calls_mode(struct xsched_xqueue *xq);
+/* Is @seq known completed, or covered by a mark? */
+bool xs_calls_covered(struct xsched_xqueue *xq, uint64_t seq);
 
 /* sched.c */
 void xs_sched_add(struct xsched_xqueue *xq);
@@ -391,24 +410,44 @@ void xs_xq_update_completed(struct xsched_xqueue *xq);
 void xs_xq_free(struct xsched_xqueue *xq);
 /*
  * Caller-held dispatch, for a runtime whose calls cannot be copied: the
- * caller itself makes the call, between xs_xq_now_begin() (0: the XQueue's
- * lock is held, and the call may go now) and xs_xq_now_end() (the call is
- * counted as launched if @ran; the lock is dropped).  -EAGAIN: not now (the
- * policy holds it, or with XS_NOW_CAP `threshold` calls are in flight);
- * XS_NOW_FORCE: now whatever the hold.  Nothing is ever buffered.  A capped
- * call refills the cap in batches: every `batch`-th one leaves a completion
- * mark behind it (mark_now), so that a wait for room waits for the oldest
- * mark that makes room and leaves threshold - batch calls in flight, rather
- * than for everything launched (which would let the stream run dry).
+ * caller itself makes the call, between xs_xq_now_begin() (0: the call may
+ * go now) and xs_xq_now_end() (the call is counted as launched if @ran).
+ * No lock is held in between: the runtime call may block (a copy to
+ * pageable memory waits for the stream's earlier work), re-enter the
+ * library, or run beside other threads' calls on the same stream, and
+ * nobody else ever waits for it.  -EAGAIN: not now (the policy holds it,
+ * or with XS_NOW_CAP `threshold` calls are in flight); XS_NOW_FORCE: now
+ * whatever the hold.  Nothing is ever buffered.  A capped call refills the
+ * cap in batches: every `batch`-th one leaves a completion mark behind it
+ * (mark_now), so that a wait for room waits for the oldest mark that makes
+ * room and leaves threshold - batch calls in flight, rather than for
+ * everything launched (which would let the stream run dry).  A call on an
+ * XQueue whose completion only its launching thread can mark
+ * (XS_CALLS_OWNER_MARKS) leaves a mark behind it only while a lower XQueue
+ * is held by it (mark_wanted).  The mark is recorded after the count, with
+ * no XQueue lock held.  XS_NOW_MEMWAIT (at end): the call was a wait on a
+ * memory value, whose producer the library cannot see (xs_xq_memwait()).
  */
 #define XS_NOW_CAP	(1U << 0)
 #define XS_NOW_FORCE	(1U << 1)
+#define XS_NOW_MEMWAIT	(1U << 2)
 int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags);
-void xs_xq_now_end(struct xsched_xqueue *xq, bool ran);
+void xs_xq_now_end(struct xsched_xqueue *xq, bool ran, unsigned int flags);
 /* Wait up to @timeout_ns while the policy (or the user) holds @xq. */
 void xs_xq_wait_unheld(struct xsched_xqueue *xq, int64_t timeout_ns);
 /* The runtime said everything launched up to @seq completed (a synchronize). */
 void xs_xq_completed_upto(struct xsched_xqueue *xq, uint64_t seq);
+/* Is a memory wait among @xq's calls not known to have completed? */
+bool xs_xq_memwait(struct xsched_xqueue *xq);
+/* Completion of what was launched is known (nothing in flight)? */
+bool xs_xq_idle(struct xsched_xqueue *xq);
+/* Destroy without waiting (the runtime's stream is gone, its work runs on):
+ * after a last mark covering everything launched, no new mark is ever
+ * recorded (the handle is dead), the XQueue goes on blocking lower ones
+ * until that mark is seen completed; xs_xq_idle() then says it may be
+ * destroyed.  false: no mark could be made (its completion can never be
+ * learned): the caller destroys it now. */
+bool xs_xq_close(struct xsched_xqueue *xq);
 uint64_t xs_xq_launched(struct xsched_xqueue *xq);
 /* The XQueue whose work makes the policy hold @xq (a reference:
  * xs_xqueue_put() it), or NULL. */

@@ -82,6 +82,8 @@ static struct {
 	/* Some XQueue's s_pending is set: the applier has work. */
 	bool pending;
 	pthread_cond_t cond;	/* an XQueue's s_applying went false */
+	void *scratch;		/* evaluate()'s arrays */
+	size_t scratch_size;
 } sched = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -435,17 +437,27 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 	struct xs_pol_dep *pd;
 	int32_t *eff;
 	uint64_t now = xs_now_ns(), recheck;
+	size_t need;
 	void *mem;
 
-	mem = calloc((size_t)sched.count + 1, sizeof(*qs) + sizeof(*in) +
-		     sizeof(*out) + sizeof(*eff));
-	pd = calloc((size_t)sched.ndeps + 1, sizeof(*pd));
-	if (!mem || !pd) {
-		free(mem);
-		free(pd);
-		xs_err("out of memory evaluating the policy");
-		return;
+	/* Scratch kept across evaluations (sched.lock): no allocation on the
+	 * submit path that holds a lower XQueue. */
+	need = ((size_t)sched.count + 1) * (sizeof(*qs) + sizeof(*in) + sizeof(*out) +
+					    sizeof(*eff)) +
+	       ((size_t)sched.ndeps + 1) * sizeof(*pd);
+	if (need > sched.scratch_size) {
+		mem = realloc(sched.scratch, need * 2);
+		if (!mem) {
+			xs_err("out of memory evaluating the policy");
+			return;
+		}
+		sched.scratch = mem;
+		sched.scratch_size = need * 2;
 	}
+	mem = sched.scratch;
+	memset(mem, 0, need);
+	pd = (void *)((char *)mem + ((size_t)sched.count + 1) *
+		      (sizeof(*qs) + sizeof(*in) + sizeof(*out) + sizeof(*eff)));
 	in = mem;
 	out = (void *)(in + sched.count + 1);
 	qs = (void *)(out + sched.count + 1);
@@ -479,6 +491,15 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 	xs_policy_decide(in, n, pd, nd, now, xs_config()->hyst_ns, eff, out,
 			 &recheck);
 	sched.recheck_ns = recheck;
+	/* Who must make its completion learnable (xs_xq_now_end()). */
+	for (i = 0; i < n; i++) {
+		bool wanted = false;
+		unsigned int k;
+
+		for (k = 0; k < n && !wanted; k++)
+			wanted = out[k].hold && out[k].blocker == qs[i]->id;
+		atomic_store_explicit(&qs[i]->mark_wanted, wanted, memory_order_relaxed);
+	}
 
 	/* Resumes first, so that an idle queue never waits behind a suspend. */
 	for (i = 0; i < n; i++) {
@@ -505,8 +526,6 @@ static void evaluate(uint32_t why_resume, uint32_t cause)
 		apply_policy(q, why_resume == XSCHED_WHY_PRIORITY ? XSCHED_WHY_PRIORITY :
 			     XSCHED_WHY_HIGHER_BUSY, out[i].blocker);
 	}
-	free(mem);
-	free(pd);
 }
 
 static void *monitor(void *arg);
@@ -647,8 +666,12 @@ void xs_sched_refresh(struct xsched_xqueue *xq)
 			xq->s_idle_ns = xs_now_ns();
 		xq->s_busy = busy;
 		xq->s_failed = failed;
-		evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
-			 busy ? 0 : xq->id);
+		/* Only an XQueue below it, or a dependency, can see the
+		 * change: a stream alone at its priority pays no evaluation
+		 * on each idle/busy edge. */
+		if (has_lower(xq) || sched.ndeps)
+			evaluate(failed ? XSCHED_WHY_FAILED : XSCHED_WHY_HIGHER_IDLE,
+				 busy ? 0 : xq->id);
 		if (sched.pending ||
 		    (busy && xq->s_level >= XSCHED_LV2 &&
 		     (has_lower(xq) || (xq->s_arb && !xq->s_arb_watched))))

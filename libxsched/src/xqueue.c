@@ -35,6 +35,9 @@
 #define XS_WAIT_SLICE_NS 50000000LL
 /* The worker's retry after a refused launch with nothing in flight. */
 #define XS_RETRY_NS 200000LL
+/* A held worker or flush looks again this often (a release is a flag set
+ * without xq->lock: its wake-up can be missed). */
+#define XS_STOPPED_POLL_NS 1000000LL
 
 static void abs_deadline(struct timespec *ts, int64_t timeout_ns)
 {
@@ -254,14 +257,25 @@ static uint64_t lv1_wait_target(const struct xsched_xqueue *xq)
 	return target > xq->launched ? xq->launched : target;
 }
 
+/* Wake the waiters for a release (xs_xq_wait_unheld()); takes only the
+ * gate's own lock, never xq->lock. */
+static void gate_wake(struct xsched_xqueue *xq)
+{
+	atomic_fetch_add(&xq->gate_gen, 1);
+	pthread_mutex_lock(&xq->gate_lock);
+	pthread_cond_broadcast(&xq->gate_cond);
+	pthread_mutex_unlock(&xq->gate_lock);
+}
+
 static void set_error(struct xsched_xqueue *xq, int err)
 {
 	if (!xq->error) {
-		xq->error = err;
+		__atomic_store_n(&xq->error, err, __ATOMIC_RELAXED);
 		xs_warn("q%u: hardware queue failed (%s); its work is lost",
 			xq->id, strerror(-err));
 	}
 	pthread_cond_broadcast(&xq->cond);
+	gate_wake(xq);
 }
 
 static void *lv1_worker(void *arg)
@@ -322,6 +336,13 @@ static void *lv1_worker(void *arg)
 			pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
 			continue;
 		}
+		if (xq->stopped && xq->submitted > xq->launched) {
+			struct timespec ts;
+
+			abs_deadline(&ts, XS_STOPPED_POLL_NS);
+			pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
+			continue;
+		}
 		pthread_cond_wait(&xq->cond, &xq->lock);
 	}
 	pthread_mutex_unlock(&xq->lock);
@@ -362,13 +383,24 @@ void xs_xq_lv1_stop_worker(struct xsched_xqueue *xq)
 	pthread_join(t, NULL);
 }
 
-/* The policy's Lv1 hold: called with sched.lock held (order sched -> xq). */
+/*
+ * The policy's Lv1 hold, called with sched.lock held: a flag, set without
+ * xq->lock, so that the decision never waits for whoever holds it (the Lv1
+ * worker holds it while it hands a call to the runtime).  A release wakes
+ * the caller-held waiters through the gate, and the worker if xq->lock is
+ * free; a worker whose wake-up is missed looks again within
+ * XS_STOPPED_POLL_NS.
+ */
 void xs_xq_lv1_stop(struct xsched_xqueue *xq, bool stop)
 {
-	pthread_mutex_lock(&xq->lock);
-	xq->stopped = stop;
-	pthread_cond_broadcast(&xq->cond);
-	pthread_mutex_unlock(&xq->lock);
+	atomic_store(&xq->stopped, stop);
+	if (stop)
+		return;
+	gate_wake(xq);
+	if (!pthread_mutex_trylock(&xq->lock)) {
+		pthread_cond_broadcast(&xq->cond);
+		pthread_mutex_unlock(&xq->lock);
+	}
 }
 
 /* Read the hardware's progress (monitor thread). */
@@ -526,6 +558,8 @@ static int xq_create(struct xsched_xqueue **xqp, struct xsched_platform *plat,
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&xq->cond, &ca);
+	pthread_mutex_init(&xq->gate_lock, NULL);
+	pthread_cond_init(&xq->gate_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_init(&xq->refs, 1);
 	xq->fork_gen = atomic_load(&xs_fork_gen);
@@ -618,6 +652,8 @@ void xs_xq_free(struct xsched_xqueue *xq)
 	xq->plat->ops->unbind(xq->plat, xq->pq);
 	pthread_cond_destroy(&xq->cond);
 	pthread_mutex_destroy(&xq->lock);
+	pthread_cond_destroy(&xq->gate_cond);
+	pthread_mutex_destroy(&xq->gate_lock);
 	free(xq->buf);
 	if (xq->own_plat)
 		xs_calls_platform_free(xq->own_plat);
@@ -764,10 +800,9 @@ int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags)
 	if (!ret && !(flags & XS_NOW_FORCE) &&
 	    (xq->stopped || ((flags & XS_NOW_CAP) && now_capped(xq))))
 		ret = -EAGAIN;
-	if (ret)
-		pthread_mutex_unlock(&xq->lock);
-	else
-		xq->now_cap = flags & XS_NOW_CAP;
+	if (!ret)
+		xq->in_calls++;
+	pthread_mutex_unlock(&xq->lock);
 	return ret;
 }
 
@@ -778,40 +813,95 @@ static int now_made(void *arg)
 	return 0;
 }
 
-void xs_xq_now_end(struct xsched_xqueue *xq, bool ran)
+void xs_xq_now_end(struct xsched_xqueue *xq, bool ran, unsigned int flags)
 {
 	const struct xsched_call c = { .fn = now_made };
-	bool was_idle = !xs_xq_busy_locked(xq);
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	bool was_idle, mark = false;
 	int ret = 0;
 
+	pthread_mutex_lock(&xq->lock);
+	xq->in_calls--;
+	was_idle = !xs_xq_busy_locked(xq);
 	if (ran)
 		ret = launch_direct(xq, (const unsigned char *)&c, 1);
+	if (ran && !ret && (flags & XS_NOW_MEMWAIT))
+		xq->memwait_seq = xq->launched;
 	/* A capped stream: a mark every `batch` calls (never more than 16 per
 	 * threshold), for the waits for room (see internal.h). */
-	if (ran && !ret && xq->now_cap && xq->plat->ops->mark_now) {
+	if (ran && !ret && (flags & XS_NOW_CAP) && ops->mark_now) {
 		unsigned int step = xq->batch > (xq->threshold + 15) / 16 ?
 				    xq->batch : (xq->threshold + 15) / 16;
 
-		if (step && xq->launched % step == 0)
-			xq->plat->ops->mark_now(xq->plat, xq->pq);
+		mark = step && xq->launched % step == 0;
 	}
-	xq->now_cap = false;
 	if (ret && xs_err_fatal(ret))
 		set_error(xq, ret);
 	pthread_mutex_unlock(&xq->lock);
 	if (ran && (was_idle || ret))
 		xs_sched_refresh(xq);
+	/* Only the launching thread can name an owner-marked stream: it marks
+	 * while someone is held by it (decided by the refresh above). */
+	if (ran && !ret && ops->mark_now && !mark &&
+	    atomic_load_explicit(&xq->mark_wanted, memory_order_relaxed) &&
+	    (xs_calls_mode(xq) & XS_CALLS_OWNER_MARKS))
+		mark = true;
+	if (mark)
+		ops->mark_now(xq->plat, xq->pq);
 }
 
 void xs_xq_wait_unheld(struct xsched_xqueue *xq, int64_t timeout_ns)
 {
+	unsigned int gen = atomic_load(&xq->gate_gen);
 	struct timespec ts;
 
+	if (!atomic_load(&xq->stopped) || __atomic_load_n(&xq->error, __ATOMIC_RELAXED))
+		return;
 	abs_deadline(&ts, timeout_ns);
+	pthread_mutex_lock(&xq->gate_lock);
+	while (atomic_load(&xq->gate_gen) == gen &&
+	       pthread_cond_timedwait(&xq->gate_cond, &xq->gate_lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&xq->gate_lock);
+}
+
+bool xs_xq_memwait(struct xsched_xqueue *xq)
+{
+	bool pending;
+
 	pthread_mutex_lock(&xq->lock);
-	if (xq->stopped && !xq->error)
-		pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
+	learn_known_done(xq);
+	pending = xq->memwait_seq > xq->completed;
 	pthread_mutex_unlock(&xq->lock);
+	return pending;
+}
+
+bool xs_xq_idle(struct xsched_xqueue *xq)
+{
+	bool idle;
+
+	pthread_mutex_lock(&xq->lock);
+	learn_known_done(xq);
+	idle = !xq->in_calls && (xq->completed >= xq->launched || xq->error);
+	pthread_mutex_unlock(&xq->lock);
+	return idle;
+}
+
+bool xs_xq_close(struct xsched_xqueue *xq)
+{
+	const struct xs_platform_ops *ops = xq->plat->ops;
+	uint64_t launched = xs_xq_launched(xq);
+
+	if (xs_xq_idle(xq)) {
+		xs_calls_set_mode(xq, xs_calls_mode(xq) | XS_CALLS_CLOSED);
+		return true;
+	}
+	if (!xq->own_plat || !ops->mark_now)
+		return false;
+	ops->mark_now(xq->plat, xq->pq);
+	xs_calls_set_mode(xq, xs_calls_mode(xq) | XS_CALLS_CLOSED);
+	/* A last mark covers everything, or nothing will ever tell. */
+	return xs_calls_covered(xq, hw_of(xq, launched));
 }
 
 void xs_xq_completed_upto(struct xsched_xqueue *xq, uint64_t seq)
@@ -992,7 +1082,10 @@ XS_EXPORT int xsched_flush(struct xsched_xqueue *xq)
 		if (xq->stopped || xq->submitting) {
 			/* Held: the buffered calls go when the policy (or the
 			 * user) releases the XQueue. */
-			pthread_cond_wait(&xq->cond, &xq->lock);
+			struct timespec ts;
+
+			abs_deadline(&ts, XS_STOPPED_POLL_NS);
+			pthread_cond_timedwait(&xq->cond, &xq->lock, &ts);
 			continue;
 		}
 		ret = lv1_launch_buffered(xq, true);

@@ -3,7 +3,9 @@
 """A HIP runtime's calls of its own hooked exports, found statically.
 
 A libamdhip64 that calls one of its exported functions through its PLT (a
-JUMP_SLOT relocation naming a symbol it defines itself) reaches the
+JUMP_SLOT relocation naming a symbol it defines itself, or a GLOB_DAT one
+when its address is taken too and the PLT entry goes through that GOT
+slot) reaches the
 preloaded hook of that function again, from inside the outer call, on the
 caller's thread.  For every such call of a function in the hook table
 (libxsched/src/interpose/hip.c) this finds the call sites (objdump -d) and
@@ -68,7 +70,7 @@ def self_calls(lib):
     names = set(dyn.values())
     own = set()
     for line in run("readelf", "-rW", lib).splitlines():
-        m = re.search(r"R_X86_64_JUMP_SLOT\s+[0-9a-f]+\s+(\S+)@@", line)
+        m = re.search(r"R_X86_64_(?:JUMP_SLOT|GLOB_DAT)\s+[0-9a-f]+\s+(\S+)@@", line)
         if m and m.group(1) in names:
             own.add(m.group(1))
     secs = []

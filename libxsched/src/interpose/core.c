@@ -14,10 +14,17 @@
  * caller-held: their calls cannot run on another thread (the Lv1 worker),
  * and a completion mark for them cannot be recorded from another thread
  * either.  A caller-held runtime's calls run on the caller's thread, and
- * its per-thread streams are marked by their owner after every call
- * (XS_CALLS_OWNER_MARKS); they are forgotten when their thread exits.
+ * its per-thread streams are marked by their owner only (XS_CALLS_OWNER_MARKS),
+ * after a call while a lower stream is held by them; they are forgotten
+ * when their thread exits, without waiting for their work.
+ *
+ * Caller-held dispatch takes no lock across the runtime call (see
+ * xsi_hold_begin() in interpose.h); the table lock is never held across a
+ * runtime call either (forget() and reap() drop it).
  */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -27,6 +34,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <threads.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../internal.h"
@@ -55,9 +63,18 @@ struct xsi_stream {
 	uint64_t thread;	/* per-thread */
 	struct xsched_xqueue *xq;
 	struct xsi_stream_desc desc;
-	atomic_bool live;	/* caller-held: has made a call */
+	atomic_bool live;	/* caller-held: counts in the gate's maximum */
 	atomic_bool capturing;	/* caller-held: its calls go into a graph */
+	bool gone;		/* out of the table (state->lock) */
 	struct xsi_stream *retired_next;
+};
+
+/* A destroyed stream's XQueue whose work still runs (xsi_stream_destroyed(),
+ * thread exit): it goes on holding lower streams until a last mark says its
+ * work completed, then it is destroyed (reap()). */
+struct xsi_zombie {
+	struct xsched_xqueue *xq;
+	struct xsi_zombie *next;
 };
 
 struct xsi_event {
@@ -77,6 +94,13 @@ struct xsi_state {
 	struct xsi_event events[XSI_EVENTS];
 	/* Caller-held: the highest priority of a live stream per device. */
 	_Atomic int32_t maxp[XSI_DEVS];
+	/* Streams being captured into a graph (xsi_stream_capture()): while
+	 * any is, a scheduled call asks the runtime whether its own stream
+	 * joined a capture. */
+	atomic_int captures;
+	/* Destroyed streams whose work runs on (under lock). */
+	struct xsi_zombie *zombies;
+	atomic_bool has_zombies;
 };
 
 static struct xsi_stream tombstone;
@@ -85,6 +109,10 @@ static struct xsi_stream tombstone;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xsi_runtime *registered[XSI_RUNTIMES];
 static thread_local bool pt_logged;
+/* Hooks of this thread between their begin and end: a hook entered from
+ * inside the runtime (a runtime calling its own exported functions) goes
+ * straight through, in the order of the call it is part of. */
+static thread_local unsigned int depth;
 
 /* This thread's per-thread streams of caller-held runtimes, forgotten at
  * its exit (pt_key's destructor). */
@@ -135,6 +163,100 @@ void *xsi_dlopen_loaded(const char *const *names, size_t n, const char **which)
 }
 
 typedef void *(*dlsym_fn)(void *, const char *);
+typedef void *(*dlvsym_fn)(void *, const char *, const char *);
+
+/* The number of symbols a DT_GNU_HASH table covers. */
+XSI_EARLY static uint32_t gnu_hash_nsyms(const uint32_t *h)
+{
+	uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2], i, last = 0;
+	const uint32_t *buckets = h + 4 + bloom * (sizeof(ElfW(Addr)) / 4);
+	const uint32_t *chain = buckets + nbuckets;
+
+	for (i = 0; i < nbuckets; i++)
+		if (buckets[i] > last)
+			last = buckets[i];
+	if (last < symoffset)
+		return symoffset;
+	while (!(chain[last - symoffset] & 1))
+		last++;
+	return last + 1;
+}
+
+/* strcmp() and a suffix test without libc: a sanitizer intercepts those, and
+ * cannot take calls before it is initialised (see libc_function()). */
+XSI_EARLY static bool early_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+XSI_EARLY static bool early_ends(const char *s, const char *suffix)
+{
+	const char *a = s, *b = suffix;
+
+	while (*a)
+		a++;
+	while (*b)
+		b++;
+	while (b > suffix && a > s && *--a == *--b)
+		;
+	return b == suffix && *a == *b;
+}
+
+/*
+ * glibc's own default definition of a function we also define (dlsym,
+ * dlvsym), read from libc.so.6's dynamic symbol table: asking the dynamic
+ * linker for it by name or by version would find ours (an unversioned
+ * definition in a preloaded library answers every versioned reference).
+ * The loaded objects are walked through _r_debug, calling nothing: a
+ * sanitizer runtime asks for dlsym before it can take calls it intercepts
+ * (dl_iterate_phdr, dlopen).
+ */
+XSI_EARLY static void *libc_function(const char *name)
+{
+	const struct link_map *m;
+
+	for (m = _r_debug.r_map; m; m = m->l_next) {
+		const ElfW(Sym) *sym = NULL;
+		const ElfW(Half) *versym = NULL;
+		const char *str = NULL;
+		const uint32_t *gnu = NULL, *sysv = NULL;
+		const ElfW(Dyn) *d;
+		uint32_t n, i;
+
+		if (!m->l_name || !early_ends(m->l_name, "/libc.so.6"))
+			continue;
+		/* The dynamic linker has relocated these to addresses. */
+		for (d = m->l_ld; d && d->d_tag != DT_NULL; d++) {
+			if (d->d_tag == DT_SYMTAB)
+				sym = (const ElfW(Sym) *)d->d_un.d_ptr;
+			else if (d->d_tag == DT_STRTAB)
+				str = (const char *)d->d_un.d_ptr;
+			else if (d->d_tag == DT_VERSYM)
+				versym = (const ElfW(Half) *)d->d_un.d_ptr;
+			else if (d->d_tag == DT_GNU_HASH)
+				gnu = (const uint32_t *)d->d_un.d_ptr;
+			else if (d->d_tag == DT_HASH)
+				sysv = (const uint32_t *)d->d_un.d_ptr;
+		}
+		if (!sym || !str || (!gnu && !sysv))
+			return NULL;
+		n = gnu ? gnu_hash_nsyms(gnu) : sysv[1];
+		for (i = 0; i < n; i++) {
+			if (!sym[i].st_value || ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC ||
+			    !early_eq(str + sym[i].st_name, name))
+				continue;
+			if (versym && (versym[i] & 0x8000))
+				continue;	/* a hidden (compat) version */
+			return (void *)(m->l_addr + sym[i].st_value);
+		}
+		return NULL;
+	}
+	return NULL;
+}
 
 XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)
 {
@@ -142,14 +264,26 @@ XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)
 	dlsym_fn f = atomic_load(&fn);
 
 	if (!f) {
-		f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!f)
-			f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		f = (dlsym_fn)libc_function("dlsym");
 		if (!f)
 			return NULL;
 		atomic_store(&fn, f);
 	}
 	return f(handle, name);
+}
+
+XSI_EARLY void *xsi_real_dlvsym(void *handle, const char *name, const char *version)
+{
+	static _Atomic(dlvsym_fn) fn;
+	dlvsym_fn f = atomic_load(&fn);
+
+	if (!f) {
+		f = (dlvsym_fn)libc_function("dlvsym");
+		if (!f)
+			return NULL;
+		atomic_store(&fn, f);
+	}
+	return f(handle, name, version);
 }
 
 const struct xsi_entry *xsi_entry_find(const struct xsi_runtime *rt,
@@ -171,10 +305,18 @@ void *xsi_redirect(struct xsi_runtime *rt, const char *name, void *real)
 
 	if (!e || !real)
 		return real;
+	if (real == e->hook) {
+		/* The lookup found our own export (a global lookup, where the
+		 * preload comes first): the runtime has the function only if
+		 * its real one was found.  Else NULL, as without us: a
+		 * feature probe must not get a hook that has nothing to call. */
+		if (e->real && *e->real)
+			return real;
+		xsi_log(rt, "%s: not in the runtime: NULL, as without the interposer", name);
+		return NULL;
+	}
 	if (e->real && !*e->real)
 		*e->real = real;
-	if (real == e->hook)
-		return real;
 	xsi_log(rt, "%s redirected", name);
 	return e->hook;
 }
@@ -248,10 +390,18 @@ void *xsi_proc_redirect(struct xsi_runtime *rt, const char *name, void *real,
 		const struct xsi_entry *e = &rt->entries[i];
 
 		if (strcmp(base_of(e), name) || !!(e->flags & XSI_ENTRY_PER_THREAD) != per_thread ||
-		    ver < e->since || !e->real || !*e->real)
+		    ver < e->since || !e->real)
 			continue;
 		if (!best || e->since > best->since)
 			best = e;
+	}
+	if (best && !*best->real) {
+		/* An ABI the library does not export (an old one kept for old
+		 * callers): what the lookup returned is its implementation. */
+		*best->real = real;
+		xsi_log(rt, "GetProcAddress(%s, %d%s): hook of %s, on the address returned",
+			name, ver, per_thread ? ", per-thread" : "", best->name);
+		return best->hook;
 	}
 	if (best && !newer_abi(rt, name, per_thread)) {
 		xs_warn("%s: GetProcAddress(%s, %d, %s) returned %p, which is no exported symbol; using the hook of %s (matched by name, version and variant)",
@@ -281,10 +431,10 @@ static void resolve(struct xsi_runtime *rt)
 		if (!e->real || *e->real)
 			continue;
 		for (l = 0; l < nl && !f; l++)
-			f = e->version ? dlvsym(libs[l], e->name, e->version) :
+			f = e->version ? xsi_real_dlvsym(libs[l], e->name, e->version) :
 			    xsi_real_dlsym(libs[l], e->name);
 		if (!f)
-			f = e->version ? dlvsym(RTLD_NEXT, e->name, e->version) :
+			f = e->version ? xsi_real_dlvsym(RTLD_NEXT, e->name, e->version) :
 			    xsi_real_dlsym(RTLD_NEXT, e->name);
 		if (f != e->hook)
 			*e->real = f;
@@ -331,6 +481,15 @@ static void fork_child(void)
 		memset(st->events, 0, sizeof(st->events));
 		for (k = 0; k < XSI_DEVS; k++)
 			atomic_store(&st->maxp[k], INT32_MIN);
+		atomic_store(&st->captures, 0);
+		/* The parent's XQueues refuse the child (-ECHILD): forgotten. */
+		while (st->zombies) {
+			struct xsi_zombie *z = st->zombies;
+
+			st->zombies = z->next;
+			free(z);
+		}
+		atomic_store(&st->has_zombies, false);
 		pthread_mutex_unlock(&st->lock);
 	}
 	atomic_fetch_add(&core_fork_gen, 1);
@@ -407,6 +566,11 @@ void xsi_runtime_fini(struct xsi_runtime *rt)
 		s = atomic_load(&st->slots[i]);
 		if (!s || s == TOMB)
 			continue;
+		/* Caller-held: nothing is buffered, and the runtime's work is
+		 * not ours to wait for (a per-thread stream's completion may
+		 * not even be learnable from this thread). */
+		if (s->xq && caller_held(rt))
+			xs_xq_completed_upto(s->xq, xs_xq_launched(s->xq));
 		if (s->xq)
 			(void)xsched_xqueue_destroy(s->xq);
 		free(s);
@@ -414,6 +578,14 @@ void xsi_runtime_fini(struct xsi_runtime *rt)
 	for (s = st->retired; s; s = next) {
 		next = s->retired_next;
 		free(s);
+	}
+	while (st->zombies) {
+		struct xsi_zombie *z = st->zombies;
+
+		st->zombies = z->next;
+		xs_xq_completed_upto(z->xq, xs_xq_launched(z->xq));
+		(void)xsched_xqueue_destroy(z->xq);
+		free(z);
 	}
 	pthread_mutex_destroy(&st->lock);
 	free(st);
@@ -468,6 +640,38 @@ static struct xsi_stream *lookup(struct xsi_state *st, int kind,
 	return NULL;
 }
 
+/* state->lock held: the gate's per-device maximum over live streams. */
+static void maxp_recompute(struct xsi_state *st, int32_t dev)
+{
+	int32_t mx = INT32_MIN;
+	unsigned int i;
+
+	if (dev < 0 || dev >= XSI_DEVS)
+		return;
+	for (i = 0; i < XSI_SLOTS; i++) {
+		struct xsi_stream *o = atomic_load(&st->slots[i]);
+
+		if (o && o != TOMB && atomic_load(&o->live) &&
+		    o->desc.device == dev && o->desc.priority > mx)
+			mx = o->desc.priority;
+	}
+	atomic_store(&st->maxp[dev], mx);
+}
+
+/* A stream counts in its device's maximum from its creation: a lower
+ * stream is capped before the urgent one's first call, not after. */
+static void make_live(struct xsi_state *st, struct xsi_stream *s)
+{
+	int32_t dev = s->desc.device, cur;
+
+	if (dev < 0 || dev >= XSI_DEVS || atomic_exchange(&s->live, true))
+		return;
+	cur = atomic_load(&st->maxp[dev]);
+	while (cur < s->desc.priority &&
+	       !atomic_compare_exchange_weak(&st->maxp[dev], &cur, s->desc.priority))
+		;
+}
+
 /* state->lock held: take @s out of the table (retired, not freed). */
 static void unlink_stream(struct xsi_state *st, struct xsi_stream *s)
 {
@@ -481,21 +685,11 @@ static void unlink_stream(struct xsi_state *st, struct xsi_stream *s)
 			break;
 		}
 	}
+	s->gone = true;
 	s->retired_next = st->retired;
 	st->retired = s;
-	if (s->desc.device >= 0 && s->desc.device < XSI_DEVS &&
-	    atomic_load(&s->live)) {
-		int32_t mx = INT32_MIN;
-
-		for (i = 0; i < XSI_SLOTS; i++) {
-			struct xsi_stream *o = atomic_load(&st->slots[i]);
-
-			if (o && o != TOMB && atomic_load(&o->live) &&
-			    o->desc.device == s->desc.device && o->desc.priority > mx)
-				mx = o->desc.priority;
-		}
-		atomic_store(&st->maxp[s->desc.device], mx);
-	}
+	if (atomic_load(&s->live))
+		maxp_recompute(st, s->desc.device);
 }
 
 /* Call-command ops of a stream: the runtime's, with the stream. */
@@ -540,16 +734,52 @@ static int32_t prio_clamp(int32_t p)
 	return p < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN : p > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX : p;
 }
 
-/* state->lock held: a new stream in a free slot. */
+/* state->lock held: give @s its XQueue (at its first call: a stream the
+ * application made but never used costs the policy nothing).  0 or -errno
+ * (logged; the stream's calls pass through). */
+static int attach_xq(struct xsi_runtime *rt, struct xsi_stream *s, const char *how)
+{
+	struct xsched_xqueue *xq;
+	struct xsched_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
+	a.priority = prio_clamp(s->desc.priority);
+	a.group = (uint32_t)s->desc.device + 1;	/* the policy's scope: one device */
+	ret = xsched_xqueue_create_calls(&xq, &stream_ops, s, &a);
+	if (ret) {
+		xs_warn("%s: stream %#lx: cannot create its XQueue (%s); it passes through",
+			rt->name, (unsigned long)s->rt_handle, strerror(-ret));
+		return ret;
+	}
+	if (caller_held(rt)) {
+		/* Nothing is ever buffered: no worker; completion is learned
+		 * by those who wait, never by polling with new marks. */
+		xs_xq_lv1_stop_worker(xq);
+		xs_calls_set_mode(xq, s->kind == KIND_PER_THREAD ?
+				  XS_CALLS_OWNER_MARKS : XS_CALLS_PASSIVE);
+	}
+	__atomic_store_n(&s->xq, xq, __ATOMIC_RELEASE);
+	xsi_log(rt, "stream %#lx -> q%u: created (%s), prio %d, dev %d",
+		(unsigned long)s->rt_handle, xsched_xqueue_id(xq), how, a.priority,
+		s->desc.device);
+	return 0;
+}
+
+/*
+ * state->lock held: a new stream in a free slot, with its XQueue when
+ * @with_xq (a call on it is being made), else without (its creation: it
+ * counts in the gate from now on, and gets its XQueue at its first call).
+ */
 static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 				 uintptr_t handle, int32_t device,
 				 uint64_t thread, unsigned int slot,
-				 const struct xsi_stream_desc *d, const char *how)
+				 const struct xsi_stream_desc *d, const char *how,
+				 bool with_xq)
 {
 	struct xsi_state *st = rt->state;
-	struct xsched_attr a;
 	struct xsi_stream *s;
-	int ret;
 
 	if (slot == XSI_SLOTS || st->count >= XSI_SLOTS * 3 / 4) {
 		xs_warn("%s: stream table full; stream %#lx passes through", rt->name,
@@ -562,41 +792,54 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 	s->rt = rt;
 	s->kind = kind;
 	s->handle = kind == KIND_APP ? handle : 0;
-	s->rt_handle = handle;
+	s->rt_handle = kind == KIND_PER_THREAD && caller_held(rt) ? rt->per_thread_handle :
+		       handle;
 	s->device = device;
 	s->thread = thread;
 	s->desc = *d;
-	memset(&a, 0, sizeof(a));
-	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
-	a.priority = prio_clamp(d->priority);
-	a.group = (uint32_t)d->device + 1;	/* the policy's scope: one device */
-	ret = xsched_xqueue_create_calls(&s->xq, &stream_ops, s, &a);
-	if (ret) {
-		xs_warn("%s: stream %#lx: cannot create its XQueue (%s); it passes through",
-			rt->name, (unsigned long)handle, strerror(-ret));
+	if (with_xq && attach_xq(rt, s, how)) {
 		free(s);
 		return NULL;
 	}
-	if (caller_held(rt)) {
-		/* Nothing is ever buffered: no worker; completion is learned
-		 * by those who wait, never by polling with new marks. */
-		xs_xq_lv1_stop_worker(s->xq);
-		xs_calls_set_mode(s->xq, kind == KIND_PER_THREAD ?
-				  XS_CALLS_OWNER_MARKS : XS_CALLS_PASSIVE);
-		if (kind == KIND_PER_THREAD)
-			s->rt_handle = rt->per_thread_handle;
-	}
 	atomic_store_explicit(&st->slots[slot], s, memory_order_release);
 	st->count++;
-	xsi_log(rt, "stream %#lx -> q%u: created (%s), prio %d, dev %d",
-		(unsigned long)handle, xsched_xqueue_id(s->xq), how, a.priority,
-		d->device);
+	if (caller_held(rt))
+		make_live(st, s);
+	if (!with_xq)
+		xsi_log(rt, "stream %#lx: created (%s), prio %d, dev %d; its XQueue at its first call",
+			(unsigned long)handle, how, prio_clamp(d->priority), d->device);
 	return s;
 }
 
+/* A stream found in the table: with its XQueue, made now if it has none. */
+static struct xsi_stream *with_xq(struct xsi_runtime *rt, struct xsi_stream *s)
+{
+	struct xsi_state *st = rt->state;
+	int ret = 0;
+
+	if (!s || __atomic_load_n(&s->xq, __ATOMIC_ACQUIRE))
+		return s;
+	pthread_mutex_lock(&st->lock);
+	/* Still listed (not destroyed meanwhile) and still without one? */
+	if (!s->xq && !s->gone)
+		ret = attach_xq(rt, s, "first call");
+	pthread_mutex_unlock(&st->lock);
+	return ret || !__atomic_load_n(&s->xq, __ATOMIC_ACQUIRE) ? NULL : s;
+}
+
+/* The caller's thread id, kept per thread (a system call is a tenth of a
+ * launch); a fork child's thread asks again. */
 static uint64_t thread_id(void)
 {
-	return (uint64_t)syscall(SYS_gettid);
+	static thread_local uint64_t tid;
+	static thread_local unsigned int gen;
+	unsigned int g = atomic_load_explicit(&core_fork_gen, memory_order_relaxed);
+
+	if (!tid || gen != g) {
+		tid = (uint64_t)syscall(SYS_gettid);
+		gen = g;
+	}
+	return tid;
 }
 
 /* The calling thread's per-thread stream on its current device. */
@@ -619,7 +862,7 @@ static struct xsi_stream *per_thread_get(struct xsi_runtime *rt, uintptr_t handl
 		d.device = device;
 		if (!rt->describe(handle, &d))
 			s = insert(rt, KIND_PER_THREAD, 0, device, tid, slot, &d,
-				   "lazy, per-thread");
+				   "lazy, per-thread", true);
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (!s)
@@ -637,12 +880,67 @@ static struct xsi_stream *per_thread_get(struct xsi_runtime *rt, uintptr_t handl
 	return s;
 }
 
-/* state->lock taken here: take @s out and destroy its XQueue. */
-static void forget(struct xsi_runtime *rt, struct xsi_stream *s)
+/*
+ * Destroyed XQueues whose last mark completed (and that nobody is looking
+ * at) are destroyed now; their completion is polled first (a poll, never a
+ * wait), and the policy told, so that what they held goes.  Called on the
+ * paths that create and destroy streams and on held callers' waits.
+ */
+static void reap(struct xsi_runtime *rt)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_zombie *z, *list, *keep = NULL, *done = NULL;
+
+	if (!st || !atomic_load_explicit(&st->has_zombies, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&st->lock);
+	list = st->zombies;
+	st->zombies = NULL;
+	pthread_mutex_unlock(&st->lock);
+	while ((z = list)) {
+		list = z->next;
+		xs_xq_update_completed(z->xq);
+		if (atomic_load(&z->xq->refs) == 1 && xs_xq_idle(z->xq)) {
+			z->next = done;
+			done = z;
+		} else {
+			z->next = keep;
+			keep = z;
+		}
+	}
+	pthread_mutex_lock(&st->lock);
+	while ((z = keep)) {
+		keep = z->next;
+		z->next = st->zombies;
+		st->zombies = z;
+	}
+	atomic_store(&st->has_zombies, st->zombies != NULL);
+	pthread_mutex_unlock(&st->lock);
+	while ((z = done)) {
+		done = z->next;
+		xsi_log(rt, "q%u: the work of its destroyed stream completed: freed",
+			xsched_xqueue_id(z->xq));
+		xs_sched_refresh(z->xq);
+		(void)xsched_xqueue_destroy(z->xq);
+		free(z);
+	}
+}
+
+/*
+ * state->lock held (dropped and taken again here): take @s out and destroy
+ * its XQueue.  @runs_on: the runtime's stream is destroyed but its work
+ * runs on (a stream destroy, a thread's exit), and the runtime returns at
+ * once: so do we (caller-held), the XQueue goes on blocking lower streams
+ * until a last mark says its work completed, and is reaped then.  Else
+ * (the context is torn down with its work) its work counts as completed.
+ */
+static void forget(struct xsi_runtime *rt, struct xsi_stream *s, bool runs_on)
 {
 	struct xsi_state *st = rt->state;
 	struct xsched_xqueue *xq;
+	struct xsi_zombie *z;
 	unsigned int i;
+	bool closed;
 
 	unlink_stream(st, s);
 	for (i = 0; i < XSI_EVENTS; i++)
@@ -650,10 +948,43 @@ static void forget(struct xsi_runtime *rt, struct xsi_stream *s)
 			memset(&st->events[i], 0, sizeof(st->events[i]));
 	xq = s->xq;
 	s->xq = NULL;
+	if (atomic_load(&s->capturing))
+		atomic_fetch_sub(&st->captures, 1);
+	if (!xq) {	/* never used: nothing of it runs */
+		xsi_log(rt, "stream %#lx: destroyed (never used)", (unsigned long)s->rt_handle);
+		return;
+	}
 	pthread_mutex_unlock(&st->lock);
+	if (!caller_held(rt)) {
+		xsi_log(rt, "stream %#lx -> q%u: destroyed", (unsigned long)s->rt_handle,
+			xsched_xqueue_id(xq));
+		/* Drains what is buffered and waits for it. */
+		(void)xsched_xqueue_destroy(xq);
+		pthread_mutex_lock(&st->lock);
+		return;
+	}
+	z = runs_on && !xs_xq_idle(xq) ? malloc(sizeof(*z)) : NULL;
+	closed = z && xs_xq_close(xq);
+	/* Most streams are idle when destroyed: one poll of the last mark
+	 * says so, and the XQueue goes now. */
+	if (closed)
+		xs_xq_update_completed(xq);
+	if (closed && !xs_xq_idle(xq)) {
+		xsi_log(rt, "stream %#lx -> q%u: destroyed; its work runs on, the XQueue goes when it completes",
+			(unsigned long)s->rt_handle, xsched_xqueue_id(xq));
+		pthread_mutex_lock(&st->lock);
+		z->xq = xq;
+		z->next = st->zombies;
+		st->zombies = z;
+		atomic_store(&st->has_zombies, true);
+		return;
+	}
+	free(z);
+	/* Idle, or its completion can never be learned (no last mark): it
+	 * holds nobody from now on. */
+	xs_xq_completed_upto(xq, xs_xq_launched(xq));
 	xsi_log(rt, "stream %#lx -> q%u: destroyed", (unsigned long)s->rt_handle,
 		xsched_xqueue_id(xq));
-	/* Drains what is buffered and waits for it, outside the table lock. */
 	(void)xsched_xqueue_destroy(xq);
 	pthread_mutex_lock(&st->lock);
 }
@@ -676,8 +1007,9 @@ static void pt_exit(void *arg)
 		pthread_mutex_lock(&rt->state->lock);
 		s = lookup(rt->state, KIND_PER_THREAD, 0, pt_mine[i].device, tid, NULL);
 		if (s)
-			forget(rt, s);
+			forget(rt, s, true);
 		pthread_mutex_unlock(&rt->state->lock);
+		reap(rt);
 	}
 }
 
@@ -713,7 +1045,7 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 	}
 	s = lookup(st, kind, kind == KIND_LEGACY ? 0 : handle, device, 0, NULL);
 	if (s)
-		return s;
+		return with_xq(rt, s);
 	/* Unknown: a stream made before the library loaded, or the default
 	 * stream's first use. */
 	pthread_mutex_lock(&st->lock);
@@ -725,9 +1057,32 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 			xsi_log(rt, "stream %#lx: unknown to the runtime: passes through",
 				(unsigned long)handle);
 		else
-			s = insert(rt, kind, handle, device, 0, slot, &d, "lazy");
+			s = insert(rt, kind, handle, device, 0, slot, &d, "lazy", true);
+	} else if (!s->xq && attach_xq(rt, s, "first call")) {
+		s = NULL;
 	}
 	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_stream_desc d;
+	struct xsi_stream *s;
+	unsigned int slot;
+
+	if (!st || rt->default_kind(handle) != XSI_NOT_DEFAULT)
+		return NULL;
+	pthread_mutex_lock(&st->lock);
+	s = lookup(st, KIND_APP, handle, -1, 0, &slot);
+	if (!s) {
+		memset(&d, 0, sizeof(d));
+		if (!rt->describe(handle, &d))
+			s = insert(rt, KIND_APP, handle, -1, 0, slot, &d, "created", false);
+	}
+	pthread_mutex_unlock(&st->lock);
+	reap(rt);
 	return s;
 }
 
@@ -744,16 +1099,16 @@ struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
 	stale = lookup(st, KIND_APP, handle, -1, 0, NULL);
 	if (stale) {
 		/* The runtime reused the handle of a stream whose destroy we
-		 * did not see: that one is gone. */
+		 * did not see: that one is gone, and so is its work (the
+		 * handle now names another stream: no mark can be made). */
 		xsi_log(rt, "stream %#lx -> q%u: handle reused, old XQueue destroyed",
 			(unsigned long)handle, xsched_xqueue_id(stale->xq));
-		unlink_stream(st, stale);
-		(void)xsched_xqueue_destroy(stale->xq);
-		stale->xq = NULL;
+		forget(rt, stale, false);
 	}
 	(void)lookup(st, KIND_APP, handle, -1, 0, &slot);
-	s = insert(rt, KIND_APP, handle, -1, 0, slot, d, "hooked");
+	s = insert(rt, KIND_APP, handle, -1, 0, slot, d, "hooked", false);
 	pthread_mutex_unlock(&st->lock);
+	reap(rt);
 	return s;
 }
 
@@ -767,8 +1122,9 @@ int xsi_stream_destroyed(struct xsi_runtime *rt, uintptr_t handle)
 	pthread_mutex_lock(&st->lock);
 	s = lookup(st, KIND_APP, handle, -1, 0, NULL);
 	if (s)
-		forget(rt, s);
+		forget(rt, s, true);
 	pthread_mutex_unlock(&st->lock);
+	reap(rt);
 	return s ? 0 : -ENOENT;
 }
 
@@ -776,8 +1132,7 @@ int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
 			    int32_t priority)
 {
 	struct xsi_state *st = rt->state;
-	int32_t dev = s->desc.device, mx = INT32_MIN;
-	unsigned int i;
+	int32_t dev = s->desc.device;
 	int ret;
 
 	if (!st || !s->xq)
@@ -787,17 +1142,7 @@ int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
 		return ret;
 	pthread_mutex_lock(&st->lock);
 	s->desc.priority = priority;
-	/* The gate's per-device maximum over live streams, recomputed. */
-	if (dev >= 0 && dev < XSI_DEVS) {
-		for (i = 0; i < XSI_SLOTS; i++) {
-			struct xsi_stream *o = atomic_load(&st->slots[i]);
-
-			if (o && o != TOMB && atomic_load(&o->live) &&
-			    o->desc.device == dev && o->desc.priority > mx)
-				mx = o->desc.priority;
-		}
-		atomic_store(&st->maxp[dev], mx);
-	}
+	maxp_recompute(st, dev);
 	pthread_mutex_unlock(&st->lock);
 	xsi_log(rt, "stream %#lx -> q%u: priority set to %d", (unsigned long)s->rt_handle,
 		xsched_xqueue_id(s->xq), priority);
@@ -992,51 +1337,83 @@ static bool gated(struct xsi_runtime *rt, struct xsi_stream *s)
 
 	if (dev < 0 || dev >= XSI_DEVS)
 		return false;
-	if (!atomic_load_explicit(&s->live, memory_order_relaxed)) {
-		int32_t cur = atomic_load(&rt->state->maxp[dev]);
-
-		atomic_store(&s->live, true);
-		while (cur < s->desc.priority &&
-		       !atomic_compare_exchange_weak(&rt->state->maxp[dev], &cur,
-						     s->desc.priority))
-			;
-	}
 	return s->desc.priority < atomic_load_explicit(&rt->state->maxp[dev],
 						       memory_order_relaxed);
 }
 
 #define XSI_WAIT_SLICE_NS 50000000LL	/* one wait on a mark, at most */
 #define XSI_HELD_SLICE_NS 1000000LL	/* one wait for the policy's release */
+/* A stream held by one that waits on a memory value (whose writer may be
+ * the held stream: the library cannot see who) waits at most this long. */
+#define XSI_MEMWAIT_HOLD_NS 2000000ULL
 
 /*
  * -EAGAIN from xs_xq_now_begin(): wait a little for what stops @s: its
  * blocker's completion (a mark on the blocker), the policy's release, or
  * room on its own stream.  false: that cannot be known (a mark could not be
- * made or failed): stop holding.
+ * made or failed): stop holding.  *memwait: the blocker has a memory wait
+ * that is not known to have completed.
  */
-static bool held_wait(struct xsi_stream *s, uint64_t left)
+static bool held_wait(struct xsi_stream *s, uint64_t left, bool *memwait)
 {
 	struct xsched_xqueue *b = xs_sched_blocker(s->xq);
 	struct xsched_xq_info info;
 	int64_t slice = left < XSI_WAIT_SLICE_NS ? (int64_t)left : XSI_WAIT_SLICE_NS;
+	int64_t short_slice = slice < XSI_HELD_SLICE_NS ? slice : XSI_HELD_SLICE_NS;
+	uint64_t t0 = xs_now_ns();
 	int r = 0;
 
+	*memwait = false;
 	if (b) {
 		uint64_t upto = xs_xq_launched(b);
 
+		*memwait = xs_xq_memwait(b);
+		if (*memwait)
+			slice = short_slice;
 		r = upto ? xsched_wait(b, upto, slice) : 0;
 		xs_xqueue_put(b);
-		if (!r)	/* now the policy's turn (hysteresis) */
-			xs_xq_wait_unheld(s->xq, slice < XSI_HELD_SLICE_NS ? slice :
-					  XSI_HELD_SLICE_NS);
+		if (!r || (r == -ETIMEDOUT && xs_now_ns() - t0 < XSI_HELD_SLICE_NS))
+			/* now the policy's turn (hysteresis), or no mark says
+			 * anything yet (the blocker's own thread makes them) */
+			xs_xq_wait_unheld(s->xq, short_slice);
 	} else if (!xsched_query(s->xq, &info, sizeof(info)) && info.hold) {
-		xs_xq_wait_unheld(s->xq, slice < XSI_HELD_SLICE_NS ? slice :
-				  XSI_HELD_SLICE_NS);
+		xs_xq_wait_unheld(s->xq, short_slice);
 	} else if (!xsched_query(s->xq, &info, sizeof(info)) &&
 		   info.launched - info.completed >= info.threshold) {
 		r = xsched_wait(s->xq, info.launched - info.threshold + 1, slice);
+		if (r == -ETIMEDOUT && xs_now_ns() - t0 < XSI_HELD_SLICE_NS) {
+			struct timespec ts = { 0, XSI_HELD_SLICE_NS / 10 };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	return !r || r == -ETIMEDOUT;
+}
+
+/* Is @s's call going into a graph (its own capture, or one it joined
+ * through an event wait: only the runtime knows, asked only while some
+ * stream of the process is being captured)? */
+static bool captured(struct xsi_runtime *rt, struct xsi_stream *s,
+		     const struct xsi_entry *e, uintptr_t handle)
+{
+	if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
+		return true;
+	if (!atomic_load_explicit(&rt->state->captures, memory_order_relaxed) ||
+	    !rt->is_capturing || rt->is_capturing(handle, e->flags) <= 0)
+		return false;
+	xsi_log(rt, "%s stream %#lx -> q%u: joined a capture: not scheduled", e->name,
+		(unsigned long)s->rt_handle, xsched_xqueue_id(s->xq));
+	return true;
+}
+
+void xsi_enter(void)
+{
+	depth++;
+}
+
+void xsi_leave(void)
+{
+	depth--;
 }
 
 void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
@@ -1044,19 +1421,28 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 {
 	uint64_t t0 = 0, max = rt->hold_max_ns ? rt->hold_max_ns : XSI_HOLD_MAX_NS;
 	unsigned int flags;
+	bool memwait = false;
 	int ret;
 
-	h->locked = false;
-	h->s = xsi_stream_get(rt, handle, e->flags);
-	if (!h->s || !h->s->xq)
+	h->s = NULL;
+	h->in_call = false;
+	h->flags = 0;
+	h->entered = true;
+	if (depth++) {
+		/* Inside another hook's runtime call on this thread: part of
+		 * that call, already scheduled and counted. */
+		xsi_log(rt, "%s stream %#lx: entered from inside the runtime: straight through",
+			e->name, (unsigned long)handle);
 		return;
-	if (atomic_load_explicit(&h->s->capturing, memory_order_relaxed)) {
+	}
+	h->s = xsi_stream_get(rt, handle, e->flags);
+	if (!h->s || !h->s->xq || captured(rt, h->s, e, handle)) {
 		h->s = NULL;	/* recorded into a graph: runs later, elsewhere */
 		return;
 	}
 	flags = gated(rt, h->s) ? XS_NOW_CAP : 0;
 	while ((ret = xs_xq_now_begin(h->s->xq, flags)) == -EAGAIN) {
-		uint64_t now = xs_now_ns();
+		uint64_t now = xs_now_ns(), limit = max;
 
 		if (!t0) {
 			t0 = now;
@@ -1066,21 +1452,31 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 				 xsched_xqueue_id(h->s->xq), rt->name, e->name,
 				 (unsigned long)h->s->rt_handle);
 		}
-		if (now - t0 >= max) {
-			xs_warn("%s: q%u held for %llu ms; letting its call through (hold limit)",
-				rt->name, xsched_xqueue_id(h->s->xq),
-				(unsigned long long)((now - t0) / 1000000));
+		if (memwait && limit > XSI_MEMWAIT_HOLD_NS)
+			limit = XSI_MEMWAIT_HOLD_NS;
+		if (now - t0 >= limit) {
+			if (memwait)
+				xsi_log(rt, "%s stream %#lx -> q%u: its blocker waits on a memory value: let through after %llu us",
+					e->name, (unsigned long)h->s->rt_handle,
+					xsched_xqueue_id(h->s->xq),
+					(unsigned long long)((now - t0) / 1000));
+			else
+				xs_warn("%s: q%u held for %llu ms; letting its call through (hold limit)",
+					rt->name, xsched_xqueue_id(h->s->xq),
+					(unsigned long long)((now - t0) / 1000000));
 			flags |= XS_NOW_FORCE;
 			continue;
 		}
-		if (!held_wait(h->s, t0 + max - now))
+		if (!held_wait(h->s, t0 + limit - now, &memwait))
 			flags |= XS_NOW_FORCE;
+		reap(rt);
 	}
 	if (ret) {
 		h->s = NULL;	/* -ECHILD, a failed XQueue: not scheduled */
 		return;
 	}
-	h->locked = true;
+	h->in_call = true;
+	h->flags = (flags & XS_NOW_CAP) | (e->flags & XSI_ENTRY_MEMWAIT ? XS_NOW_MEMWAIT : 0);
 	if (t0) {
 		xsi_log(rt, "%s stream %#lx -> q%u: released after %llu us", e->name,
 			(unsigned long)h->s->rt_handle, xsched_xqueue_id(h->s->xq),
@@ -1094,16 +1490,20 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 
 void xsi_hold_end(struct xsi_hold *h, bool ok)
 {
-	if (h->s && h->locked)
-		xs_xq_now_end(h->s->xq, ok);
-	h->locked = false;
+	if (h->s && h->in_call)
+		xs_xq_now_end(h->s->xq, ok, h->flags);
+	h->in_call = false;
+	if (h->entered)
+		depth--;
+	h->entered = false;
 }
 
 void xsi_stream_capture(struct xsi_stream *s, bool on)
 {
 	if (!s)
 		return;
-	atomic_store(&s->capturing, on);
+	if (atomic_exchange(&s->capturing, on) != on && s->rt->state)
+		atomic_fetch_add(&s->rt->state->captures, on ? 1 : -1);
 	xsi_log(s->rt, "stream %#lx: capture %s", (unsigned long)s->rt_handle,
 		on ? "begins: its calls are not scheduled" : "ends");
 }
@@ -1187,7 +1587,7 @@ void xsi_context_gone(struct xsi_runtime *rt, uintptr_t context, int32_t device)
 			continue;
 		if (context ? o->desc.context != context : o->desc.device != device)
 			continue;
-		forget(rt, o);	/* drops and retakes the lock */
+		forget(rt, o, false);	/* drops and retakes the lock */
 	}
 	pthread_mutex_unlock(&st->lock);
 	xsi_log(rt, "context %#lx / device %d torn down: its streams are forgotten",

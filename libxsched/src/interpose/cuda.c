@@ -348,6 +348,20 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 	return 0;
 }
 
+/* Has @h (the caller's per-thread stream when named as 0 through a
+ * per-thread entry) joined a capture? */
+static int xc_is_capturing(uintptr_t h, uint32_t flags)
+{
+	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUstream st = (CUstream)h;
+
+	if (!st && (flags & XSI_ENTRY_PER_THREAD))
+		st = CU_STREAM_PER_THREAD;
+	if (!xc_real.stream_is_capturing || xc_real.stream_is_capturing(st, &cs) != CUDA_SUCCESS)
+		return -EIO;
+	return cs != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 static int xc_mark_wait(void *mark, int64_t timeout_ns)
 {
 	struct xc_mark *k = mark;
@@ -562,6 +576,11 @@ static void do_init(void)
 			xc_rt.hold_max_ns = v * 1000000ULL;
 	}
 	pthread_atfork(pool_fork_prepare, pool_fork_parent, pool_fork_child);
+	/* Waits on a memory value: their writer is invisible to us. */
+	for (i = 0; i < xc_rt.nentries; i++)
+		if (!strncmp(xc_rt.entries[i].name, "cuStreamWaitValue", 17) ||
+		    !strncmp(xc_rt.entries[i].name, "cuStreamBatchMemOp", 18))
+			xc_rt.entries[i].flags |= XSI_ENTRY_MEMWAIT;
 	/* The entries' real functions, and the table registered with the core. */
 	if (xsi_runtime_init(&xc_rt)) {
 		xs_warn("cuda: the interposition core refused the CUDA table; nothing is scheduled");
@@ -644,6 +663,9 @@ static bool xc_init(void)
 #undef cuCtxDestroy
 #undef cuDevicePrimaryCtxReset
 #undef cuGetProcAddress
+#undef cuStreamWaitValue32
+#undef cuStreamWaitValue64
+#undef cuStreamBatchMemOp
 
 #define EXPORT_AS(sym) \
 	extern __typeof__(hook_##sym) sym __attribute__((alias("hook_" #sym), visibility("default")));
@@ -690,6 +712,11 @@ static bool xc_init(void)
 #define S2D16_P (CUdeviceptr dst, size_t pitch, unsigned short v, size_t w, size_t ht, CUstream h)
 #define S2D32_P (CUdeviceptr dst, size_t pitch, unsigned int v, size_t w, size_t ht, CUstream h)
 #define S2D_A (dst, pitch, v, w, ht, h)
+#define WAIT32_P (CUstream h, CUdeviceptr addr, cuuint32_t v, unsigned int fl)
+#define WAIT64_P (CUstream h, CUdeviceptr addr, cuuint64_t v, unsigned int fl)
+#define WAITV_A (h, addr, v, fl)
+#define BATCH_P (CUstream h, unsigned int n, CUstreamBatchMemOpParams *ops, unsigned int fl)
+#define BATCH_A (h, n, ops, fl)
 
 #define SCHEDULED(X) \
 	X(cuLaunchKernel, "cuLaunchKernel", 0, 4000, LAUNCH_P, LAUNCH_A, h) \
@@ -731,7 +758,19 @@ static bool xc_init(void)
 	X(cuMemsetD2D16Async, "cuMemsetD2D16Async", 0, 3020, S2D16_P, S2D_A, h) \
 	X(cuMemsetD2D16Async_ptsz, "cuMemsetD2D16Async", 1, 7000, S2D16_P, S2D_A, h) \
 	X(cuMemsetD2D32Async, "cuMemsetD2D32Async", 0, 3020, S2D32_P, S2D_A, h) \
-	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h)
+	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h) \
+	X(cuStreamWaitValue32, "cuStreamWaitValue32", 0, 8000, WAIT32_P, WAITV_A, h) \
+	X(cuStreamWaitValue32_ptsz, "cuStreamWaitValue32", 1, 8000, WAIT32_P, WAITV_A, h) \
+	X(cuStreamWaitValue64, "cuStreamWaitValue64", 0, 9000, WAIT64_P, WAITV_A, h) \
+	X(cuStreamWaitValue64_ptsz, "cuStreamWaitValue64", 1, 9000, WAIT64_P, WAITV_A, h) \
+	X(cuStreamBatchMemOp, "cuStreamBatchMemOp", 0, 8000, BATCH_P, BATCH_A, h) \
+	X(cuStreamBatchMemOp_ptsz, "cuStreamBatchMemOp", 1, 8000, BATCH_P, BATCH_A, h) \
+	X(cuStreamWaitValue32_v2, "cuStreamWaitValue32", 0, 11070, WAIT32_P, WAITV_A, h) \
+	X(cuStreamWaitValue32_v2_ptsz, "cuStreamWaitValue32", 1, 11070, WAIT32_P, WAITV_A, h) \
+	X(cuStreamWaitValue64_v2, "cuStreamWaitValue64", 0, 11070, WAIT64_P, WAITV_A, h) \
+	X(cuStreamWaitValue64_v2_ptsz, "cuStreamWaitValue64", 1, 11070, WAIT64_P, WAITV_A, h) \
+	X(cuStreamBatchMemOp_v2, "cuStreamBatchMemOp", 0, 11070, BATCH_P, BATCH_A, h) \
+	X(cuStreamBatchMemOp_v2_ptsz, "cuStreamBatchMemOp", 1, 11070, BATCH_P, BATCH_A, h)
 
 /* Ordered and harmless pass-through entry points (hand-written hooks
  * below): X(symbol, base name, per-thread, since, class, drain scope). */
@@ -838,17 +877,26 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 	return xsi_stream_get(&xc_rt, (uintptr_t)h, entries[e].flags);
 }
 
+/* A new stream is in the table at once (xc_describe(): a green context's
+ * stream names the green context's CUcontext), so that a lower stream is
+ * capped from the urgent stream's creation, not from its first call. */
+static void created(CUresult r, CUstream *ph)
+{
+	if (r == CUDA_SUCCESS && ph && *ph && !xc_no_hold)
+		(void)xsi_stream_announce(&xc_rt, (uintptr_t)*ph);
+}
+
 /* Stream creation: on a partition when XSCHED_CUDA_SM_SPLIT is set, else as
- * asked.  The core learns the stream at its first call (xc_describe(): a
- * green context's stream names the green context's CUcontext). */
+ * asked. */
 static CUresult hook_cuStreamCreate(CUstream *ph, unsigned int flags)
 {
 	CUresult r;
 
 	READY(cuStreamCreate);
-	if (part_stream_create(ph, flags, 0, &r))
-		return r;
-	return real_cuStreamCreate(ph, flags);
+	if (!part_stream_create(ph, flags, 0, &r))
+		r = real_cuStreamCreate(ph, flags);
+	created(r, ph);
+	return r;
 }
 EXPORT_AS(cuStreamCreate)
 
@@ -857,9 +905,10 @@ static CUresult hook_cuStreamCreateWithPriority(CUstream *ph, unsigned int flags
 	CUresult r;
 
 	READY(cuStreamCreateWithPriority);
-	if (part_stream_create(ph, flags, prio, &r))
-		return r;
-	return real_cuStreamCreateWithPriority(ph, flags, prio);
+	if (!part_stream_create(ph, flags, prio, &r))
+		r = real_cuStreamCreateWithPriority(ph, flags, prio);
+	created(r, ph);
+	return r;
 }
 EXPORT_AS(cuStreamCreateWithPriority)
 
@@ -1070,6 +1119,7 @@ struct xsi_runtime xc_rt = {
 	.mark_record = xc_mark_record,
 	.mark_wait = xc_mark_wait,
 	.mark_free = xc_mark_free,
+	.is_capturing = xc_is_capturing,
 };
 
 /* Every dlsym() of the process: driver functions get their hooks. */
@@ -1079,6 +1129,17 @@ XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const
 
 	/* RTLD_NEXT is relative to the caller, which the real dlsym now takes
 	 * to be us: what it found is the next definition after this library. */
+	if (handle == RTLD_NEXT || !r || name[0] != 'c' || name[1] != 'u' || !xc_init())
+		return r;
+	return xsi_dlsym(handle, name, r);
+}
+
+/* dlvsym() likewise. */
+XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, const char *name,
+							  const char *version)
+{
+	void *r = xsi_real_dlvsym(handle, name, version);
+
 	if (handle == RTLD_NEXT || !r || name[0] != 'c' || name[1] != 'u' || !xc_init())
 		return r;
 	return xsi_dlsym(handle, name, r);

@@ -304,6 +304,19 @@ static bool capturing(hipStream_t h)
 	       cs != hipStreamCaptureStatusNone;
 }
 
+/* Has @h (the caller's per-thread stream when named as 0 through a _spt
+ * entry) joined a capture? */
+static int xh_is_capturing(uintptr_t h, uint32_t flags)
+{
+	hipStream_t st = (hipStream_t)h;
+
+	if (!st && (flags & XSI_ENTRY_PER_THREAD))
+		st = hipStreamPerThread;
+	if (!xh_real.stream_is_capturing)
+		return -ENOSYS;
+	return capturing(st);
+}
+
 /* An event after what was handed to the runtime on @h, on @d's device. */
 static int xh_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 {
@@ -379,7 +392,7 @@ static __thread bool tls_in_init;
  * in RTLD_NEXT's scope). */
 static void *lookup_real(const char *name, const char *ver, void *hook)
 {
-	void *f = ver ? dlvsym(RTLD_NEXT, name, ver) : xsi_real_dlsym(RTLD_NEXT, name);
+	void *f = ver ? xsi_real_dlvsym(RTLD_NEXT, name, ver) : xsi_real_dlsym(RTLD_NEXT, name);
 	void *h;
 
 	if (f && f != hook)
@@ -388,7 +401,7 @@ static void *lookup_real(const char *name, const char *ver, void *hook)
 			      NULL);
 	if (!h)
 		return NULL;
-	f = ver ? dlvsym(h, name, ver) : xsi_real_dlsym(h, name);
+	f = ver ? xsi_real_dlvsym(h, name, ver) : xsi_real_dlsym(h, name);
 	dlclose(h);
 	return f != hook ? f : NULL;
 }
@@ -410,6 +423,11 @@ static void do_resolve(void)
 	int r;
 
 	tls_in_init = true;
+	/* Waits on a memory value: their writer is invisible to us. */
+	for (i = 0; i < xh_rt.nentries; i++)
+		if (!strncmp(xh_rt.entries[i].name, "hipStreamWaitValue", 18) ||
+		    !strncmp(xh_rt.entries[i].name, "hipStreamBatchMemOp", 19))
+			xh_rt.entries[i].flags |= XSI_ENTRY_MEMWAIT;
 	/* The core resolves by RTLD_NEXT (rt->libs is NULL: nothing is
 	 * loaded); what it did not find comes from a loaded libamdhip64. */
 	r = xsi_runtime_init(&xh_rt);
@@ -1004,8 +1022,10 @@ HIP_SCHEDULED(EXP_S)
 			xsi_hold_end(&h_, false);			\
 		}							\
 		xsi_hip_launch_observe_begin(NULL);			\
+		xsi_enter();						\
 		hipError_t r_ = real_##sym A;				\
-		xsi_hip_launch_observe_end(NULL);	\
+		xsi_leave();						\
+		xsi_hip_launch_observe_end(NULL);			\
 		return r_;						\
 	}								\
 	EXPORT_AS(sym)
@@ -1015,8 +1035,8 @@ HIP_SCHEDULED_MULTI(HOOK_M)
 
 /* An event record is scheduled like a launch; the event then stands for
  * the record's sequence number on its stream (xsi_event_wait()): what was
- * launched there once the hold ended (the XQueue is locked until then; a
- * later call of another thread can only make it later, never too early). */
+ * launched there once the hold ended (another thread's call on the same
+ * stream, counted meanwhile, can only make it later, never too early). */
 static void event_recorded(hipEvent_t ev, const struct xsi_hold *h, hipError_t r)
 {
 	if (r == hipSuccess && h->s)
@@ -1558,6 +1578,7 @@ struct xsi_runtime xh_rt = {
 	.mark_record = xh_mark_record,
 	.mark_wait = xh_mark_wait,
 	.mark_free = xh_mark_free,
+	.is_capturing = xh_is_capturing,
 };
 
 __attribute__((constructor)) static void xh_hold_limit(void)
@@ -1577,16 +1598,13 @@ __attribute__((constructor)) static void xh_hold_limit(void)
  * ...) is answered as if asked by libxsched (the real dlsym sees us as the
  * caller): the next definition after this library.
  */
-XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+/* What a lookup of @name that found @r (non-NULL) answers. */
+XSI_EARLY static void *xh_lookup_answer(const char *name, void *r)
 {
-	void *r = xsi_real_dlsym(handle, name);
 	const struct xh_cxx_name *c = NULL;
 	const struct xsi_entry *e;
-
 	bool on;
 
-	if (handle == RTLD_NEXT || !r)
-		return r;
 	if (!strncmp(name, "_Z", 2))
 		c = cxx_name_find(name);
 	if (!c && strncmp(name, "hip", 3) && strncmp(name, "__hip", 5))
@@ -1600,6 +1618,22 @@ XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const
 	if (r == e->hook && !*e->real && !(*e->real = real_again(e, c)))
 		return NULL;
 	return on ? xsi_redirect(&xh_rt, e->name, r) : r;
+}
+
+XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+{
+	void *r = xsi_real_dlsym(handle, name);
+
+	return handle == RTLD_NEXT || !r ? r : xh_lookup_answer(name, r);
+}
+
+/* dlvsym() likewise: a lookup by version node answers as dlsym() does. */
+XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, const char *name,
+							  const char *version)
+{
+	void *r = xsi_real_dlvsym(handle, name, version);
+
+	return handle == RTLD_NEXT || !r ? r : xh_lookup_answer(name, r);
 }
 
 __attribute__((visibility("default"))) int xsched_stream_set_priority(const void *stream,

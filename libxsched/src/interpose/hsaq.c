@@ -164,11 +164,11 @@ static void resolve_real(void)
 	void *f;
 
 	/* ROCr's node first; the stand-in runtimes of tests may have none. */
-	f = dlvsym(RTLD_NEXT, "hsa_queue_create", HSAQ_VERSION);
+	f = xsi_real_dlvsym(RTLD_NEXT, "hsa_queue_create", HSAQ_VERSION);
 	real.create = (queue_create_fn)(f ? f : dlsym(RTLD_NEXT, "hsa_queue_create"));
-	f = dlvsym(RTLD_NEXT, "hsa_queue_destroy", HSAQ_VERSION);
+	f = xsi_real_dlvsym(RTLD_NEXT, "hsa_queue_destroy", HSAQ_VERSION);
 	real.destroy = (queue_destroy_fn)(f ? f : dlsym(RTLD_NEXT, "hsa_queue_destroy"));
-	f = dlvsym(RTLD_NEXT, "hsa_queue_load_write_index_relaxed", HSAQ_VERSION);
+	f = xsi_real_dlvsym(RTLD_NEXT, "hsa_queue_load_write_index_relaxed", HSAQ_VERSION);
 	real.load_wi = (load_wi_fn)(f ? f :
 		       dlsym(RTLD_NEXT, "hsa_queue_load_write_index_relaxed"));
 }

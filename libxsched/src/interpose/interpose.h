@@ -92,6 +92,10 @@ enum xsi_default {
 
 /* struct xsi_entry.flags, and the flags of xsi_stream_get(). */
 #define XSI_ENTRY_PER_THREAD	(1U << 0)	/* per-thread default stream variant */
+/* A wait on a memory value (stream wait-value, batch memory ops): its
+ * writer is invisible to the library, so a stream it holds is let through
+ * after a short bound (XSI_MEMWAIT_HOLD_NS), not the hold limit. */
+#define XSI_ENTRY_MEMWAIT	(1U << 1)
 
 /* One entry point of the runtime. */
 struct xsi_entry {
@@ -149,6 +153,11 @@ struct xsi_runtime {
 			   void **mark);
 	int (*mark_wait)(void *mark, int64_t timeout_ns);
 	void (*mark_free)(void *mark);
+	/* Optional: is @handle (as named through an entry with @flags) being
+	 * captured into a graph?  1, 0 or -errno.  Asked only while some
+	 * stream of the process is, so that a stream that joined a capture
+	 * through an event wait is seen too. */
+	int (*is_capturing)(uintptr_t handle, uint32_t flags);
 
 	/* XSI_RT_CALLER_HELD: the runtime's calls cannot be copied (or must
 	 * run on the caller's thread): the caller waits for its stream's
@@ -186,11 +195,20 @@ void xsi_runtime_fini(struct xsi_runtime *rt);
 struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 				  uint32_t flags);
 /* The create hook, after the real create succeeded: a new stream for
- * @handle (replacing any stale one of a reused handle). */
+ * @handle (replacing any stale one of a reused handle).  It counts in its
+ * device's gate from now on (lower streams are capped); its XQueue is made
+ * at its first call (xsi_stream_get()), so a stream never used costs the
+ * policy nothing. */
 struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
 				      const struct xsi_stream_desc *d);
-/* The destroy hook, before the real destroy: drain what is buffered, wait
- * for its completion, destroy the XQueue, forget @handle.  0 or -ENOENT. */
+/* The same, for a runtime whose create hook does not describe the stream
+ * itself (describe() is asked).  NULL: a default stream, or not described. */
+struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle);
+/* The destroy hook, before the real destroy: forget @handle.  Caller-held
+ * runtimes return at once, as the runtime does: a last mark is recorded on
+ * the stream, and its XQueue keeps holding lower streams until that mark
+ * completes, then it is freed.  Otherwise: drain what is buffered, wait for
+ * its completion, destroy the XQueue.  0 or -ENOENT. */
 int xsi_stream_destroyed(struct xsi_runtime *rt, uintptr_t handle);
 struct xsched_xqueue *xsi_stream_xqueue(const struct xsi_stream *s);
 uintptr_t xsi_stream_handle(const struct xsi_stream *s);
@@ -251,23 +269,34 @@ int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle
 /*
  * Around the caller's own real call through @e on @handle.  Begin waits
  * while the policy holds the stream (learning when its blocker completes by
- * a mark on the blocker) and, while a live stream of higher priority is on
- * its device, while `threshold` of its calls are in flight (refilled a
- * batch at a time: every `batch`-th capped call leaves a mark behind it, and
- * a wait for room waits for the oldest mark that makes room); at most
- * rt->hold_max_ns (then the call goes, with a warning).  From begin to end
- * the stream's XQueue is locked: the call is counted as launched at end
- * when @ok.  A stream being captured into a graph is neither held nor
+ * a mark on the blocker) and, while a stream of higher priority exists on
+ * its device (from its creation), while `threshold` of its calls are in
+ * flight (refilled a batch at a time: every `batch`-th capped call leaves a
+ * mark behind it, and a wait for room waits for the oldest mark that makes
+ * room); at most rt->hold_max_ns (then the call goes, with a warning), and
+ * at most XSI_MEMWAIT_HOLD_NS while the blocker waits on a memory value.
+ * No lock is held from begin to end: the runtime call may block, re-enter
+ * or run beside other threads' calls, and nobody waits for it.  A hook
+ * entered from inside another hook's runtime call on the same thread (a
+ * runtime calling its own exported functions) goes straight through,
+ * neither held nor counted: it is part of that call.  A stream being
+ * captured into a graph, or that joined a capture, is neither held nor
  * counted (captured calls do not run).  h->s is NULL when the call is not
- * scheduled.  Logs "held"/"released".
+ * scheduled.  Every begin has its end.  Logs "held"/"released".
  */
 struct xsi_hold {
 	struct xsi_stream *s;
-	bool locked;
+	unsigned int flags;	/* XS_NOW_* for the end */
+	bool in_call;		/* begun: counted at end */
+	bool entered;		/* xsi_hold_begin() ran: end leaves */
 };
 void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		    uintptr_t handle, struct xsi_hold *h);
 void xsi_hold_end(struct xsi_hold *h, bool ok);
+/* Around a real call made outside xsi_hold_begin()/end(), so that the hooks
+ * the runtime enters from inside it go straight through. */
+void xsi_enter(void);
+void xsi_leave(void);
 /* Capture into a graph began (@on) or ended on @s. */
 void xsi_stream_capture(struct xsi_stream *s, bool on);
 /*
@@ -307,8 +336,10 @@ int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
  * dlsym while it initialises itself): such paths must not be instrumented. */
 #define XSI_EARLY __attribute__((no_sanitize("address", "undefined")))
 
-/* The real dlsym (glibc's, by version), never an override of it. */
+/* glibc's dlsym and dlvsym, never an override of them (ours included:
+ * found in libc.so.6's own symbol table, not through the dynamic linker). */
 void *xsi_real_dlsym(void *handle, const char *name);
+void *xsi_real_dlvsym(void *handle, const char *name, const char *version);
 
 /* The sonames a HIP runtime has gone by (ROCm 5, 6, 7). */
 #define XSI_HIP_SONAMES { "libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so.7" }

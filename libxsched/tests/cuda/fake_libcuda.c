@@ -31,6 +31,30 @@ CUresult cuStreamEndCapture_ptsz(CUstream, CUgraph *);
 CUresult cuStreamDestroy(CUstream);
 #undef cuGetProcAddress
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *, CUdeviceptr, size_t, CUstream);
+CUresult cuStreamWaitEvent_ptsz(CUstream, CUevent, unsigned int);
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
+					unsigned int, unsigned int, unsigned int, unsigned int,
+					CUstream, void **);
+/* The memory waits and writes under every exported name (cuda.h maps the
+ * plain names to _v2). */
+#undef cuStreamWaitValue32
+#undef cuStreamWaitValue64
+#undef cuStreamWriteValue32
+#undef cuStreamWriteValue64
+#define MEMOP_NAMES(X) \
+	X(cuStreamWaitValue32, cuuint32_t, 0, 0) X(cuStreamWaitValue32_ptsz, cuuint32_t, 0, 1) \
+	X(cuStreamWaitValue32_v2, cuuint32_t, 0, 0) X(cuStreamWaitValue32_v2_ptsz, cuuint32_t, 0, 1) \
+	X(cuStreamWaitValue64, cuuint64_t, 1, 0) X(cuStreamWaitValue64_ptsz, cuuint64_t, 1, 1) \
+	X(cuStreamWaitValue64_v2, cuuint64_t, 1, 0) X(cuStreamWaitValue64_v2_ptsz, cuuint64_t, 1, 1)
+#define WRITE_NAMES(X) \
+	X(cuStreamWriteValue32, cuuint32_t, 0, 0) X(cuStreamWriteValue32_ptsz, cuuint32_t, 0, 1) \
+	X(cuStreamWriteValue32_v2, cuuint32_t, 0, 0) X(cuStreamWriteValue32_v2_ptsz, cuuint32_t, 0, 1) \
+	X(cuStreamWriteValue64, cuuint64_t, 1, 0) X(cuStreamWriteValue64_ptsz, cuuint64_t, 1, 1) \
+	X(cuStreamWriteValue64_v2, cuuint64_t, 1, 0) X(cuStreamWriteValue64_v2_ptsz, cuuint64_t, 1, 1)
+#define MEMOP_DECL(n, T, wide, pt) CUresult n(CUstream, CUdeviceptr, T, unsigned int);
+MEMOP_NAMES(MEMOP_DECL)
+WRITE_NAMES(MEMOP_DECL)
 
 struct fgreen {
 	int ctx_obj;		/* its CUcontext is &ctx_obj */
@@ -42,14 +66,16 @@ struct fstream {
 	int id;
 	struct fgreen *green;	/* made by cuGreenCtxStreamCreate, or NULL */
 	int prio;
-	int capturing;
-	uint64_t tail;		/* end of its last command */
+	int capturing;		/* the id of the capture it is in (the origin stream's), or 0 */
+	struct fake_tl tl;
+	int destroyed;		/* its handle is invalid until made again */
 	struct fstream *next_free;
 	struct fstream *next_all;	/* every stream ever made: never leaked */
 };
 
 struct fevent {
-	uint64_t time;		/* completes then; 0: never recorded */
+	int rec;		/* the log record of its last record, -1: never recorded */
+	int capture;		/* recorded in this capture (0: none) */
 };
 
 static int next_id = 1;
@@ -88,7 +114,7 @@ static struct fstream *stream_of(CUstream h, int ptsz)
 /* mu held */
 static struct fake_rec *log_add(struct fstream *s, int kernel, int variant, uint64_t ns)
 {
-	return fake_log_add(s->id, s->capturing, &s->tail, kernel, variant, ns);
+	return fake_log_add(s->id, s->capturing, &s->tl, kernel, variant, ns);
 }
 
 API int fake_stream_id(CUstream h)
@@ -201,6 +227,11 @@ API CUresult cuStreamDestroy_v2(CUstream h)
 	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&mu);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	s->destroyed = 1;	/* queued work still runs (its records stay) */
 	s->next_free = free_streams;
 	free_streams = s;
 	pthread_mutex_unlock(&mu);
@@ -384,6 +415,10 @@ static CUresult set_attribute(CUstream h, CUstreamAttrID a, const CUstreamAttrVa
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	s->prio = v->priority > 0 ? 0 : v->priority < -5 ? -5 : v->priority;
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
@@ -438,8 +473,15 @@ API CUresult cuStreamIsCapturing_ptsz(CUstream h, CUstreamCaptureStatus *st)
 
 static CUresult begin_capture(CUstream h, int ptsz)
 {
+	struct fstream *s;
+
 	pthread_mutex_lock(&mu);
-	stream_of(h, ptsz)->capturing = 1;
+	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	s->capturing = s->id ? s->id : 1 << 30;
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
 }
@@ -456,10 +498,27 @@ API CUresult cuStreamBeginCapture_v2_ptsz(CUstream h, CUstreamCaptureMode m)
 	return begin_capture(h, 1);
 }
 
+/* The capture ends on every stream that joined it. */
 static CUresult end_capture(CUstream h, CUgraph *g, int ptsz)
 {
+	struct fstream *s, *o;
+	int id;
+
 	pthread_mutex_lock(&mu);
-	stream_of(h, ptsz)->capturing = 0;
+	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	id = s->capturing;
+	s->capturing = 0;
+	for (o = all_streams; o && id; o = o->next_all)
+		if (o->capturing == id)
+			o->capturing = 0;
+	if (id && legacy.capturing == id)
+		legacy.capturing = 0;
+	if (id && pt_ready && pt_stream.capturing == id)
+		pt_stream.capturing = 0;
 	pthread_mutex_unlock(&mu);
 	*g = (CUgraph)&the_ctx_obj;
 	return CUDA_SUCCESS;
@@ -487,12 +546,16 @@ API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *m)
 
 static CUresult stream_sync(CUstream h, int ptsz)
 {
-	uint64_t t;
+	struct fstream *s;
 
 	pthread_mutex_lock(&mu);
-	t = stream_of(h, ptsz)->tail;
+	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	pthread_mutex_unlock(&mu);
-	sleep_until(t);
+	fake_tl_wait(&s->tl);
 	return CUDA_SUCCESS;
 }
 
@@ -508,12 +571,12 @@ API CUresult cuStreamSynchronize_ptsz(CUstream h)
 
 static CUresult stream_query(CUstream h, int ptsz)
 {
-	uint64_t t;
+	int idle;
 
 	pthread_mutex_lock(&mu);
-	t = stream_of(h, ptsz)->tail;
+	idle = fake_tl_idle(&stream_of(h, ptsz)->tl);
 	pthread_mutex_unlock(&mu);
-	return fake_now() >= t ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+	return idle ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 API CUresult cuStreamQuery(CUstream h)
@@ -528,7 +591,7 @@ API CUresult cuStreamQuery_ptsz(CUstream h)
 
 API CUresult cuCtxSynchronize(void)
 {
-	sleep_until(fake_log_end());
+	fake_log_wait();
 	return CUDA_SUCCESS;
 }
 
@@ -543,11 +606,15 @@ API int fake_events_created(void)
 
 API CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
+	struct fevent *ev = calloc(1, sizeof(*ev));
+
 	(void)flags;
-	*e = calloc(1, sizeof(struct fevent));
-	if (*e)
-		__atomic_add_fetch(&events_created, 1, __ATOMIC_RELAXED);
-	return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	*e = (CUevent)ev;
+	if (!ev)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	ev->rec = -1;
+	__atomic_add_fetch(&events_created, 1, __ATOMIC_RELAXED);
+	return CUDA_SUCCESS;
 }
 
 API CUresult cuEventDestroy_v2(CUevent e)
@@ -558,13 +625,17 @@ API CUresult cuEventDestroy_v2(CUevent e)
 
 static CUresult event_record(CUevent e, CUstream h, int ptsz)
 {
+	struct fevent *ev = (struct fevent *)e;
 	struct fstream *s;
-	uint64_t now = fake_now();
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, ptsz);
-	log_add(s, -2, ptsz, 0);
-	((struct fevent *)e)->time = s->tail > now ? s->tail : now;
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	ev->rec = (int)(log_add(s, FAKE_EVENT, ptsz, 0) - logv);
+	ev->capture = s->capturing;
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
 }
@@ -581,14 +652,95 @@ API CUresult cuEventRecord_ptsz(CUevent e, CUstream h)
 
 API CUresult cuEventSynchronize(CUevent e)
 {
-	sleep_until(((struct fevent *)e)->time);
+	if (((struct fevent *)e)->rec >= 0)
+		fake_rec_wait(((struct fevent *)e)->rec);
 	return CUDA_SUCCESS;
 }
 
 API CUresult cuEventQuery(CUevent e)
 {
-	return fake_now() >= ((struct fevent *)e)->time ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+	int rec = ((struct fevent *)e)->rec, done;
+
+	if (rec < 0)
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&mu);
+	done = fake_rec_done(rec);
+	pthread_mutex_unlock(&mu);
+	return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
+
+/* Later commands on the stream start after the event's record ended; a
+ * stream that waits on an event recorded in a capture joins the capture. */
+static CUresult wait_event(CUstream h, CUevent e, int ptsz)
+{
+	struct fevent *ev = (struct fevent *)e;
+	struct fstream *s;
+	struct fake_rec *r;
+
+	if (!ev)
+		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&mu);
+	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	if (ev->capture && !s->capturing)
+		s->capturing = ev->capture;
+	r = log_add(s, FAKE_WAIT_EVENT, ptsz, 0);
+	if (ev->rec >= 0 && !ev->capture)
+		fake_evwait(&s->tl, r, ev->rec);
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
+{
+	(void)flags;
+	return wait_event(h, e, 0);
+}
+
+API CUresult cuStreamWaitEvent_ptsz(CUstream h, CUevent e, unsigned int flags)
+{
+	(void)flags;
+	return wait_event(h, e, 1);
+}
+
+/* ---- memory waits and writes ---- */
+
+static CUresult memop(CUstream h, CUdeviceptr addr, uint64_t v, unsigned int flags, int wide,
+		      int ptsz, int write)
+{
+	struct fstream *s;
+	struct fake_rec *r;
+
+	if (!addr)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&mu);
+	s = stream_of(h, ptsz);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	r = log_add(s, write ? FAKE_WRITE_VALUE : FAKE_WAIT_VALUE, ptsz, 0);
+	fake_memop(&s->tl, r, write ? FAKE_MEM_WRITE : FAKE_MEM_WAIT, (void *)(uintptr_t)addr, v,
+		   ~0ULL, (int)(flags & 3), wide);
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
+#define MEMOP_DEF(n, T, wide, pt)						\
+	API CUresult n(CUstream h, CUdeviceptr addr, T v, unsigned int flags)	\
+	{									\
+		return memop(h, addr, v, flags, wide, pt, 0);			\
+	}
+#define WRITE_DEF(n, T, wide, pt)						\
+	API CUresult n(CUstream h, CUdeviceptr addr, T v, unsigned int flags)	\
+	{									\
+		return memop(h, addr, v, flags, wide, pt, 1);			\
+	}
+MEMOP_NAMES(MEMOP_DEF)
+WRITE_NAMES(WRITE_DEF)
 
 /* ---- work ---- */
 
@@ -603,6 +755,10 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	if (!k)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, variant == FAKE_PTSZ)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	r = log_add(stream_of(h, variant == FAKE_PTSZ), k->id, variant, k->ns);
 	r->params = params;
 	r->extra = extra;
@@ -614,6 +770,8 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	r->block[2] = bz;
 	r->smem = smem;
 	r->config = config;
+	if (k->flag)
+		fake_memop(r->tl, r, FAKE_MEM_WRITE, k->flag, k->flag_val, ~0ULL, 0, 0);
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
 }
@@ -632,6 +790,26 @@ API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
 {
 	return launch(f, gx, gy, gz, bx, by, bz, smem, h, params, extra, FAKE_PTSZ, NULL);
 }
+
+#ifndef FAKE_CUDA_NO_GREEN
+/* CUDA 9+; the "older driver" build lacks it (an entry point the
+ * interposer hooks that a driver may not have). */
+API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
+				       unsigned int gz, unsigned int bx, unsigned int by,
+				       unsigned int bz, unsigned int smem, CUstream h,
+				       void **params)
+{
+	return launch(f, gx, gy, gz, bx, by, bz, smem, h, params, NULL, FAKE_LEGACY, NULL);
+}
+
+API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
+					    unsigned int gz, unsigned int bx, unsigned int by,
+					    unsigned int bz, unsigned int smem, CUstream h,
+					    void **params)
+{
+	return launch(f, gx, gy, gz, bx, by, bz, smem, h, params, NULL, FAKE_PTSZ, NULL);
+}
+#endif
 
 /* What FAKE_CUDA_PROC_INTERNAL hands out: no exported symbol. */
 static CUresult internal_launch(CUfunction f, unsigned int gx, unsigned int gy,
@@ -658,28 +836,170 @@ API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void *
 		      FAKE_PTSZ, c);
 }
 
-static CUresult memcpy_async(CUstream h, int ptsz)
+/* ---- memory: device allocations and page-locked host memory ---- */
+
+#define MAX_MEM 256
+static struct {
+	uintptr_t base;
+	size_t n;
+	int pinned;		/* 1: page-locked host memory, 0: device memory */
+} mems[MAX_MEM];
+
+/* Device memory is host memory here (the fake's kernels do not run). */
+static CUresult mem_add(void **p, size_t n, int pinned)
 {
+	int i;
+
+	*p = calloc(1, n ? n : 1);
+	if (!*p)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&mu);
-	log_add(stream_of(h, ptsz), -1, ptsz, 1000);
+	for (i = 0; i < MAX_MEM && mems[i].base; i++)
+		;
+	if (i < MAX_MEM) {
+		mems[i].base = (uintptr_t)*p;
+		mems[i].n = n ? n : 1;
+		mems[i].pinned = pinned;
+	}
 	pthread_mutex_unlock(&mu);
+	if (i == MAX_MEM) {
+		free(*p);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult mem_free(uintptr_t p, int pinned)
+{
+	int i;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < MAX_MEM && (mems[i].base != p || mems[i].pinned != pinned); i++)
+		;
+	if (i < MAX_MEM)
+		mems[i].base = 0;
+	pthread_mutex_unlock(&mu);
+	if (i == MAX_MEM)
+		return CUDA_ERROR_INVALID_VALUE;
+	free((void *)p);
+	return CUDA_SUCCESS;
+}
+
+/* mu held: host memory the driver must stage (not page-locked, not device). */
+static int pageable(uintptr_t p)
+{
+	int i;
+
+	if (!p)
+		return 0;
+	for (i = 0; i < MAX_MEM; i++)
+		if (mems[i].base && p >= mems[i].base && p - mems[i].base < mems[i].n)
+			return 0;
+	return 1;
+}
+
+API CUresult cuMemAlloc_v2(CUdeviceptr *d, size_t n)
+{
+	void *p;
+	CUresult r = mem_add(&p, n, 0);
+
+	*d = r == CUDA_SUCCESS ? (CUdeviceptr)(uintptr_t)p : 0;
+	return r;
+}
+
+API CUresult cuMemFree_v2(CUdeviceptr d)
+{
+	return mem_free((uintptr_t)d, 0);
+}
+
+API CUresult cuMemAllocHost_v2(void **p, size_t n)
+{
+	return mem_add(p, n, 1);
+}
+
+API CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags)
+{
+	(void)flags;
+	return mem_add(p, n, 1);
+}
+
+API CUresult cuMemFreeHost(void *p)
+{
+	return mem_free((uintptr_t)p, 1);
+}
+
+/* ---- copies ---- */
+
+/* A copy from or to pageable memory returns once it ended. */
+static CUresult memcpy_async(CUdeviceptr d, CUdeviceptr src, CUstream h, int ptsz)
+{
+	struct fake_rec *r;
+	int idx, block;
+
+	pthread_mutex_lock(&mu);
+	if (stream_of(h, ptsz)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	r = log_add(stream_of(h, ptsz), FAKE_COPY, ptsz, 1000);
+	idx = (int)(r - logv);
+	block = !r->captured && (pageable((uintptr_t)d) || pageable((uintptr_t)src));
+	pthread_mutex_unlock(&mu);
+	if (block) {
+		fake_rec_wait(idx);
+		pthread_mutex_lock(&mu);
+		logv[idx].ret = fake_now();
+		pthread_mutex_unlock(&mu);
+	}
 	return CUDA_SUCCESS;
 }
 
 API CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
 {
-	(void)d;
-	(void)s;
 	(void)n;
-	return memcpy_async(h, 0);
+	return memcpy_async(d, s, h, 0);
 }
 
 API CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
 {
-	(void)d;
-	(void)s;
 	(void)n;
-	return memcpy_async(h, 1);
+	return memcpy_async(d, s, h, 1);
+}
+
+/* Through the exported cuMemcpyAsync, by the PLT (see fake_libcuda.h). */
+API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream h)
+{
+	return cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst, src, n, h);
+}
+
+API CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream h)
+{
+	return cuMemcpyAsync_ptsz((CUdeviceptr)(uintptr_t)dst, src, n, h);
+}
+
+API void *fake_self_call_target(void)
+{
+	return (void *)cuMemcpyAsync;
+}
+
+/* Synchronous: on the legacy stream after its work; returns once it ended. */
+API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+	struct fake_rec *r;
+	int idx;
+
+	(void)dst;
+	(void)src;
+	(void)n;
+	pthread_mutex_lock(&mu);
+	r = log_add(&legacy, FAKE_SYNC_COPY, 0, 1000);
+	idx = (int)(r - logv);
+	pthread_mutex_unlock(&mu);
+	fake_rec_wait(idx);
+	pthread_mutex_lock(&mu);
+	logv[idx].ret = fake_now();
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
 }
 
 /* An ABI of cuMemcpyAsync that the interposer has no hook for (a later
@@ -688,10 +1008,8 @@ API CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream
 API CUresult cuMemcpyAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h);
 API CUresult cuMemcpyAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
 {
-	(void)d;
-	(void)s;
 	(void)n;
-	return memcpy_async(h, 0);
+	return memcpy_async(d, s, h, 0);
 }
 
 static CUresult internal_memcpy(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
@@ -717,7 +1035,17 @@ static const struct { const char *name; void *fn; } procs[] = {
 	F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz), F(cuGetProcAddress),
 	F(cuGetProcAddress_v2), F(cuCtxGetStreamPriorityRange), F(cuStreamSetAttribute),
 	F(cuStreamSetAttribute_ptsz), F(cuStreamCopyAttributes), F(cuStreamCopyAttributes_ptsz),
+	F(cuStreamWaitEvent), F(cuStreamWaitEvent_ptsz), F(cuMemcpyDtoHAsync_v2),
+	F(cuMemcpyDtoHAsync_v2_ptsz), F(cuMemcpyDtoH_v2), F(cuMemAlloc_v2), F(cuMemFree_v2),
+	F(cuMemAllocHost_v2), F(cuMemHostAlloc), F(cuMemFreeHost),
+	F(cuStreamWaitValue32), F(cuStreamWaitValue32_ptsz), F(cuStreamWaitValue32_v2),
+	F(cuStreamWaitValue32_v2_ptsz), F(cuStreamWaitValue64), F(cuStreamWaitValue64_ptsz),
+	F(cuStreamWaitValue64_v2), F(cuStreamWaitValue64_v2_ptsz), F(cuStreamWriteValue32),
+	F(cuStreamWriteValue32_ptsz), F(cuStreamWriteValue32_v2), F(cuStreamWriteValue32_v2_ptsz),
+	F(cuStreamWriteValue64), F(cuStreamWriteValue64_ptsz), F(cuStreamWriteValue64_v2),
+	F(cuStreamWriteValue64_v2_ptsz),
 #ifndef FAKE_CUDA_NO_GREEN
+	F(cuLaunchCooperativeKernel), F(cuLaunchCooperativeKernel_ptsz),
 	F(cuDeviceGetDevResource), F(cuDevSmResourceSplitByCount),
 	F(cuDevResourceGenerateDesc), F(cuGreenCtxCreate), F(cuCtxFromGreenCtx),
 	F(cuGreenCtxStreamCreate),

@@ -29,16 +29,21 @@ hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, gpa_status *)
 struct fstream {
 	int id;
 	int prio;
-	int capturing;
-	uint64_t tail;
+	int capturing;		/* the id of the capture it is in (the origin stream's), or 0 */
+	struct fake_tl tl;
+	int destroyed;		/* its handle is invalid */
+	struct fstream *next_all;	/* every stream ever made: destroy frees none */
 };
 
 struct fevent {
-	uint64_t time;		/* completes then; 0: never recorded */
+	int rec;		/* the log record of its last record, -1: never recorded */
+	int capture;		/* recorded in this capture (0: none) */
 };
 
 static int next_id = 1;
 static struct fstream null_stream;
+static struct fstream *all_streams;
+static int events_created;
 static __thread struct fstream pt_stream;
 static __thread int pt_ready;
 static const void *registered[MAX_REG];
@@ -64,7 +69,7 @@ static struct fstream *stream_of(hipStream_t h, int spt)
 /* mu held */
 static struct fake_rec *log_add(struct fstream *s, int kernel, int variant, uint64_t ns)
 {
-	struct fake_rec *r = fake_log_add(s->id, s->capturing, &s->tail, kernel, variant, ns);
+	struct fake_rec *r = fake_log_add(s->id, s->capturing, &s->tl, kernel, variant, ns);
 
 	r->tid = (long)syscall(SYS_gettid);
 	return r;
@@ -194,6 +199,8 @@ API hipError_t hipStreamCreateWithPriority(hipStream_t *ph, unsigned int fl, int
 	pthread_mutex_lock(&mu);
 	s->id = next_id++;
 	s->prio = prio < -1 ? -1 : prio > 1 ? 1 : prio;	/* CLR's clamp */
+	s->next_all = all_streams;
+	all_streams = s;
 	pthread_mutex_unlock(&mu);
 	*ph = (hipStream_t)s;
 	return hipSuccess;
@@ -209,12 +216,20 @@ API hipError_t hipStreamCreateWithFlags(hipStream_t *ph, unsigned int fl)
 	return hipStreamCreateWithPriority(ph, fl, 0);
 }
 
+/* Returns at once; queued work still runs (the stream is kept: the log
+ * and the timeline refer to it); the handle is invalid from then on. */
 API hipError_t hipStreamDestroy(hipStream_t h)
 {
+	struct fstream *s = (struct fstream *)h;
+	int was;
+
 	if (!h || h == hipStreamPerThread)
 		return hipErrorInvalidHandle;
-	free(h);
-	return hipSuccess;
+	pthread_mutex_lock(&mu);
+	was = s->destroyed;
+	s->destroyed = 1;
+	pthread_mutex_unlock(&mu);
+	return was ? hipErrorInvalidHandle : hipSuccess;
 }
 
 API hipError_t hipStreamGetPriority(hipStream_t h, int *p)
@@ -258,17 +273,41 @@ API hipError_t hipStreamIsCapturing(hipStream_t h, hipStreamCaptureStatus *st)
 
 API hipError_t hipStreamBeginCapture(hipStream_t h, hipStreamCaptureMode m)
 {
+	struct fstream *s;
+
 	(void)m;
 	pthread_mutex_lock(&mu);
-	stream_of(h, 0)->capturing = 1;
+	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
+	s->capturing = s->id ? s->id : 1 << 30;
 	pthread_mutex_unlock(&mu);
 	return hipSuccess;
 }
 
+/* The capture ends on every stream that joined it. */
 API hipError_t hipStreamEndCapture(hipStream_t h, hipGraph_t *g)
 {
+	struct fstream *s, *o;
+	int id;
+
 	pthread_mutex_lock(&mu);
-	stream_of(h, 0)->capturing = 0;
+	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
+	id = s->capturing;
+	s->capturing = 0;
+	for (o = all_streams; o && id; o = o->next_all)
+		if (o->capturing == id)
+			o->capturing = 0;
+	if (id && null_stream.capturing == id)
+		null_stream.capturing = 0;
+	if (id && pt_ready && pt_stream.capturing == id)
+		pt_stream.capturing = 0;
 	pthread_mutex_unlock(&mu);
 	*g = (hipGraph_t)&fatbin_obj;
 	return hipSuccess;
@@ -276,12 +315,16 @@ API hipError_t hipStreamEndCapture(hipStream_t h, hipGraph_t *g)
 
 static hipError_t stream_sync(hipStream_t h, int spt)
 {
-	uint64_t t;
+	struct fstream *s;
 
 	pthread_mutex_lock(&mu);
-	t = stream_of(h, spt)->tail;
+	s = stream_of(h, spt);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	pthread_mutex_unlock(&mu);
-	sleep_until(t);
+	fake_tl_wait(&s->tl);
 	return hipSuccess;
 }
 
@@ -297,27 +340,38 @@ API hipError_t hipStreamSynchronize_spt(hipStream_t h)
 
 API hipError_t hipStreamQuery(hipStream_t h)
 {
-	uint64_t t;
+	int idle;
 
 	pthread_mutex_lock(&mu);
-	t = stream_of(h, 0)->tail;
+	idle = fake_tl_idle(&stream_of(h, 0)->tl);
 	pthread_mutex_unlock(&mu);
-	return fake_clock_ns() >= t ? hipSuccess : hipErrorNotReady;
+	return idle ? hipSuccess : hipErrorNotReady;
 }
 
 API hipError_t hipDeviceSynchronize(void)
 {
-	sleep_until(fake_log_end());
+	fake_log_wait();
 	return hipSuccess;
 }
 
 /* ---- events ---- */
 
+API int fake_events_created(void)
+{
+	return __atomic_load_n(&events_created, __ATOMIC_RELAXED);
+}
+
 API hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned int fl)
 {
+	struct fevent *ev = calloc(1, sizeof(*ev));
+
 	(void)fl;
-	*e = calloc(1, sizeof(struct fevent));
-	return *e ? hipSuccess : hipErrorOutOfMemory;
+	*e = (hipEvent_t)ev;
+	if (!ev)
+		return hipErrorOutOfMemory;
+	ev->rec = -1;
+	__atomic_add_fetch(&events_created, 1, __ATOMIC_RELAXED);
+	return hipSuccess;
 }
 
 API hipError_t hipEventCreate(hipEvent_t *e)
@@ -333,41 +387,107 @@ API hipError_t hipEventDestroy(hipEvent_t e)
 
 API hipError_t hipEventRecord(hipEvent_t e, hipStream_t h)
 {
+	struct fevent *ev = (struct fevent *)e;
 	struct fstream *s;
-	uint64_t t = fake_clock_ns();
 
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
-	log_add(s, FAKE_EVENT, 0, 0);
-	((struct fevent *)e)->time = s->tail > t ? s->tail : t;
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
+	ev->rec = (int)(log_add(s, FAKE_EVENT, 0, 0) - logv);
+	ev->capture = s->capturing;
 	pthread_mutex_unlock(&mu);
 	return hipSuccess;
 }
 
 API hipError_t hipEventQuery(hipEvent_t e)
 {
-	return fake_clock_ns() >= ((struct fevent *)e)->time ? hipSuccess : hipErrorNotReady;
+	int rec = ((struct fevent *)e)->rec, done;
+
+	if (rec < 0)
+		return hipSuccess;
+	pthread_mutex_lock(&mu);
+	done = fake_rec_done(rec);
+	pthread_mutex_unlock(&mu);
+	return done ? hipSuccess : hipErrorNotReady;
 }
 
 API hipError_t hipEventSynchronize(hipEvent_t e)
 {
-	sleep_until(((struct fevent *)e)->time);
+	if (((struct fevent *)e)->rec >= 0)
+		fake_rec_wait(((struct fevent *)e)->rec);
 	return hipSuccess;
 }
 
-/* Later commands on @h start after the event's time. */
+/* Later commands on @h start after the event's record ended; a stream
+ * that waits on an event recorded in a capture joins the capture. */
 API hipError_t hipStreamWaitEvent(hipStream_t h, hipEvent_t e, unsigned int fl)
 {
+	struct fevent *ev = (struct fevent *)e;
 	struct fstream *s;
+	struct fake_rec *r;
 
 	(void)fl;
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, 0);
-	log_add(s, FAKE_WAIT, 0, 0);
-	if (((struct fevent *)e)->time > s->tail)
-		s->tail = ((struct fevent *)e)->time;
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
+	if (ev->capture && !s->capturing)
+		s->capturing = ev->capture;
+	r = log_add(s, FAKE_WAIT, 0, 0);
+	if (ev->rec >= 0 && !ev->capture)
+		fake_evwait(&s->tl, r, ev->rec);
 	pthread_mutex_unlock(&mu);
 	return hipSuccess;
+}
+
+/* ---- memory waits and writes ---- */
+
+static hipError_t memop(hipStream_t h, void *p, uint64_t v, unsigned int fl, uint64_t mask,
+			int wide, int write)
+{
+	struct fstream *s;
+	struct fake_rec *r;
+
+	if (!p)
+		return hipErrorInvalidValue;
+	pthread_mutex_lock(&mu);
+	s = stream_of(h, 0);
+	if (s->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
+	r = log_add(s, write ? FAKE_WRITE_VALUE : FAKE_WAIT_VALUE, 0, 0);
+	fake_memop(&s->tl, r, write ? FAKE_MEM_WRITE : FAKE_MEM_WAIT, p, v, mask, (int)(fl & 3),
+		   wide);
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
+}
+
+API hipError_t hipStreamWaitValue32(hipStream_t h, void *p, uint32_t v, unsigned int fl,
+				    uint32_t mask)
+{
+	return memop(h, p, v, fl, mask, 0, 0);
+}
+
+API hipError_t hipStreamWaitValue64(hipStream_t h, void *p, uint64_t v, unsigned int fl,
+				    uint64_t mask)
+{
+	return memop(h, p, v, fl, mask, 1, 0);
+}
+
+API hipError_t hipStreamWriteValue32(hipStream_t h, void *p, uint32_t v, unsigned int fl)
+{
+	return memop(h, p, v, fl, ~0ULL, 0, 1);
+}
+
+API hipError_t hipStreamWriteValue64(hipStream_t h, void *p, uint64_t v, unsigned int fl)
+{
+	return memop(h, p, v, fl, ~0ULL, 1, 1);
 }
 
 /* ---- work ---- */
@@ -382,6 +502,10 @@ static hipError_t launch(const struct fake_kernel *k, dim3 g, dim3 b, void **arg
 	if (k->needs_registration && !fake_registered(k))
 		return hipErrorInvalidDeviceFunction;
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, variant == FAKE_SPT)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	r = log_add(stream_of(h, variant == FAKE_SPT), k->id, variant, k->ns);
 	r->args = args;
 	r->grid[0] = g.x;
@@ -489,29 +613,167 @@ API hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t g
 }
 #endif
 
+/* ---- memory: device allocations and page-locked host memory ---- */
+
+#define MAX_MEM 256
+static struct {
+	uintptr_t base;
+	size_t n;
+	int pinned;		/* 1: hipHostMalloc, 0: hipMalloc */
+} mems[MAX_MEM];
+
+/* Device memory is host memory here (the fake's kernels do not run). */
+static hipError_t mem_add(void **p, size_t n, int pinned)
+{
+	int i;
+
+	*p = calloc(1, n ? n : 1);
+	if (!*p)
+		return hipErrorOutOfMemory;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < MAX_MEM && mems[i].base; i++)
+		;
+	if (i < MAX_MEM) {
+		mems[i].base = (uintptr_t)*p;
+		mems[i].n = n ? n : 1;
+		mems[i].pinned = pinned;
+	}
+	pthread_mutex_unlock(&mu);
+	if (i == MAX_MEM) {
+		free(*p);
+		return hipErrorOutOfMemory;
+	}
+	return hipSuccess;
+}
+
+static hipError_t mem_free(void *p)
+{
+	int i;
+
+	if (!p)
+		return hipSuccess;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < MAX_MEM && mems[i].base != (uintptr_t)p; i++)
+		;
+	if (i < MAX_MEM)
+		mems[i].base = 0;
+	pthread_mutex_unlock(&mu);
+	if (i == MAX_MEM)
+		return hipErrorInvalidValue;
+	free(p);
+	return hipSuccess;
+}
+
+/* mu held: host memory the runtime must stage (neither page-locked nor device). */
+static int pageable(const void *p)
+{
+	int i;
+
+	if (!p)
+		return 0;
+	for (i = 0; i < MAX_MEM; i++)
+		if (mems[i].base && (uintptr_t)p >= mems[i].base &&
+		    (uintptr_t)p - mems[i].base < mems[i].n)
+			return 0;
+	return 1;
+}
+
+API hipError_t hipMalloc(void **p, size_t n)
+{
+	return mem_add(p, n, 0);
+}
+
+API hipError_t hipFree(void *p)
+{
+	return mem_free(p);
+}
+
+API hipError_t hipHostMalloc(void **p, size_t n, unsigned int fl)
+{
+	(void)fl;
+	return mem_add(p, n, 1);
+}
+
+API hipError_t hipHostFree(void *p)
+{
+	return mem_free(p);
+}
+
 static hipError_t copy(hipStream_t h, int spt, int kind)
 {
 	pthread_mutex_lock(&mu);
+	if (stream_of(h, spt)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
 	log_add(stream_of(h, spt), kind, spt, 0);
 	pthread_mutex_unlock(&mu);
 	return hipSuccess;
 }
 
+/* A copy from the device to pageable memory returns once it ended. */
+static hipError_t memcpy_async(void *d, const void *src, size_t n, hipMemcpyKind k,
+			       hipStream_t h, int spt)
+{
+	struct fake_rec *r;
+	int idx, block;
+
+	if (n)
+		memmove(d, src, n);
+	pthread_mutex_lock(&mu);
+	if (stream_of(h, spt)->destroyed) {
+		pthread_mutex_unlock(&mu);
+		return hipErrorInvalidHandle;
+	}
+	r = log_add(stream_of(h, spt), FAKE_COPY, spt, 0);
+	idx = (int)(r - logv);
+	block = !r->captured && (k == hipMemcpyDeviceToHost || k == hipMemcpyDefault) &&
+		pageable(d);
+	pthread_mutex_unlock(&mu);
+	if (block) {
+		fake_rec_wait(idx);
+		pthread_mutex_lock(&mu);
+		logv[idx].ret = fake_clock_ns();
+		pthread_mutex_unlock(&mu);
+	}
+	return hipSuccess;
+}
+
 API hipError_t hipMemcpyAsync(void *d, const void *s, size_t n, hipMemcpyKind k, hipStream_t h)
 {
-	(void)k;
-	if (n)
-		memmove(d, s, n);
-	return copy(h, 0, FAKE_COPY);
+	return memcpy_async(d, s, n, k, h, 0);
 }
 
 API hipError_t hipMemcpyAsync_spt(void *d, const void *s, size_t n, hipMemcpyKind k,
 				  hipStream_t h)
 {
-	(void)k;
-	if (n)
-		memmove(d, s, n);
-	return copy(h, 1, FAKE_COPY);
+	return memcpy_async(d, s, n, k, h, 1);
+}
+
+/* CLR's own calls through its exported functions (by the PLT). */
+API hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *sym, size_t n, size_t off,
+					hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync(dst, (const char *)sym + off, n, k, h);
+}
+
+API hipError_t hipMemcpyToSymbolAsync(const void *sym, const void *src, size_t n, size_t off,
+				      hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync((char *)(uintptr_t)sym + off, src, n, k, h);
+}
+
+API hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n,
+				  hipStream_t h)
+{
+	(void)dd;
+	(void)sd;
+	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, h);
+}
+
+API void *fake_self_call_target(void)
+{
+	return (void *)hipMemcpyAsync;
 }
 
 API hipError_t hipMemsetAsync(void *d, int v, size_t n, hipStream_t h)
@@ -520,14 +782,23 @@ API hipError_t hipMemsetAsync(void *d, int v, size_t n, hipStream_t h)
 	return copy(h, 0, FAKE_COPY);
 }
 
-/* Synchronous: waits for the null stream first, as the runtime does. */
+/* Synchronous: waits for the null stream first, as the runtime does, and
+ * returns once the copy ended. */
 API hipError_t hipMemcpy(void *d, const void *s, size_t n, hipMemcpyKind k)
 {
+	int idx;
+
 	(void)k;
-	stream_sync(NULL, 0);
+	pthread_mutex_lock(&mu);
+	idx = (int)(log_add(&null_stream, FAKE_SYNC_COPY, 0, 0) - logv);
+	pthread_mutex_unlock(&mu);
+	fake_rec_wait(idx);	/* the null stream's work first, then the copy */
 	if (n)
 		memmove(d, s, n);
-	return copy(NULL, 0, FAKE_SYNC_COPY);
+	pthread_mutex_lock(&mu);
+	logv[idx].ret = fake_clock_ns();
+	pthread_mutex_unlock(&mu);
+	return hipSuccess;
 }
 
 API hipError_t hipLaunchHostFunc(hipStream_t h, hipHostFn_t fn, void *data)
@@ -554,20 +825,10 @@ API hipError_t hipStreamAddCallback(hipStream_t h, hipStreamCallback_t cb, void 
  * the per-thread stream object's handle), hipLaunchByPtr calls
  * hipModuleLaunchKernel; 5.2.3 also hipMemcpyPeerAsync -> hipMemcpyAsync,
  * hipMemcpyPeer -> hipMemcpy and hipLaunchKernelGGLImpl ->
- * hipModuleLaunchKernel.  A symbol is its host address here.
+ * hipModuleLaunchKernel.  A symbol is its host address here.  (The
+ * symbol copies and hipMemcpyPeerAsync of all versions are above, with
+ * hipMemcpyAsync.)
  */
-API hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *sym, size_t n, size_t off,
-					hipMemcpyKind k, hipStream_t h)
-{
-	return hipMemcpyAsync(dst, (const char *)sym + off, n, k, h);
-}
-
-API hipError_t hipMemcpyToSymbolAsync(const void *sym, const void *src, size_t n, size_t off,
-				      hipMemcpyKind k, hipStream_t h)
-{
-	return hipMemcpyAsync((char *)sym + off, src, n, k, h);
-}
-
 /* The _spt ones turn a null stream into the caller's per-thread stream
  * object, as CLR does, and pass that object's own handle on: the nested
  * call names a stream no create returned. */
@@ -594,14 +855,6 @@ API hipError_t hipMemcpyToSymbolAsync_spt(const void *sym, const void *src, size
 }
 
 /* One device: a peer copy is a copy. */
-API hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n,
-				  hipStream_t h)
-{
-	if (dd || sd)
-		return hipErrorInvalidDevice;
-	return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, h);
-}
-
 API hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
 {
 	if (dd || sd)

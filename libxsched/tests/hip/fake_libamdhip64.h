@@ -11,6 +11,27 @@
  * nodes (fake_libamdhip64.map).
  *
  * FAKE_HIP_NODEV=1: hipGetDevice fails with hipErrorNoDevice (no GPU).
+ *
+ * What the real runtime does that can hurt an interposer, modelled:
+ *  - Calls that block until the stream's earlier work ends: hipMemcpy
+ *    (after the null stream's work), and hipMemcpyAsync from the device to
+ *    pageable host memory (not from hipHostMalloc, not from hipMalloc;
+ *    kind hipMemcpyDeviceToHost or hipMemcpyDefault): it returns once the
+ *    copy ended in modelled time.
+ *  - Calls through its own exported functions, by the PLT (so a preloaded
+ *    interposer's hook is entered again on the same thread), as CLR does:
+ *    hipMemcpyFromSymbolAsync -> hipMemcpyAsync and hipLaunchByPtr ->
+ *    hipModuleLaunchKernel (6.4.3, 7.2.4), hipMemcpyToSymbolAsync and
+ *    hipMemcpyPeerAsync -> hipMemcpyAsync (5.2.3).
+ *  - Entry points it lacks: hipMemsetD2D8Async (absent before ROCm 7.1)
+ *    is not exported, though the interposer hooks it.
+ *  - hipStreamDestroy returns at once; the stream's work still runs, and its
+ *    handle is invalid from then on (hipErrorInvalidHandle).
+ *  - Memory waits (hipStreamWaitValue32/64): a wait whose condition is
+ *    false holds the stream's later commands until hipStreamWriteValue32/64
+ *    or the host makes it true (tests/common/fake_timeline.h).
+ *  - Stream capture: a stream that waits on an event recorded in a capture
+ *    joins that capture until the capture ends.
  */
 #ifndef FAKE_LIBAMDHIP64_H
 #define FAKE_LIBAMDHIP64_H
@@ -29,7 +50,9 @@ struct fake_kernel {
 enum fake_variant { FAKE_LEGACY = 0, FAKE_SPT = 1 };
 enum { FAKE_COPY = -1, FAKE_EVENT = -2, FAKE_SYNC_COPY = -3, FAKE_WAIT = -4,
        FAKE_HOSTFN = -5, FAKE_GRAPH = -6, FAKE_ARRAY_COPY = -7, FAKE_BATCH_MEMOP = -8,
-       FAKE_MEMSET2D = -9, FAKE_UPLOAD = -10 };
+       FAKE_MEMSET2D = -9, FAKE_WAIT_VALUE = -10, FAKE_WRITE_VALUE = -11, FAKE_UPLOAD = -12 };
+
+struct fake_tl;
 
 struct fake_rec {
 	int stream;		/* fake stream id: 0 null, -tid per-thread, else > 0 */
@@ -41,6 +64,14 @@ struct fake_rec {
 	unsigned int grid[3], block[3];
 	size_t smem;
 	long tid;		/* the thread that made the call */
+	uint64_t ret;		/* a blocking call: when it returned (0: not yet) */
+	/* the timeline's (fake_timeline.h) */
+	uint64_t ns;		/* run time */
+	int pending;		/* behind an unsatisfied wait: start/end not known yet */
+	int memop, op, wide;
+	void *mem;
+	uint64_t val, mask;
+	struct fake_tl *tl;
 };
 
 /* The registration entry points no C header declares. */
@@ -113,5 +144,9 @@ int fake_log_count(void);
 int fake_log_get(int i, struct fake_rec *out);
 int fake_stream_id(hipStream_t h);
 int fake_registered(const void *host_fn);
+int fake_events_created(void);	/* hipEventCreate(WithFlags) calls so far */
+/* Where this library's own call to hipMemcpyAsync goes (through its PLT):
+ * the interposer's hook when it is preloaded. */
+void *fake_self_call_target(void);
 
 #endif

@@ -43,11 +43,21 @@ static struct fake_stream *stream_of(uintptr_t h)
 
 /* ---- the "real" runtime ---- */
 
+bool fake_blocked, fake_unblock;
+
 static int real_launch(uintptr_t stream, uint32_t tag)
 {
 	struct fake_stream *s = stream_of(stream);
 
 	pthread_mutex_lock(&fake_lock);
+	if (tag == FAKE_TAG_BLOCK) {
+		/* A runtime call that blocks (a copy to pageable memory). */
+		fake_blocked = true;
+		pthread_cond_broadcast(&fake_cond);
+		while (!fake_unblock)
+			pthread_cond_wait(&fake_cond, &fake_lock);
+		fake_blocked = false;
+	}
 	if (fake_nlog < FAKE_LOG_MAX) {
 		fake_log[fake_nlog].stream = stream;
 		fake_log[fake_nlog].tag = tag;
@@ -81,6 +91,14 @@ static int real_devsync(void)
 static const char *real_name(void)
 {
 	return "fake";
+}
+
+void fake_release_block(void)
+{
+	pthread_mutex_lock(&fake_lock);
+	fake_unblock = true;
+	pthread_cond_broadcast(&fake_cond);
+	pthread_mutex_unlock(&fake_lock);
 }
 
 void fake_complete(struct fake_stream *s, uint64_t n)

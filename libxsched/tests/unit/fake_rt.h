@@ -48,6 +48,11 @@ int fakeLaunch_ptsz(uintptr_t stream, uint32_t tag);
 int fakeStreamSynchronize(uintptr_t stream);
 int fakeDeviceSynchronize(void);
 const char *fakeGetName(void);
+/* A launch with this tag blocks inside the "runtime" (fake_blocked true)
+ * until fake_release_block(), as a copy to pageable memory does. */
+#define FAKE_TAG_BLOCK 0xb10cU
+extern bool fake_blocked, fake_unblock;	/* under fake_lock */
+void fake_release_block(void);
 /* The GPU: complete up to @n launched calls of @s (0: the default ones). */
 void fake_complete(struct fake_stream *s, uint64_t n);
 struct fake_stream *fake_default(int32_t device);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The interposition core, driven through a fake runtime (fake_rt.c). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "fake_rt.h"
@@ -132,8 +134,10 @@ TEST(interpose_reused_handle_gets_a_new_stream)
 	d.priority = 4;
 	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)a, &d) != NULL);
 	ASSERT_EQ(xsi_stream_count(&fake_rt), 1);
-	ASSERT_EQ(xs_sched_count(), 1);
+	/* The stale XQueue is gone; the new stream's comes at its first use. */
+	ASSERT_EQ(xs_sched_count(), 0);
 	ASSERT_EQ(xq_info(xq_of((uintptr_t)a, 0)).priority, 4);
+	ASSERT_EQ(xs_sched_count(), 1);
 	xsi_runtime_fini(&fake_rt);
 }
 
@@ -533,5 +537,94 @@ TEST(interpose_caller_held_captured_calls_are_neither_held_nor_counted)
 	xsi_stream_capture(s, false);
 	fake_complete(hi, 1);
 	fake_complete(lo, 2);
+	xsi_runtime_fini(&fake_rt);
+}
+
+static void *launch_blocking(void *p)
+{
+	fakeLaunch((uintptr_t)p, FAKE_TAG_BLOCK);
+	return NULL;
+}
+
+static atomic_bool urgent_done;
+
+static void *launch_urgent(void *p)
+{
+	fakeLaunch((uintptr_t)p, 1);
+	atomic_store(&urgent_done, true);
+	return NULL;
+}
+
+/* A lower stream's call is inside the runtime and blocks there (holding
+ * nothing of ours that a decision needs): an urgent launch that makes the
+ * policy hold that stream returns without waiting for it. */
+TEST(interpose_hold_decision_never_waits_for_a_call_inside_the_runtime)
+{
+	struct fake_stream *lo = fake_stream_new(0, 0), *hi = fake_stream_new(5, 0);
+	pthread_t t1, t2;
+	bool blocked;
+
+	fake_auto = true;
+	fake_init();
+	ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);	/* both known */
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 1), 0);
+	ASSERT_EQ(fakeStreamSynchronize((uintptr_t)hi), 0);
+	ASSERT_EQ(pthread_create(&t1, NULL, launch_blocking, lo), 0);
+	WAIT_UNTIL(({ pthread_mutex_lock(&fake_lock); blocked = fake_blocked;
+		      pthread_mutex_unlock(&fake_lock); blocked; }), 2000);
+	ASSERT_TRUE(blocked);
+	ASSERT_EQ(pthread_create(&t2, NULL, launch_urgent, hi), 0);
+	WAIT_UNTIL(atomic_load(&urgent_done), 2000);
+	/* Before: the hold took the lower stream's lock, held across the call. */
+	ASSERT_TRUE(atomic_load(&urgent_done));
+	pthread_mutex_lock(&fake_lock);
+	blocked = fake_blocked;
+	pthread_mutex_unlock(&fake_lock);
+	ASSERT_TRUE(blocked);	/* it returned while the lower call still blocked */
+	fake_release_block();
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	xsi_runtime_fini(&fake_rt);
+}
+
+static void *launch_fifth(void *p)
+{
+	fakeLaunch((uintptr_t)p, 5);
+	return NULL;
+}
+
+/* A created stream caps lower streams at once, but has no XQueue (nothing
+ * for the policy to evaluate) until its first call. */
+TEST(interpose_created_stream_gates_at_once_and_gets_its_xqueue_at_first_call)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(0, 0);
+	struct xsi_stream_desc d = { .priority = 5, .device = 0 };
+	pthread_t t;
+	int i;
+
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	xs_config_reload();
+	fake_caller_held(0);
+	fake_auto = false;
+	fake_init();
+	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)hi, &d) != NULL);
+	ASSERT_EQ(xs_sched_count(), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	ASSERT_EQ(xs_sched_count(), 1);	/* lo's only */
+	/* The 5th waits for room: hi exists, though it never ran anything. */
+	ASSERT_EQ(pthread_create(&t, NULL, launch_fifth, lo), 0);
+	ASSERT_TRUE(!WAIT_UNTIL(fake_launched(lo) == 5, 200));
+	fake_complete(lo, 4);
+	ASSERT_TRUE(WAIT_UNTIL(fake_launched(lo) == 5, 2000));
+	pthread_join(t, NULL);
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 2), 0);
+	ASSERT_EQ(xs_sched_count(), 2);
+	fake_complete(lo, 100);
+	fake_complete(hi, 100);
+	unsetenv("XSCHED_THRESHOLD");
+	unsetenv("XSCHED_BATCH");
+	xs_config_reload();
 	xsi_runtime_fini(&fake_rt);
 }
