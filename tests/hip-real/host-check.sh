@@ -94,6 +94,11 @@ in_chroot() {
 		'mount -t proc proc "$XS_ROOT/proc" && mount --bind /dev "$XS_ROOT/dev" &&
 		 exec chroot "$XS_ROOT" /bin/sh -c "$XS_CMD"' 2>&1
 }
+if ! out=$(in_chroot "true"); then
+	echo "$out" | sed 's/^/#   /'
+	bad setup "cannot run in a chroot of $root (unshare -m, mount and chroot need root)"
+	finish
+fi
 # $1: the command (in the chroot), rest: --file arguments of bindings.py.
 check_bindings() {
 	local cmd=$1 report=$work/report
