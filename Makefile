@@ -8,6 +8,10 @@
 #                 and one run through the HIP path (tests/hip programs, libxsched preloaded)
 # make bench      libxsched benchmark in a VM, then the fused-kernel case through the
 #                 HIP path (tests/hip: hipcc programs on the test-only stand-in runtime)
+# make check-hip-real  the HIP interposer against all four of Debian's ROCm stacks
+#                 (5.2.3, 5.7.1, 6.4.3, 7.2.4: host checks and a VM each; make check
+#                 runs 6.4.3 only; about 3 minutes once fetched, the first run
+#                 downloads 3.4 GB and unpacks 22 GB under .cache/rocm; Documentation/hip.rst)
 # make check-debug  the sim suites on a KASAN/lockdep/kmemleak kernel built from the
 #                 Debian source (cached; the first build takes about 30 min on 2 cores)
 # make lint       checkpatch and sparse on the module
@@ -42,7 +46,7 @@ MODULE = kmod/xsched_kfd.ko
 SIM_MODULE = kmod/sim/xsched_sim.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module tools hip-vm check check-debug demo bench lint mutate install install-tools clean
+.PHONY: all deps kernel module tools hip-vm check check-hip-real check-debug demo bench lint mutate install install-tools clean
 
 all: module
 
@@ -83,6 +87,12 @@ tools: $(TOOLS)
 check: module tools
 	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
 		KFD_SRC=$(KFD_SRC) $(TOP)/tools/check.sh
+
+# Every ROCm userspace stack Debian ships, through the hip-real group of check.sh.
+check-hip-real: $(KERNEL_DEP)
+	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
+		CHECK_SUITES=hip-real HIP_REAL_SUITES="bookworm trixie sid experimental" \
+		$(TOP)/tools/check.sh
 
 # The debug kernel and the module built for it (sim backend only) run the sim
 # suites; the same closing line as `make check`.

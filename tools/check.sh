@@ -29,11 +29,16 @@
 #   xsched-kfd-kselftest  the kfd backend, in a VM beside the real amdgpu.ko
 #   libxsched-kfd-vm   libxsched's kfd platform (module and debugger API), same VM
 #   vm-kfd-module      that VM: boot, amdgpu and module load, unload, no splat
-#   hip-real           Debian's real libamdhip64.so.5 alone and with libxsched.so
-#                      preloaded, in a VM beside the real amdgpu.ko (no GPU):
-#                      same output, one no-device notice, symbol bindings
-#                      (tests/hip-real; kfd group, needs no KFD_SRC)
-#   vm-hip-real        that VM: boot, amdgpu load, no splat
+#   hip-real-host-SUITE  one of Debian's real ROCm stacks (HIP_REAL_SUITES,
+#                      default sid: 6.4.3) on the host: its exports against the
+#                      hook table, its PLT self-calls tested, LD_DEBUG=bindings
+#                      of a program built by its hipcc and of its ROCm
+#                      libraries (tests/hip-real/host-check.sh)
+#   hip-real-SUITE     its libamdhip64 alone and with libxsched.so preloaded,
+#                      in a VM beside the real amdgpu.ko (no GPU): same output,
+#                      one no-device notice, symbol bindings (tests/hip-real;
+#                      group hip-real, needs no KFD_SRC)
+#   vm-hip-real-SUITE  that VM: boot, amdgpu load, no splat
 #   dkms               (pkg) Debian's dkms builds and installs the module, a VM
 #                      modprobes it and runs the uapi kselftest (tools/check-dkms.sh)
 #   ksft-tree          (pkg) the kselftests built in a kernel tree with lib.mk, one
@@ -47,7 +52,9 @@
 # its own line and is not in the total; a lint failure still fails the check.
 #
 # Selection, for `make mutate` and quick runs (default: everything):
-#   CHECK_SUITES="unit vm gate nokfd kfd pkg lint"   groups of suites to run
+#   CHECK_SUITES="unit vm gate nokfd kfd hip-real pkg lint"   groups of suites to run
+#   HIP_REAL_SUITES="sid"   Debian suites of the hip-real group (make check-hip-real:
+#                        bookworm trixie sid experimental)
 #   CHECK_KSELFTESTS="exactly_once partway"      kselftest programs in the sim VM
 # A suite that crashed, timed out or printed no result is one failure, named.
 #
@@ -61,7 +68,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}" "${KDIR:?}"
-groups=${CHECK_SUITES:-unit vm gate nokfd kfd pkg lint}
+groups=${CHECK_SUITES:-unit vm gate nokfd kfd hip-real pkg lint}
 module=${MODULE:-$top/kmod/xsched_kfd.ko}
 # The sim suites load the core, then the sim GPU (a test device) beside it.
 sim_module=${module%/*}/sim/xsched_sim.ko
@@ -303,25 +310,50 @@ elif want kfd; then
 	note "KFD_SRC not set: kfd backend not built, its suites not run"
 fi
 
-# Debian's real HIP runtime beside the real amdgpu.ko (/dev/kfd, no GPU),
-# alone and preloaded with libxsched.so: it needs the runtime and the HIP
-# headers (tools/install-deps.sh), not KFD_SRC.  Its own VM: the runtime's
-# libraries would slow every boot of the kfd suites' VM.
-if want kfd; then
-	if make -s -C "$top/libxsched" all TOP="$top" BUILD="$BUILD/libxsched" > "$logs/hip-real-build.log" 2>&1 &&
-		make -s -C "$top/tests/hip-real" vm TOP="$top" BUILD="$BUILD" OUT="$BUILD/hip-real/vm" \
-			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
+# Debian's real HIP runtimes (tools/fetch-rocm.sh: unpacked under
+# .cache/rocm, never installed), per suite of HIP_REAL_SUITES (default sid,
+# ROCm 6.4.3; `make check-hip-real`: all four): on the host the exports
+# against the hook table, the runtime's self-calls, the dynamic linker's
+# bindings of a hipcc-built program and of the ROCm libraries
+# (tests/hip-real/host-check.sh), then the probe alone and preloaded in a VM
+# of its own beside the real amdgpu.ko (/dev/kfd, no GPU): the runtime's
+# libraries would slow every boot of the kfd suites' VM.  Needs no KFD_SRC.
+if want hip-real; then
+	if make -s -C "$top/libxsched" all hip-fake TOP="$top" BUILD="$BUILD/libxsched" \
+		> "$logs/hip-real-build.log" 2>&1 &&
+		make -s -C "$top/tests/hip-real" "$BUILD/hip-real/loadlibs" TOP="$top" BUILD="$BUILD" \
 			>> "$logs/hip-real-build.log" 2>&1; then
-		note "booting $KREL in QEMU with amdgpu.ko and Debian's libamdhip64.so.5"
-		qemu --amdgpu --copy "$BUILD/hip-real/vm" --timeout 600 -- \
-			'cd vm && ./run.sh; exit 0' 2>&1 | tee "$logs/vm-hip-real.log"
-		rc=${PIPESTATUS[0]}
-		result hip-real "$logs/vm-hip-real.log"
-		vm_status vm-hip-real "$rc" "$logs/vm-hip-real.log"
+		hip_real_ok=1
 	else
 		tail -n 30 "$logs/hip-real-build.log"
-		broken hip-real "build failed (see $logs/hip-real-build.log)"
+		hip_real_ok=0
 	fi
+	for s in ${HIP_REAL_SUITES:-sid}; do
+		if [ "$hip_real_ok" != 1 ]; then
+			broken "hip-real-host-$s" "build failed (see $logs/hip-real-build.log)"
+			broken "hip-real-$s" "build failed (see $logs/hip-real-build.log)"
+			continue
+		fi
+		note "hip-real $s: host checks"
+		BUILD=$BUILD XSCHED_SO="$BUILD/libxsched/libxsched.so.0" \
+			FAKE="$BUILD/libxsched/hip-test/fake/libamdhip64.so.5" \
+			LOADLIBS="$BUILD/hip-real/loadlibs" \
+			"$top/tests/hip-real/host-check.sh" "$s" 2>&1 | tee "$logs/hip-real-host-$s.log"
+		result "hip-real-host-$s" "$logs/hip-real-host-$s.log"
+		if make -s -C "$top/tests/hip-real" vm SUITE="$s" TOP="$top" BUILD="$BUILD" \
+			OUT="$BUILD/hip-real/$s/vm" XSCHED_SO="$BUILD/libxsched/libxsched.so.0" \
+			>> "$logs/hip-real-build.log" 2>&1; then
+			note "booting $KREL in QEMU with amdgpu.ko and $s's libamdhip64"
+			qemu --amdgpu --copy "$BUILD/hip-real/$s/vm" --timeout 600 -- \
+				"cd vm && ./run.sh hip-real-$s; exit 0" 2>&1 | tee "$logs/vm-hip-real-$s.log"
+			rc=${PIPESTATUS[0]}
+			result "hip-real-$s" "$logs/vm-hip-real-$s.log"
+			vm_status "vm-hip-real-$s" "$rc" "$logs/vm-hip-real-$s.log"
+		else
+			tail -n 30 "$logs/hip-real-build.log"
+			broken "hip-real-$s" "build failed (see $logs/hip-real-build.log)"
+		fi
+	done
 fi
 
 # Packaging, tested as users meet it: the DKMS package built, installed and

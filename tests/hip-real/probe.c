@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A HIP host program in C, linked against the real libamdhip64.so.5 as a
- * user's program is, calling only what Debian's ROCm 5.2.3 runtime survives
- * without a GPU (tests/hip-real/run.sh runs it alone and preloaded with
- * libxsched.so and compares).  Every result is printed by value and by the
+ * A HIP host program in C, linked against one of Debian's real runtimes
+ * (libamdhip64.so.5, .6, .7) as a user's program is, calling only what the
+ * runtime survives without a GPU (tests/hip-real/run.sh runs it alone and
+ * preloaded with libxsched.so and compares).  Every result is printed by value and by the
  * runtime's own name and message.  Streams are created only with arguments
  * the runtime refuses before it needs a device, except with --stream: a real
  * hipStreamCreate segfaults inside the runtime when it has no device.
@@ -11,6 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 #include <hip/hip_runtime_api.h>
+
+/* The module launches of hip_ext.h by their C++ names, as code built
+ * against ROCm 5.x (rocBLAS 5.5) imports them: every suite exports these,
+ * 5.x no C names. */
+hipError_t cxx_ext_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t, uint32_t)
+	__asm__("_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
+hipError_t cxx_hcc_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t)
+	__asm__("_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_");
 
 static void say(const char *call, hipError_t e)
 {
@@ -52,6 +64,12 @@ int main(int argc, char **argv)
 	say("hipLaunchKernel(null stream)",
 	    hipLaunchKernel(NULL, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, NULL, 0, NULL));
 	say("hipGetLastError", hipGetLastError());
+	/* The runtime's own answer, not hipErrorNotSupported from a hook that
+	 * looked the real function up by its C name only. */
+	say("hipExtModuleLaunchKernel [C++ name] (null stream)",
+	    cxx_ext_launch(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL, NULL, NULL, 0));
+	say("hipHccModuleLaunchKernel [C++ name] (null stream)",
+	    cxx_hcc_launch(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL, NULL, NULL));
 	say("hipStreamDestroy(NULL)", hipStreamDestroy(NULL));
 	/* Segfaults in the runtime with no GPU (FACTS 6): run.sh compares the
 	 * crash alone and preloaded, like with like. */

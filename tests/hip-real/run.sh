@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Runs inside the VM beside Debian's real amdgpu.ko (/dev/kfd, no GPU): the
-# probe on Debian's real libamdhip64.so.5 (in lib/ with what it loads) alone
-# and with LD_PRELOAD=libxsched.so, then one line "hip-real: N passed, N failed".
+# probe on one of Debian's real runtimes (libamdhip64.so.N, named in the file
+# runtime; in lib/ with what it loads and that suite's loader) alone and with
+# LD_PRELOAD=libxsched.so, then one line "hip-real-SUITE: N passed, N failed"
+# (SUITE the first argument; default "hip-real").
 #   probe_alone, probe_preloaded   exit status 0 and the last line printed
 #   same_output                    the two outputs are the same lines once
 #                                  libxsched's own lines are taken out
@@ -10,15 +12,16 @@
 #                                  is no usable device
 #   bindings_preloaded             the dynamic linker's own report
 #                                  (LD_DEBUG=bindings, everything bound at start):
-#                                  the probe's hooked references, all at node
-#                                  hip_4.2, bind to libxsched.so.0 and the rest to
-#                                  libamdhip64.so.5; and libxsched.so defines each
+#                                  the probe's hooked references (the C++-named
+#                                  module launches too), all at node hip_4.2,
+#                                  bind to libxsched.so.0 and the rest to
+#                                  the runtime; and libxsched.so defines each
 #                                  hooked one at hip_4.2 (libxsched.nodes), not
 #                                  unversioned: glibc binds a versioned reference
 #                                  to an unversioned definition too, and its report
 #                                  names the reference's node only
 #   bindings_alone                 the same report without the preload: all to
-#                                  libamdhip64.so.5
+#                                  the runtime
 #   stream_crash_alike             a real hipStreamCreate (segfaults in the
 #                                  runtime with no GPU), reached after all the
 #                                  above: the same status and lines alone and
@@ -26,10 +29,11 @@
 # Each program run is checked for kernel splats (vm-gate).
 cd "$(dirname "$0")" || exit 1
 here=$(pwd)
-suite=hip-real
+suite=${1:-hip-real}
+runtime=$(cat runtime)
 passed=0
 failed=0
-# The busybox guest has no glibc loader of its own: the host's is in lib/.
+# The busybox guest has no glibc loader of its own: the suite's is in lib/.
 if [ ! -e /lib64/ld-linux-x86-64.so.2 ]; then
 	mkdir -p /lib64
 	ln -sf "$here/lib/ld-linux-x86-64.so.2" /lib64/ld-linux-x86-64.so.2
@@ -100,18 +104,21 @@ fi
 # -> "SYM LIB NODE", for the probe's own hip* references.
 bindings() {
 	LD_BIND_NOW=1 LD_DEBUG=bindings "$@" 2>&1 >/dev/null |
-		sed -n "s|.*binding file \./hip-probe \[0\] to .*/\([^/ ]*\) \[0\]: normal symbol \`\(hip[A-Za-z_]*\)' \[\([^]]*\)\]|\2 \1 \3|p" |
+		sed -n "s|.*binding file \./hip-probe \[0\] to .*/\([^/ ]*\) \[0\]: normal symbol \`\(hip[A-Za-z_]*\|_Z24hip[A-Za-z0-9_]*\)' \[\([^]]*\)\]|\2 \1 \3|p" |
 		sort -u
 }
-# The probe's references libxsched hooks; the others (queries, error
-# strings) go to the runtime untouched.
-hooked=" hipDeviceSynchronize hipLaunchKernel hipStreamCreate hipStreamCreateWithFlags hipStreamCreateWithPriority hipStreamDestroy "
+# The probe's references libxsched hooks (the module launches by their C++
+# names too); the others (queries, error strings) go to the runtime
+# untouched.
+ext=_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j
+hcc=_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_
+hooked=" hipDeviceSynchronize hipLaunchKernel hipStreamCreate hipStreamCreateWithFlags hipStreamCreateWithPriority hipStreamDestroy $ext $hcc "
 # $1 = test name, $2 = the library hooked symbols must bind to, $3 = report
 check_bindings() {
-	why=$(echo "$3" | awk -v hooked="$hooked" -v lib="$2" '
+	why=$(echo "$3" | awk -v hooked="$hooked" -v lib="$2" -v rt="$runtime" '
 		NF == 3 {
 			n++; seen[$1] = 1
-			want = index(hooked, " " $1 " ") ? lib : "libamdhip64.so.5"
+			want = index(hooked, " " $1 " ") ? lib : rt
 			if ($2 != want || $3 != "hip_4.2")
 				bad = bad " " $1 "->" $2 "@" $3 " (want " want "@hip_4.2);"
 		}
@@ -135,7 +142,7 @@ check_bindings() {
 	fi
 }
 check_bindings bindings_preloaded libxsched.so.0 "$(bindings env LD_PRELOAD=libxsched.so.0 ./hip-probe)"
-check_bindings bindings_alone libamdhip64.so.5 "$(bindings ./hip-probe)"
+check_bindings bindings_alone "$runtime" "$(bindings ./hip-probe)"
 
 probe stream_alone ./hip-probe --stream
 salone=$out

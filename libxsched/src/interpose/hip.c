@@ -103,6 +103,24 @@ hipError_t hipStreamBeginCaptureToGraph(hipStream_t, hipGraph_t, const hipGraphN
 #else
 #define XH_EDGE_DATA const hipGraphEdgeData
 #endif
+#if HIP_VERSION < 60100000
+/* hipGraphInstantiateWithParams (ROCm 6.1, hip_6.1): the layout of the
+ * 6.1+ headers; only flags and uploadStream are read. */
+typedef struct hipGraphInstantiateParams {
+	hipGraphNode_t errNode_out;
+	unsigned long long flags;
+	int result_out;
+	hipStream_t uploadStream;
+} hipGraphInstantiateParams;
+hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *, hipGraph_t,
+					 hipGraphInstantiateParams *);
+#endif
+/* hipGraphInstantiateFlagUpload: instantiate and upload on uploadStream. */
+#define XH_INSTANTIATE_UPLOAD 2
+#if HIP_VERSION >= 60100000
+_Static_assert(hipGraphInstantiateFlagUpload == XH_INSTANTIATE_UPLOAD,
+	       "hipGraphInstantiateFlagUpload moved");
+#endif
 #ifndef HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 #define HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (1ULL << 1)
 #endif
@@ -200,10 +218,14 @@ void __hipRegisterFunction(void **modules, const void *host_fn, char *dev_fn,
 			   void *bid, dim3 *block, dim3 *grid, int *wsize);
 void __hipRegisterVar(void **modules, void *var, char *host_var, char *dev_var, int ext,
 		      size_t size, int constant, int global);
-/* hip_ext.h is C++; the C export (ROCm 6.x) and the C++ ones (all). */
+/* hip_ext.h is C++; the C exports (ROCm 6.x, 7.x) and the C++ ones (all,
+ * HIP_CXX_NAMES). */
 hipError_t hipExtModuleLaunchKernel(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t,
 				    uint32_t, uint32_t, size_t, hipStream_t, void **, void **,
 				    hipEvent_t, hipEvent_t, uint32_t);
+hipError_t hipHccModuleLaunchKernel(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t,
+				    uint32_t, uint32_t, size_t, hipStream_t, void **, void **,
+				    hipEvent_t, hipEvent_t);
 
 /* ---- the runtime functions the table's ops call (never our hooks) ------- */
 
@@ -392,6 +414,13 @@ static void *lookup_real(const char *name, const char *ver, void *hook)
 	return f != hook ? f : NULL;
 }
 
+/* An entry's C++ name (HIP_CXX_NAMES), or NULL. */
+struct xh_cxx_name {
+	const char *name, *cxx, *version;
+};
+static const struct xh_cxx_name *cxx_name_of(const struct xsi_entry *e);
+static const struct xh_cxx_name *cxx_name_find(const char *cxx);
+
 #define HELPER(field, sym, ver) \
 	(xh_real.field = (__typeof__(xh_real.field))lookup_real(sym, ver, NULL))
 
@@ -412,9 +441,12 @@ static void do_resolve(void)
 	r = xsi_runtime_init(&xh_rt);
 	for (i = 0; i < xh_rt.nentries; i++) {
 		struct xsi_entry *e = &xh_rt.entries[i];
+		const struct xh_cxx_name *c = cxx_name_of(e);
 
 		if (!*e->real)
 			*e->real = lookup_real(e->name, e->version, e->hook);
+		if (!*e->real && c)
+			*e->real = lookup_real(c->cxx, c->version, e->hook);
 		if (!*e->real) {
 			miss++;
 			xsi_log(&xh_rt, "%s@%s is not in this libamdhip64; its hook answers hipErrorNotSupported",
@@ -610,6 +642,7 @@ static uint64_t hold_max_ns(void)
 	X(hipModuleLaunchKernel, "hip_4.2", 0, MLK_P, MLK_A, h) \
 	X(hipModuleLaunchCooperativeKernel, "hip_5.5", 0, MCOOP_P, MCOOP_A, h) \
 	X(hipExtModuleLaunchKernel, "hip_4.2", 0, EXTMLK_P, EXTMLK_A, h) \
+	X(hipHccModuleLaunchKernel, "hip_4.2", 0, HCCMLK_P, HCCMLK_A, h) \
 	X(hipLaunchKernelExC, "hip_6.5", 0, LKEXC_P, LKEXC_A, cfg ? cfg->stream : NULL) \
 	X(hipDrvLaunchKernelEx, "hip_6.5", 0, DLKEX_P, DLKEX_A, cfg ? cfg->hStream : NULL) \
 	X(hipLaunchHostFunc, "hip_5.3", 0, HOSTFN_P, HOSTFN_A, h) \
@@ -667,9 +700,25 @@ static uint64_t hold_max_ns(void)
 	X(hipMemcpy3DPeerAsync, "hip_7.1", 0, C3DP_P, PH_A, h) \
 	X(hipMemPrefetchAsync_v2, "hip_7.1", 0, PREF2_P, PREF2_A, h)
 
-/* Scheduled, exported under a C++ name only (EXPORT_MANGLED below). */
-#define HIP_SCHEDULED_CXX(X) \
-	X(hipHccModuleLaunchKernel, "hip_4.2", 0, HCCMLK_P, HCCMLK_A, h)
+/*
+ * The C++ names the runtime exports an entry's function by, X(symbol,
+ * C++ name, node): ROCm 5.x exports hipExtModuleLaunchKernel and
+ * hipHccModuleLaunchKernel only under these, 6.x and 7.x under both, and
+ * hip_impl::hipLaunchKernelGGLImpl has no C name.  Each is exported here
+ * too (EXPORT_MANGLED: programs and libraries built against 5.x headers,
+ * rocBLAS 5.5, import the C++ name), the real function is looked up under
+ * the C name and then under this one (do_resolve), and dlsym() of this name
+ * gets the hook.
+ */
+#define HIP_CXX_NAMES(X) \
+	X(hipExtModuleLaunchKernel, \
+	  "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j", \
+	  "hip_4.2") \
+	X(hipHccModuleLaunchKernel, \
+	  "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_", \
+	  "hip_4.2") \
+	X(hipLaunchKernelGGLImpl, "_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv", \
+	  "hip_4.2")
 
 /*
  * Scheduled on several streams: X(symbol, node, params, args, list, count).
@@ -840,7 +889,8 @@ static uint64_t hold_max_ns(void)
 	X(hipStreamBeginCaptureToGraph, "hip_6.1", 0, XSI_SCOPE_STREAM) \
 	X(hipStreamEndCapture, "hip_4.3", 0, XSI_SCOPE_STREAM) \
 	X(hipStreamEndCapture_spt, "hip_5.3", 1, XSI_SCOPE_STREAM) \
-	X(hipEventDestroy, "hip_4.2", 0, XSI_SCOPE_PROCESS)
+	X(hipEventDestroy, "hip_4.2", 0, XSI_SCOPE_PROCESS) \
+	X(hipGraphInstantiateWithParams, "hip_6.1", 0, XSI_SCOPE_STREAM)
 
 /*
  * Harmless pass-through (own hooks): X(symbol, node).  Stream creation
@@ -915,7 +965,7 @@ static uint64_t hold_max_ns(void)
 #define ENUM_H(sym, ver) E_##sym,
 #define ENUM_SO(sym, ver, pt) E_##sym,
 enum {
-	HIP_SCHEDULED(ENUM_S) HIP_SCHEDULED_CXX(ENUM_S) HIP_SCHEDULED_MULTI(ENUM_M) HIP_SCHEDULED_OWN(ENUM_SO)
+	HIP_SCHEDULED(ENUM_S) HIP_SCHEDULED_MULTI(ENUM_M) HIP_SCHEDULED_OWN(ENUM_SO)
 	HIP_ORDERED(ENUM_O) HIP_ORDERED_OWN(ENUM_OO) HIP_HARMLESS(ENUM_H)
 	E_COUNT
 };
@@ -960,17 +1010,9 @@ static struct xsi_entry entries[E_COUNT];
 		return r;						\
 	}
 HIP_SCHEDULED(HOOK_S)
-HIP_SCHEDULED_CXX(HOOK_S)
 
-/* Every exported symbol but the C++ ones. */
 #define EXP_S(sym, ver, pt, P, A, S) EXPORT_AS(sym)
 HIP_SCHEDULED(EXP_S)
-
-/* The C++ exports of the module launches (all versions export them). */
-EXPORT_MANGLED(hipExtModuleLaunchKernel,
-	       "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j")
-EXPORT_MANGLED(hipHccModuleLaunchKernel,
-	       "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_")
 
 /* ---- scheduled on several streams ------------------------------------- */
 
@@ -1058,7 +1100,10 @@ static void hook_hipLaunchKernelGGLImpl(uintptr_t f, const dim3 *g, const dim3 *
 	real_hipLaunchKernelGGLImpl(f, g, b, smem, h, args);
 	HELD_END(true);
 }
-EXPORT_MANGLED(hipLaunchKernelGGLImpl, "_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv")
+
+/* The C++ exports (HIP_CXX_NAMES). */
+#define EXP_CXX(sym, cxx, ver) EXPORT_MANGLED(sym, cxx)
+HIP_CXX_NAMES(EXP_CXX)
 
 /* ---- ordered pass-through hooks ------------------------------------------- */
 
@@ -1229,6 +1274,22 @@ BEGIN_HOOK(hipStreamBeginCaptureToGraph,
 	EXPORT_AS(sym)
 END_HOOK(hipStreamEndCapture)
 END_HOOK(hipStreamEndCapture_spt)
+
+/* Instantiated with hipGraphInstantiateFlagUpload, the graph is uploaded on
+ * uploadStream as hipGraphUpload does: ordered on that stream; otherwise no
+ * stream is involved. */
+static hipError_t (*real_hipGraphInstantiateWithParams)(hipGraphExec_t *, hipGraph_t,
+							hipGraphInstantiateParams *);
+static hipError_t hook_hipGraphInstantiateWithParams(hipGraphExec_t *gx, hipGraph_t g,
+						     hipGraphInstantiateParams *p)
+{
+	REAL_OR(hipGraphInstantiateWithParams, hipErrorNotSupported);
+	if (p && (p->flags & XH_INSTANTIATE_UPLOAD) && xh_init())
+		(void)xsi_pass(&xh_rt, ENTRY(hipGraphInstantiateWithParams),
+			       (uintptr_t)p->uploadStream);
+	return real_hipGraphInstantiateWithParams(gx, g, p);
+}
+EXPORT_AS(hipGraphInstantiateWithParams)
 
 /* ---- harmless pass-through hooks ------------------------------------------ */
 
@@ -1472,9 +1533,41 @@ EXPORT_AS(hipStreamCopyAttributes)
 #define ENT_OO(sym, ver, pt, sc) ENT(sym, ver, XSI_ORDERED, sc, pt)
 #define ENT_H(sym, ver) ENT(sym, ver, XSI_HARMLESS, XSI_SCOPE_STREAM, 0)
 static struct xsi_entry entries[E_COUNT] = {
-	HIP_SCHEDULED(ENT_S) HIP_SCHEDULED_CXX(ENT_S) HIP_SCHEDULED_MULTI(ENT_M) HIP_SCHEDULED_OWN(ENT_SO)
+	HIP_SCHEDULED(ENT_S) HIP_SCHEDULED_MULTI(ENT_M) HIP_SCHEDULED_OWN(ENT_SO)
 	HIP_ORDERED(ENT_O) HIP_ORDERED_OWN(ENT_OO) HIP_HARMLESS(ENT_H)
 };
+
+#define CXX_ENT(sym, cxx, ver) { #sym, cxx, ver },
+static const struct xh_cxx_name cxx_names[] = { HIP_CXX_NAMES(CXX_ENT) };
+
+static const struct xh_cxx_name *cxx_name_of(const struct xsi_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cxx_names) / sizeof(cxx_names[0]); i++)
+		if (!strcmp(cxx_names[i].name, e->name))
+			return &cxx_names[i];
+	return NULL;
+}
+
+static const struct xh_cxx_name *cxx_name_find(const char *cxx)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cxx_names) / sizeof(cxx_names[0]); i++)
+		if (!strcmp(cxx_names[i].cxx, cxx))
+			return &cxx_names[i];
+	return NULL;
+}
+
+/* @e's real function looked up again, under its C++ name @c too: a runtime
+ * loaded after do_resolve() ran; NULL if none has it. */
+static void *real_again(const struct xsi_entry *e, const struct xh_cxx_name *c)
+{
+	void *f = lookup_real(e->name, e->version, e->hook);
+
+	return f || !c ? f : lookup_real(c->cxx, c->version, e->hook);
+}
 
 /* Names of the unhooked list, for the log and the coverage check. */
 #define UNHOOKED_NAME(sym, why) #sym,
@@ -1507,18 +1600,41 @@ __attribute__((constructor)) static void xh_hold_limit(void)
 
 /*
  * Every dlsym() of the process: HIP functions get their hooks, whatever
- * handle they are asked on (frameworks dlopen libamdhip64 themselves).
- * dlsym(RTLD_NEXT, ...) is answered as if asked by libxsched (the real
- * dlsym sees us as the caller): the next definition after this library.
+ * handle they are asked on (frameworks dlopen libamdhip64 themselves), under
+ * their C names and their C++ names (HIP_CXX_NAMES).  A name that only our
+ * own definition answers (RTLD_DEFAULT, or our handle) while the runtime
+ * lacks it gets NULL, as without the interposer: a feature probe must not
+ * find a hook that can only answer hipErrorNotSupported.  dlsym(RTLD_NEXT,
+ * ...) is answered as if asked by libxsched (the real dlsym sees us as the
+ * caller): the next definition after this library.
  */
+/* What a lookup of @name that found @r (non-NULL) answers. */
+XSI_EARLY static void *xh_lookup_answer(const char *name, void *r)
+{
+	const struct xh_cxx_name *c = NULL;
+	const struct xsi_entry *e;
+	bool on;
+
+	if (!strncmp(name, "_Z", 2))
+		c = cxx_name_find(name);
+	if (!c && strncmp(name, "hip", 3) && strncmp(name, "__hip", 5))
+		return r;
+	e = xsi_entry_find(&xh_rt, c ? c->name : name);
+	if (!e)
+		return r;
+	on = xh_init();
+	/* Our own definition answered: is there a runtime's behind it (one
+	 * loaded since the first resolution too)? */
+	if (r == e->hook && !*e->real && !(*e->real = real_again(e, c)))
+		return NULL;
+	return on ? xsi_redirect(&xh_rt, e->name, r) : r;
+}
+
 XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
 {
 	void *r = xsi_real_dlsym(handle, name);
 
-	if (handle == RTLD_NEXT || !r ||
-	    (strncmp(name, "hip", 3) && strncmp(name, "__hip", 5)) || !xh_init())
-		return r;
-	return xsi_dlsym(handle, name, r);
+	return handle == RTLD_NEXT || !r ? r : xh_lookup_answer(name, r);
 }
 
 /* dlvsym() likewise: a lookup by version node answers as dlsym() does. */
@@ -1527,10 +1643,7 @@ XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, cons
 {
 	void *r = xsi_real_dlvsym(handle, name, version);
 
-	if (handle == RTLD_NEXT || !r ||
-	    (strncmp(name, "hip", 3) && strncmp(name, "__hip", 5)) || !xh_init())
-		return r;
-	return xsi_dlsym(handle, name, r);
+	return handle == RTLD_NEXT || !r ? r : xh_lookup_answer(name, r);
 }
 
 __attribute__((visibility("default"))) int xsched_stream_set_priority(const void *stream,

@@ -30,17 +30,8 @@ PACKAGES = ["librocsparse0", "libhipsparse0", "librocrand1", "libhiprand1"]
 # What must be covered: work on a stream, waits, streams and events.
 CRITICAL = re.compile(r"Launch|Memcpy|Memset|Synchroni[sz]e|Stream|Event|Graph(Launch|Upload)"
                       r"|Wait|Signal|Callback|HostFunc|Prefetch|Async")
-MANGLED = {
-    "hipHccModuleLaunchKernel":
-        "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_",
-    "hipLaunchKernelGGLImpl": "_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv",
-}
-EXTRA_MANGLED = {
-    "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j":
-        "hipExtModuleLaunchKernel",
-}
 LISTS = {
-    "HIP_SCHEDULED": "scheduled", "HIP_SCHEDULED_CXX": "scheduled",
+    "HIP_SCHEDULED": "scheduled",
     "HIP_SCHEDULED_MULTI": "scheduled", "HIP_SCHEDULED_OWN": "scheduled",
     "HIP_ORDERED": "ordered", "HIP_ORDERED_OWN": "ordered",
     "HIP_HARMLESS": "harmless", "HIP_UNHOOKED": "unhooked",
@@ -60,6 +51,20 @@ def read_table(path):
     return table
 
 
+def read_cxx_names(path):
+    """{C name: (C++ name, node)} from HIP_CXX_NAMES: the C++ names the
+    runtime exports an entry's function by."""
+    text = open(path).read()
+    m = re.search(r"^#define HIP_CXX_NAMES\(X\) \\\n((?:.*\\\n)*.*\n)", text, re.M)
+    body = re.sub(r"\\\n\s*", " ", m.group(1)) if m else ""
+    return {e.group(1): (e.group(2), e.group(3))
+            for e in re.finditer(r"X\((\w+),\s*\"(\w+)\",\s*\"([^\"]+)\"\)", body)}
+
+
+# Entries exported under their C++ name only (no C name exists).
+CXX_ONLY = {"hipLaunchKernelGGLImpl"}
+
+
 def dynsyms(path, undefined):
     out = subprocess.run(["objdump", "-T", path], capture_output=True, text=True,
                          check=True).stdout
@@ -75,21 +80,32 @@ def dynsyms(path, undefined):
 
 
 def stream_functions(header):
-    """Names of the functions @header (and the per-thread header beside it)
-    declares with a hipStream_t parameter."""
+    """Names of the functions @header (with the per-thread header and
+    hip_ext.h beside it) declares with a hipStream_t parameter, or with a
+    parameter of a struct type that has a hipStream_t member (launch
+    configurations, multi-device launch lists, graph instantiate params)."""
     text = ""
-    pt = os.path.join(os.path.dirname(header), "amd_detail", "amd_hip_runtime_pt_api.h")
-    for h in (header, pt):
+    here = os.path.dirname(header)
+    for h in (header, os.path.join(here, "amd_detail", "amd_hip_runtime_pt_api.h"),
+              os.path.join(here, "hip_ext.h")):
         if os.path.exists(h):
             text += open(h).read()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
     # Newer headers spell names as HIP_API_SYMBOL(Memcpy_spt) (hip_api_symbols.h).
     text = re.sub(r"\bHIP_API_SYMBOL\((\w+)\)", r"hip\1", text)
+    carriers = {"hipStream_t"}
+    for m in re.finditer(r"\bstruct\s+(\w*)\s*\{([^{}]*)\}\s*(\w*)\s*;", text):
+        if re.search(r"\bhipStream_t\b", m.group(2)):
+            carriers |= {n for n in (m.group(1), m.group(3)) if n}
+    for m in re.finditer(r"typedef\s+struct\s+(\w+)\s+(\w+)\s*;", text):
+        if m.group(1) in carriers:
+            carriers.add(m.group(2))
+    carrier = re.compile(r"\b(?:%s)\b" % "|".join(sorted(carriers)))
     names = set()
     for m in re.finditer(r"\b(?:hipError_t|void|int|char)\s*\*?\s+(\w+)\s*\(([^;{]*?)\)\s*"
                          r"(?:__attribute__\s*\(\(.*?\)\))?\s*;", text, re.S):
-        if re.search(r"\bhipStream_t\b", m.group(2)):
+        if carrier.search(m.group(2)):
             names.add(m.group(1))
     return names
 
@@ -180,6 +196,11 @@ def main():
             print("coverage: %s: no such file" % f)
             return 1
     table = read_table(a.table)
+    cxx = read_cxx_names(a.table)
+    if not cxx:
+        print("coverage: %s has no HIP_CXX_NAMES list" % a.table)
+        return 1
+    by_cxx = {c: n for n, (c, _) in cxx.items()}
     bad = 0
 
     # The table and the library agree: every hook is exported at its node.
@@ -187,11 +208,12 @@ def main():
     for name, (cls, node) in sorted(table.items()):
         if cls == "unhooked":
             continue
-        sym = MANGLED.get(name, name)
-        if exported.get(sym) != node:
-            print("coverage: %s (%s) is not exported at %s by %s (got %s)"
-                  % (sym, cls, node, a.lib, exported.get(sym)))
-            bad += 1
+        syms = ([] if name in CXX_ONLY else [name]) + ([cxx[name][0]] if name in cxx else [])
+        for sym in syms:
+            if exported.get(sym) != node:
+                print("coverage: %s (%s) is not exported at %s by %s (got %s)"
+                      % (sym, cls, node, a.lib, exported.get(sym)))
+                bad += 1
     hooked = sum(1 for c, _ in table.values() if c != "unhooked")
     print("coverage: table of %s: %d hooked (%d scheduled, %d ordered, %d harmless), %d not hooked"
           % (os.path.basename(a.table), hooked,
@@ -209,10 +231,18 @@ def main():
     elif rt and (a.runtime or not a.headers_only):
         theirs = dynsyms(rt, False)
     for name, (cls, node) in sorted(table.items()):
-        sym = MANGLED.get(name, name)
-        if cls != "unhooked" and sym in theirs and theirs[sym] != node:
-            print("coverage: %s exports %s at %s; the table hooks it at %s"
-                  % (os.path.basename(a.runtime_map or rt), sym, theirs[sym], node))
+        for sym in [name] + ([cxx[name][0]] if name in cxx else []):
+            if cls != "unhooked" and sym in theirs and theirs[sym] != node:
+                print("coverage: %s exports %s at %s; the table hooks it at %s"
+                      % (os.path.basename(a.runtime_map or rt), sym, theirs[sym], node))
+                bad += 1
+    # A C++ export that takes a stream (ihipStream_t in its mangled
+    # parameters) must be one of HIP_CXX_NAMES: the hook's real function is
+    # looked up under those names (ROCm 5.x has no C name for some).
+    for sym in sorted(theirs):
+        if sym.startswith("_Z") and "ihipStream_t" in sym and sym not in by_cxx:
+            print("coverage: %s exports %s, which takes a stream, and HIP_CXX_NAMES lacks it"
+                  % (os.path.basename(a.runtime_map or rt), sym))
             bad += 1
 
     # Every function of the real runtime that takes a stream is classified:
@@ -262,7 +292,7 @@ def main():
                 if v.startswith("hip_") or n.startswith(("hip", "__hip"))}
         count = dict.fromkeys(cols, 0)
         for n in sorted(imps):
-            n2 = EXTRA_MANGLED.get(n, n)
+            n2 = by_cxx.get(n, n)
             cls = table.get(n2, (None,))[0]
             if cls:
                 count[cls] += 1

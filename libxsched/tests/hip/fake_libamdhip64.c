@@ -155,17 +155,16 @@ API void __hipRegisterFunction(void **m, const void *host_fn, char *dev_fn, cons
 	pthread_mutex_unlock(&mu);
 }
 
-API hipError_t __hipPushCallConfiguration(dim3 g, dim3 b, size_t smem, hipStream_t s)
+static void cfg_push(dim3 g, dim3 b, size_t smem, hipStream_t s)
 {
 	cfg.set = 1;
 	cfg.g = g;
 	cfg.b = b;
 	cfg.smem = smem;
 	cfg.s = s;
-	return hipSuccess;
 }
 
-API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStream_t *s)
+static hipError_t cfg_pop(dim3 *g, dim3 *b, size_t *smem, hipStream_t *s)
 {
 	if (!cfg.set)
 		return hipErrorNotInitialized;	/* popped on another thread */
@@ -175,6 +174,17 @@ API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStre
 	*smem = cfg.smem;
 	*s = cfg.s;
 	return hipSuccess;
+}
+
+API hipError_t __hipPushCallConfiguration(dim3 g, dim3 b, size_t smem, hipStream_t s)
+{
+	cfg_push(g, b, smem, s);
+	return hipSuccess;
+}
+
+API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStream_t *s)
+{
+	return cfg_pop(g, b, smem, s);
 }
 
 /* ---- streams ---- */
@@ -532,7 +542,21 @@ API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned 
 	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
 }
 
-/* 5.2.3 exports only the C++ name; the C one is 6.x's. */
+/*
+ * The module launches of hip_ext.h: ROCm 5.x exports them under their C++
+ * names only; 6.x and 7.x under their C names as well (the fake built with
+ * -DFAKE_ROCM6, libamdhip64.so.6).  hip_impl::hipLaunchKernelGGLImpl has
+ * only its C++ name and returns nothing.
+ */
+static hipError_t ext_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+			     uint32_t bx, uint32_t by, uint32_t bz, size_t smem, hipStream_t h,
+			     void **params)
+{
+	dim3 g = { gx, gy, gz }, b = { bx, by, bz };
+
+	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
+}
+
 hipError_t ext_module_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
 			     uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
 			     hipEvent_t, uint32_t)
@@ -542,11 +566,52 @@ API hipError_t ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint
 				 hipStream_t h, void **params, void **extra, hipEvent_t e0,
 				 hipEvent_t e1, uint32_t fl)
 {
-	dim3 g = { gx, gy, gz }, b = { bx, by, bz };
-
 	(void)extra; (void)e0; (void)e1; (void)fl;
-	return launch((const struct fake_kernel *)f, g, b, params, smem, h, FAKE_LEGACY);
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
 }
+
+hipError_t hcc_module_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			     uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			     hipEvent_t)
+	__asm__("_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_");
+API hipError_t hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+				 uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+				 hipStream_t h, void **params, void **extra, hipEvent_t e0,
+				 hipEvent_t e1)
+{
+	(void)extra; (void)e0; (void)e1;
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
+}
+
+void ggl_launch(uintptr_t, const dim3 *, const dim3 *, uint32_t, hipStream_t, void **)
+	__asm__("_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv");
+API void ggl_launch(uintptr_t f, const dim3 *g, const dim3 *b, uint32_t smem, hipStream_t h,
+		    void **args)
+{
+	/* 5.2.3's launches through its own export (a PLT call, SELF_CALLS). */
+	(void)hipModuleLaunchKernel((hipFunction_t)f, g->x, g->y, g->z, b->x, b->y, b->z, smem, h,
+				    args, NULL);
+}
+
+#ifdef FAKE_ROCM6
+API hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+					uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+					hipStream_t h, void **params, void **extra, hipEvent_t e0,
+					hipEvent_t e1, uint32_t fl)
+{
+	(void)extra; (void)e0; (void)e1; (void)fl;
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
+}
+
+API hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+					uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+					hipStream_t h, void **params, void **extra, hipEvent_t e0,
+					hipEvent_t e1)
+{
+	(void)extra; (void)e0; (void)e1;
+	return ext_launch(f, gx, gy, gz, bx, by, bz, smem, h, params);
+}
+#endif
 
 /* ---- memory: device allocations and page-locked host memory ---- */
 
@@ -711,24 +776,6 @@ API void *fake_self_call_target(void)
 	return (void *)hipMemcpyAsync;
 }
 
-API hipError_t hipConfigureCall(dim3 g, dim3 b, size_t smem, hipStream_t s)
-{
-	return __hipPushCallConfiguration(g, b, smem, s);
-}
-
-/* The configuration of hipConfigureCall, launched as a module launch. */
-API hipError_t hipLaunchByPtr(const void *f)
-{
-	dim3 g, b;
-	size_t smem;
-	hipStream_t s;
-
-	if (__hipPopCallConfiguration(&g, &b, &smem, &s) != hipSuccess)
-		return hipErrorNotInitialized;
-	return hipModuleLaunchKernel((hipFunction_t)(uintptr_t)f, g.x, g.y, g.z, b.x, b.y, b.z,
-				     (unsigned int)smem, s, NULL, NULL);
-}
-
 API hipError_t hipMemsetAsync(void *d, int v, size_t n, hipStream_t h)
 {
 	memset(d, v, n);
@@ -768,6 +815,73 @@ API hipError_t hipStreamAddCallback(hipStream_t h, hipStreamCallback_t cb, void 
 	return copy(h, 0, FAKE_HOSTFN);
 }
 
+/*
+ * Entry points that call the runtime's own exports, as the real runtimes
+ * do through their PLT (so a preloaded hook is entered again, on the same
+ * thread, from inside the outer call): tests/hip-real/selfcalls.py finds
+ * these calls in every real libamdhip64 and in this library, and checks
+ * that this library makes each one the real ones make.  5.2.3, 5.7.1,
+ * 6.4.3, 7.2.4: the symbol copies call hipMemcpyAsync (the _spt ones with
+ * the per-thread stream object's handle), hipLaunchByPtr calls
+ * hipModuleLaunchKernel; 5.2.3 also hipMemcpyPeerAsync -> hipMemcpyAsync,
+ * hipMemcpyPeer -> hipMemcpy and hipLaunchKernelGGLImpl ->
+ * hipModuleLaunchKernel.  A symbol is its host address here.  (The
+ * symbol copies and hipMemcpyPeerAsync of all versions are above, with
+ * hipMemcpyAsync.)
+ */
+/* The _spt ones turn a null stream into the caller's per-thread stream
+ * object, as CLR does, and pass that object's own handle on: the nested
+ * call names a stream no create returned. */
+static hipStream_t per_thread_object(hipStream_t h)
+{
+	if (h)
+		return h;
+	pthread_mutex_lock(&mu);
+	h = (hipStream_t)stream_of(NULL, 1);
+	pthread_mutex_unlock(&mu);
+	return h;
+}
+
+API hipError_t hipMemcpyFromSymbolAsync_spt(void *dst, const void *sym, size_t n, size_t off,
+					    hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync(dst, (const char *)sym + off, n, k, per_thread_object(h));
+}
+
+API hipError_t hipMemcpyToSymbolAsync_spt(const void *sym, const void *src, size_t n, size_t off,
+					  hipMemcpyKind k, hipStream_t h)
+{
+	return hipMemcpyAsync((char *)sym + off, src, n, k, per_thread_object(h));
+}
+
+/* One device: a peer copy is a copy. */
+API hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
+{
+	if (dd || sd)
+		return hipErrorInvalidDevice;
+	return hipMemcpy(dst, src, n, hipMemcpyDeviceToDevice);
+}
+
+/* hipConfigureCall names the launch configuration of the hipLaunchByPtr
+ * that follows on the same thread (the <<<>>> configuration's slot). */
+API hipError_t hipConfigureCall(dim3 g, dim3 b, size_t smem, hipStream_t h)
+{
+	cfg_push(g, b, smem, h);
+	return hipSuccess;
+}
+
+API hipError_t hipLaunchByPtr(const void *f)
+{
+	dim3 g, b;
+	size_t smem;
+	hipStream_t h;
+
+	if (cfg_pop(&g, &b, &smem, &h) != hipSuccess)
+		return hipErrorMissingConfiguration;
+	return hipModuleLaunchKernel((hipFunction_t)f, g.x, g.y, g.z, b.x, b.y, b.z,
+				     (unsigned int)smem, h, NULL, NULL);
+}
+
 /* ROCm 6.2, 6.4 and 7.1 (fake_libamdhip64.map: hip_6.2, hip_6.4, hip_7.1). */
 API hipError_t hipMemcpyHtoAAsync(hipArray_t dst, size_t off, const void *src, size_t n,
 				  hipStream_t h)
@@ -794,6 +908,19 @@ API hipError_t hipGraphLaunch(hipGraphExec_t g, hipStream_t h)
 {
 	(void)g;
 	return copy(h, 0, FAKE_GRAPH);
+}
+
+/* ROCm 6.1 (hip_6.1): with hipGraphInstantiateFlagUpload the graph is
+ * uploaded on uploadStream (a FAKE_UPLOAD command there). */
+API hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *gx, hipGraph_t g,
+					     hipGraphInstantiateParams *p)
+{
+	(void)g;
+	if (!gx || !p)
+		return hipErrorInvalidValue;
+	*gx = (hipGraphExec_t)&null_stream;
+	p->result_out = 0;
+	return (p->flags & 2) ? copy(p->uploadStream, 0, FAKE_UPLOAD) : hipSuccess;
 }
 
 /*

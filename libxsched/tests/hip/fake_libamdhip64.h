@@ -50,7 +50,7 @@ struct fake_kernel {
 enum fake_variant { FAKE_LEGACY = 0, FAKE_SPT = 1 };
 enum { FAKE_COPY = -1, FAKE_EVENT = -2, FAKE_SYNC_COPY = -3, FAKE_WAIT = -4,
        FAKE_HOSTFN = -5, FAKE_GRAPH = -6, FAKE_ARRAY_COPY = -7, FAKE_BATCH_MEMOP = -8,
-       FAKE_MEMSET2D = -9, FAKE_WAIT_VALUE = -10, FAKE_WRITE_VALUE = -11 };
+       FAKE_MEMSET2D = -9, FAKE_WAIT_VALUE = -10, FAKE_WRITE_VALUE = -11, FAKE_UPLOAD = -12 };
 
 struct fake_tl;
 
@@ -81,7 +81,34 @@ void __hipRegisterFunction(void **modules, const void *host_fn, char *dev_fn,
 			   const char *dev_name, unsigned int thread_limit, void *tid,
 			   void *bid, dim3 *block, dim3 *grid, int *wsize);
 
-/* Entry points of ROCm 6.2, 6.4 and 7.1 that older headers do not declare. */
+/* hip_ext.h (C++) declares these; ROCm 6.x exports their C names. */
+hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+				    uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+				    hipStream_t h, void **params, void **extra, hipEvent_t e0,
+				    hipEvent_t e1, uint32_t fl);
+hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+				    uint32_t bx, uint32_t by, uint32_t bz, size_t smem,
+				    hipStream_t h, void **params, void **extra, hipEvent_t e0,
+				    hipEvent_t e1);
+
+#if HIP_VERSION < 50300000
+hipError_t hipMemcpyFromSymbolAsync_spt(void *dst, const void *sym, size_t n, size_t off,
+					hipMemcpyKind k, hipStream_t h);
+hipError_t hipMemcpyToSymbolAsync_spt(const void *sym, const void *src, size_t n, size_t off,
+				      hipMemcpyKind k, hipStream_t h);
+#endif
+
+/* Entry points of ROCm 6.1, 6.2, 6.4 and 7.1 that older headers do not declare. */
+#if HIP_VERSION < 60100000
+typedef struct hipGraphInstantiateParams {
+	hipGraphNode_t errNode_out;
+	unsigned long long flags;
+	int result_out;
+	hipStream_t uploadStream;
+} hipGraphInstantiateParams;
+hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *gx, hipGraph_t g,
+					 hipGraphInstantiateParams *p);
+#endif
 #if HIP_VERSION < 60200000
 hipError_t hipMemcpyHtoAAsync(hipArray_t dst, size_t off, const void *src, size_t n,
 			      hipStream_t h);

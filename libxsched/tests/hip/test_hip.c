@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -403,6 +404,211 @@ TEST(rocm6_and_rocm7_stream_calls_are_scheduled)
 		ASSERT_GE(r.submit, h.end);
 	}
 }
+
+/* The C++ names of the module launches, as a program or library built
+ * against ROCm 5.x's hip_ext.h (rocBLAS 5.5) imports them. */
+hipError_t cxx_ext_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t, uint32_t)
+	__asm__("_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
+hipError_t cxx_hcc_launch(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t)
+	__asm__("_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_");
+void cxx_ggl_launch(uintptr_t, const dim3 *, const dim3 *, uint32_t, hipStream_t, void **)
+	__asm__("_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv");
+
+/* The fake exports these launches under their C++ names only, as ROCm 5.x
+ * does: each reaches the runtime through its hook (it answered
+ * hipErrorNotSupported when the real function was looked up by its C name
+ * alone), and a lower stream's launch waits for the higher stream's kernel.
+ * (hip_impl::hipLaunchKernelGGLImpl, C++ only, re-enters the runtime's
+ * hipModuleLaunchKernel: its test is among the SELF_CALLS below.) */
+TEST(cxx_named_module_launches_reach_the_runtime)
+{
+	hipStream_t hi = mk(-1), lo = mk(0);
+	struct fake_rec h, r;
+
+	ASSERT_TRUE(in_xsched(cxx_ext_launch));
+	ASSERT_TRUE(in_xsched(cxx_hcc_launch));
+	ASSERT_TRUE(in_xsched(cxx_ggl_launch));
+	launch(lo, 90, 0);
+	launch(hi, 91, 30 * MS);
+	ASSERT_EQ(cxx_ext_launch((hipFunction_t)K(92, 0), 1, 1, 1, 1, 1, 1, 0, lo, NULL, NULL,
+				 NULL, NULL, 0), hipSuccess);
+	launch(hi, 93, 30 * MS);
+	ASSERT_EQ(cxx_hcc_launch((hipFunction_t)K(94, 0), 1, 1, 1, 1, 1, 1, 0, lo, NULL, NULL,
+				 NULL, NULL), hipSuccess);
+	for (int i = 0; i < 2; i++) {
+		h = rec_of(91 + 2 * i);
+		r = rec_of(92 + 2 * i);
+		ASSERT_EQ(r.stream, fake_stream_id(lo));
+		ASSERT_GE(r.submit, h.end);
+	}
+}
+
+/* A lookup by C name (hipGetProcAddress and dlsym callers, 6.x-built
+ * code) on a runtime that exports only the C++ name gets the hook, whose
+ * real function is the C++ export. */
+TEST(c_named_module_launches_find_the_cxx_export)
+{
+	hipError_t (*ext)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t, uint32_t) =
+		(__typeof__(ext))dlsym(RTLD_DEFAULT, "hipExtModuleLaunchKernel");
+	hipError_t (*hcc)(hipFunction_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+			  uint32_t, size_t, hipStream_t, void **, void **, hipEvent_t,
+			  hipEvent_t) =
+		(__typeof__(hcc))dlsym(RTLD_DEFAULT, "hipHccModuleLaunchKernel");
+	void *cxx = dlsym(RTLD_DEFAULT,
+			  "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
+	hipStream_t s = mk(0);
+
+	ASSERT_TRUE(in_xsched(ext));
+	ASSERT_TRUE(in_xsched(hcc));
+	ASSERT_TRUE(in_xsched(cxx));
+	ASSERT_EQ(ext((hipFunction_t)K(97, 0), 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL, NULL, NULL, 0),
+		  hipSuccess);
+	ASSERT_EQ(hcc((hipFunction_t)K(98, 0), 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL, NULL, NULL),
+		  hipSuccess);
+	ASSERT_EQ(rec_of(97).stream, fake_stream_id(s));
+	ASSERT_EQ(rec_of(98).stream, fake_stream_id(s));
+}
+
+/* hipGraphInstantiateWithParams (6.1) with hipGraphInstantiateFlagUpload
+ * uploads on a stream: hooked (ordered on that stream), and the upload
+ * reaches the runtime on that stream. */
+TEST(graph_instantiate_with_upload_is_hooked)
+{
+	hipGraphInstantiateParams p;
+	hipGraphExec_t gx = NULL;
+	hipStream_t s = mk(0);
+
+	memset(&p, 0, sizeof(p));
+	p.flags = 2;	/* hipGraphInstantiateFlagUpload */
+	p.uploadStream = s;
+	ASSERT_TRUE(in_xsched(hipGraphInstantiateWithParams));
+	ASSERT_EQ(hipGraphInstantiateWithParams(&gx, NULL, &p), hipSuccess);
+	ASSERT_EQ(rec_of(FAKE_UPLOAD).stream, fake_stream_id(s));
+}
+
+/*
+ * The real runtimes call some of their own exports through their PLT, so a
+ * preloaded hook is entered again from inside the runtime, on the caller's
+ * thread and stream.  SELF_CALLS(X): X(entry, the export it calls) for
+ * every such path tests/hip-real/selfcalls.py finds in Debian's 5.2.3,
+ * 5.7.1, 6.4.3 and 7.2.4 (it checks this list against them and against the
+ * fake, which makes the same calls).  Each test enters the path on a
+ * scheduled stream and must return, with the inner call on that stream.
+ */
+#define SELF_CALLS(X) \
+	X(hipMemcpyFromSymbolAsync, hipMemcpyAsync) \
+	X(hipMemcpyFromSymbolAsync_spt, hipMemcpyAsync) \
+	X(hipMemcpyToSymbolAsync, hipMemcpyAsync) \
+	X(hipMemcpyToSymbolAsync_spt, hipMemcpyAsync) \
+	X(hipMemcpyPeerAsync, hipMemcpyAsync) \
+	X(hipMemcpyPeer, hipMemcpy) \
+	X(hipLaunchByPtr, hipModuleLaunchKernel) \
+	X(hipLaunchKernelGGLImpl, hipModuleLaunchKernel)
+
+#define SELF_CALL_S 5
+
+static void self_call_hung(int sig)
+{
+	static const char msg[] = "#   did not return in " "5" " s: the nested hook "
+				  "waits for the outer one on the same thread and stream\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static char sym_buf[64];
+
+/* Each enters one path on @h (NULL from the _spt ones: the per-thread
+ * stream) and says which kernel or command the runtime must record. */
+static hipError_t enter_hipMemcpyFromSymbolAsync(hipStream_t h, int *kind)
+{
+	char dst[8];
+
+	*kind = FAKE_COPY;
+	return hipMemcpyFromSymbolAsync(dst, sym_buf, sizeof(dst), 0, hipMemcpyDeviceToHost, h);
+}
+
+static hipError_t enter_hipMemcpyFromSymbolAsync_spt(hipStream_t h, int *kind)
+{
+	char dst[8];
+
+	(void)h;
+	*kind = FAKE_COPY;
+	return hipMemcpyFromSymbolAsync_spt(dst, sym_buf, sizeof(dst), 0, hipMemcpyDeviceToHost,
+					    NULL);
+}
+
+static hipError_t enter_hipMemcpyToSymbolAsync(hipStream_t h, int *kind)
+{
+	*kind = FAKE_COPY;
+	return hipMemcpyToSymbolAsync(sym_buf, "x", 1, 0, hipMemcpyHostToDevice, h);
+}
+
+static hipError_t enter_hipMemcpyToSymbolAsync_spt(hipStream_t h, int *kind)
+{
+	(void)h;
+	*kind = FAKE_COPY;
+	return hipMemcpyToSymbolAsync_spt(sym_buf, "x", 1, 0, hipMemcpyHostToDevice, NULL);
+}
+
+static hipError_t enter_hipMemcpyPeerAsync(hipStream_t h, int *kind)
+{
+	*kind = FAKE_COPY;
+	return hipMemcpyPeerAsync(sym_buf + 8, 0, sym_buf, 0, 8, h);
+}
+
+static hipError_t enter_hipMemcpyPeer(hipStream_t h, int *kind)
+{
+	(void)h;
+	*kind = FAKE_SYNC_COPY;
+	return hipMemcpyPeer(sym_buf + 8, 0, sym_buf, 0, 8);
+}
+
+static hipError_t enter_hipLaunchByPtr(hipStream_t h, int *kind)
+{
+	dim3 one = { 1, 1, 1 };
+	hipError_t r = hipConfigureCall(one, one, 0, h);
+
+	*kind = 99;
+	return r != hipSuccess ? r : hipLaunchByPtr(K(99, 0));
+}
+
+static hipError_t enter_hipLaunchKernelGGLImpl(hipStream_t h, int *kind)
+{
+	dim3 one = { 1, 1, 1 };
+
+	*kind = 100;
+	cxx_ggl_launch((uintptr_t)K(100, 0), &one, &one, 0, h, NULL);
+	return hipSuccess;
+}
+
+static void self_call(hipError_t (*enter)(hipStream_t, int *), int spt)
+{
+	hipStream_t s = mk(0);
+	int kind = 0;
+
+	signal(SIGALRM, self_call_hung);
+	alarm(SELF_CALL_S);
+	ASSERT_EQ(enter(s, &kind), hipSuccess);
+	alarm(0);
+	ASSERT_EQ(rec_of(kind).stream, kind == FAKE_SYNC_COPY ? 0 :
+		  fake_stream_id(spt ? hipStreamPerThread : s));
+}
+
+#define SELF_TEST(entry, callee)					\
+	TEST(self_call_##entry##_to_##callee##_returns)			\
+	{								\
+		self_call(enter_##entry, strstr(#entry, "_spt") != NULL); \
+	}
+SELF_CALLS(SELF_TEST)
 
 TEST(higher_stream_never_waits_for_lower)
 {
