@@ -445,12 +445,13 @@ bool xs_xq_memwait(struct xsched_xqueue *xq);
 /* Completion of what was launched is known (nothing in flight)? */
 bool xs_xq_idle(struct xsched_xqueue *xq);
 /* Destroy without waiting (the runtime's stream is gone, its work runs on):
- * after a last mark covering everything launched, no new mark is ever
- * recorded (the handle is dead), the XQueue goes on blocking lower ones
- * until that mark is seen completed; xs_xq_idle() then says it may be
- * destroyed.  false: no mark could be made (its completion can never be
- * learned): the caller destroys it now. */
-bool xs_xq_close(struct xsched_xqueue *xq);
+ * after a last mark covering everything launched (recorded now if
+ * @record, else one recorded earlier), no new mark is ever recorded (the
+ * handle is dead), the XQueue goes on blocking lower ones until that mark
+ * is seen completed; xs_xq_idle() then says it may be destroyed.  false: no
+ * mark covers it (its completion can never be learned): the caller
+ * destroys it now. */
+bool xs_xq_close(struct xsched_xqueue *xq, bool record);
 uint64_t xs_xq_launched(struct xsched_xqueue *xq);
 /* The XQueue whose work makes the policy hold @xq (a reference:
  * xs_xqueue_put() it), or NULL. */

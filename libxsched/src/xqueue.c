@@ -899,7 +899,7 @@ bool xs_xq_idle(struct xsched_xqueue *xq)
 	return idle;
 }
 
-bool xs_xq_close(struct xsched_xqueue *xq)
+bool xs_xq_close(struct xsched_xqueue *xq, bool record)
 {
 	const struct xs_platform_ops *ops = xq->plat->ops;
 	uint64_t launched = xs_xq_launched(xq);
@@ -910,7 +910,8 @@ bool xs_xq_close(struct xsched_xqueue *xq)
 	}
 	if (!xq->own_plat || !ops->mark_now)
 		return false;
-	ops->mark_now(xq->plat, xq->pq);
+	if (record)
+		ops->mark_now(xq->plat, xq->pq);
 	xs_calls_set_mode(xq, xs_calls_mode(xq) | XS_CALLS_CLOSED);
 	/* A last mark covers everything, or nothing will ever tell. */
 	return xs_calls_covered(xq, hw_of(xq, launched));

@@ -986,7 +986,11 @@ static void forget(struct xsi_runtime *rt, struct xsi_stream *s, bool runs_on)
 		return;
 	}
 	z = runs_on && !xs_xq_idle(xq) ? malloc(sizeof(*z)) : NULL;
-	closed = z && xs_xq_close(xq);
+	/* A per-thread stream at its thread's exit: no new mark (the runtime
+	 * may have let go of the thread's stream already); the marks its
+	 * owner made while it held someone cover its work, and without them
+	 * nobody is held by it. */
+	closed = z && xs_xq_close(xq, s->kind != KIND_PER_THREAD);
 	/* Most streams are idle when destroyed: one poll of the last mark
 	 * says so, and the XQueue goes now. */
 	if (closed)
