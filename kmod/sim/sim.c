@@ -251,6 +251,13 @@ static struct {
 	u32 fail_resume;
 	u32 save_timeout_ms;
 	/*
+	 * A backend that stops answering, for the core's checks: the next N
+	 * suspends report the queue stopped at once and leave it running
+	 * (fake_suspend), or are accepted and never acted on (ignore_suspend).
+	 */
+	u32 fake_suspend;
+	u32 ignore_suspend;
+	/*
 	 * The HWS cost model, debugfs: while hws is set, every suspend and
 	 * resume is a runlist update that preempts the whole device, as on
 	 * gfx9 with HWS: it is counted, and every running wave of the other
@@ -718,6 +725,15 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 	spin_lock(&xsim.lock);
 	if (q->run == XSIM_FAILED) {
 		ret = -EIO;
+		goto out;
+	}
+	if (xsim.ignore_suspend) {
+		xsim.ignore_suspend--;
+		goto out;
+	}
+	if (xsim.fake_suspend) {
+		xsim.fake_suspend--;
+		xsched_queue_suspend_done(xq, seq, 0, 0);
 		goto out;
 	}
 	q->seq = seq;
@@ -1652,6 +1668,8 @@ static int __init xsim_init(void)
 	debugfs_create_u32("fail_save", 0644, xsim.dir, &xsim.fail_save);
 	debugfs_create_u32("fail_resume", 0644, xsim.dir, &xsim.fail_resume);
 	debugfs_create_u32("save_timeout_ms", 0644, xsim.dir, &xsim.save_timeout_ms);
+	debugfs_create_u32("fake_suspend", 0644, xsim.dir, &xsim.fake_suspend);
+	debugfs_create_u32("ignore_suspend", 0644, xsim.dir, &xsim.ignore_suspend);
 	debugfs_create_u32("hws", 0644, xsim.dir, &xsim.hws);
 	debugfs_create_u32("hws_update_us", 0644, xsim.dir, &xsim.hws_update_us);
 	debugfs_create_u64("runlist_updates", 0444, xsim.dir, &xsim.runlist_updates);
