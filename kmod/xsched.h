@@ -289,5 +289,7 @@ int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *a);
 void xkfd_detach(struct xkfd_attach *attach);
 struct xsched_queue *xkfd_register(struct xkfd_attach *attach, u64 ring,
 				   s32 priority);
+/* Test knobs in the core's debugfs folder (kfd.c: the KFD model). */
+void xkfd_debugfs(struct dentry *root);
 
 #endif /* XSCHED_H */
