@@ -396,22 +396,26 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 }
 EXPORT_SYMBOL_GPL(xsched_queue_failed);
 
-/* Still in the suspend numbered *@seq?  state_lock held. */
-static bool xsched_queue_still_suspending(struct xsched_queue *q, void *seq)
+/*
+ * Is the suspend the timeout was armed for still SUSPENDING past its
+ * deadline?  The deadline is checked too: a run of the work that a
+ * completed suspend armed can start late, after a resume and the next
+ * suspend armed it again.  state_lock held.
+ */
+static bool xsched_queue_overdue(struct xsched_queue *q, void *unused)
 {
-	return q->state == XSCHED_STATE_SUSPENDING && q->seq == *(u32 *)seq;
+	return q->state == XSCHED_STATE_SUSPENDING && q->seq == q->timeout_seq &&
+	       time_after_eq(jiffies, q->timeout_at);
 }
 
-/* The suspend timeout_seq outlived its grace and suspend_timeout_ms. */
 static void xsched_queue_timeout_fn(struct work_struct *work)
 {
 	struct xsched_queue *q = container_of(to_delayed_work(work),
 					      struct xsched_queue, timeout_work);
-	u32 seq = READ_ONCE(q->timeout_seq);
 
-	if (xsched_queue_fail_if(q, -ETIMEDOUT, xsched_queue_still_suspending, &seq))
-		pr_warn_ratelimited("xsched: queue %u: the %s backend did not complete suspend %u in time, queue failed\n",
-				    q->uid, q->ops->name, seq);
+	if (xsched_queue_fail_if(q, -ETIMEDOUT, xsched_queue_overdue, NULL))
+		pr_warn_ratelimited("xsched: queue %u: the %s backend did not complete a suspend in time, queue failed\n",
+				    q->uid, q->ops->name);
 }
 
 struct xsched_stop_read {
@@ -523,12 +527,16 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 
 	ret = q->ops->suspend(q, mode, grace_ns, *seq);
 	if (!ret) {
+		unsigned long timeout = nsecs_to_jiffies(grace_ns) +
+			msecs_to_jiffies(clamp(READ_ONCE(suspend_timeout_ms),
+					       100U, 600000U)) + 1;
+
 		/* Done already (kfd, an idle sim queue): the work finds that. */
-		WRITE_ONCE(q->timeout_seq, *seq);
-		mod_delayed_work(system_wq, &q->timeout_work,
-				 nsecs_to_jiffies(grace_ns) +
-				 msecs_to_jiffies(clamp(READ_ONCE(suspend_timeout_ms),
-							100U, 600000U)) + 1);
+		spin_lock(&q->state_lock);
+		q->timeout_seq = *seq;
+		q->timeout_at = jiffies + timeout;
+		spin_unlock(&q->state_lock);
+		mod_delayed_work(system_wq, &q->timeout_work, timeout);
 	} else {
 		spin_lock(&q->state_lock);
 		if (w)

@@ -183,7 +183,8 @@ struct xsched_queue {
 	bool resuming;
 	bool stop_snap_valid;
 	u64 stop_steps;
-	u32 timeout_seq;		/* the suspend timeout_work watches */
+	u32 timeout_seq;		/* the suspend timeout_work watches, */
+	unsigned long timeout_at;	/* and when it is overdue (jiffies) */
 	wait_queue_head_t wq;		/* state changes and progress (poll) */
 	struct hrtimer poll_timer;	/* ops->polled: wakes pollers */
 	/* A suspend the backend does not complete in time fails the queue. */

@@ -212,6 +212,7 @@ struct xsim_queue {
 	u64 ring_addr;
 	struct mm_struct *mm;
 	struct delayed_work watchdog;
+	unsigned long watchdog_at;	/* under xsim.lock: when a save is hung */
 
 	/* Under xsim.lock: */
 	struct xsched_queue *xq;	/* registration, or NULL */
@@ -665,7 +666,12 @@ static void xsim_watchdog(struct work_struct *work)
 					    struct xsim_queue, watchdog);
 
 	spin_lock(&xsim.lock);
-	if (q->run == XSIM_SAVE || q->run == XSIM_SAVE_GRACE) {
+	/*
+	 * The deadline too: this run may have been armed by a save that
+	 * completed, and started late, after a resume and the next SAVE.
+	 */
+	if ((q->run == XSIM_SAVE || q->run == XSIM_SAVE_GRACE) &&
+	    time_after_eq(jiffies, q->watchdog_at)) {
 		pr_warn("xsched: sim queue %u: wave save timed out, resetting queue\n",
 			q->id);
 		xsim_queue_fail(q, -ETIMEDOUT);
@@ -751,6 +757,7 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 		q->run = grace_ns ? XSIM_SAVE_GRACE : XSIM_SAVE;
 		timeout = nsecs_to_jiffies(grace_ns) +
 			  msecs_to_jiffies(READ_ONCE(xsim.save_timeout_ms)) + 1;
+		q->watchdog_at = jiffies + timeout;
 		mod_delayed_work(system_wq, &q->watchdog, timeout);
 	}
 	xsim_queue_requeue(q);
