@@ -320,16 +320,26 @@ static int waiter(void *arg, int up, int down)
 	return 0;
 }
 
+/* Which looper, and whether it only burns CPU (the control). */
+struct looper {
+	int idx;
+	bool control;
+};
+
 /*
- * A looper: @arg is its index.  RING_QUEUES / RING_LOOPERS queues with ring
- * addresses, then BY_RING registrations of a ring none has until a byte
- * arrives on @down.  Reports 0 on @up once looping, then the number of
- * lookups and the first result other than ENOENT (0 if none).
+ * A looper (@arg a struct looper).  RING_QUEUES / RING_LOOPERS queues with
+ * ring addresses, then BY_RING registrations of a ring none has until a
+ * byte arrives on @down; the control loops on getppid() instead, a system
+ * call that takes no lock, so that what the waiter loses to sharing the
+ * CPUs shows apart from what it loses to a lock.  Reports 0 on @up once
+ * looping, then the number of calls and the first result other than ENOENT
+ * (0 if none).
  */
 static int ring_looper(void *arg, int up, int down)
 {
 	static int sfds[RING_QUEUES / XSCHED_SIM_QUEUES + 2];
-	uint64_t base = (2 + (uintptr_t)arg) << 36, n = 0;
+	const struct looper *lp = arg;
+	uint64_t base = (2 + (uint64_t)lp->idx) << 36, n = 0;
 	struct xsched_sim_queue_create c = { .ring_size = 2 };
 	struct xsched_register r = {
 		.backend = XSCHED_BACKEND_SIM,
@@ -352,6 +362,10 @@ static int ring_looper(void *arg, int up, int down)
 	r.handle = base - XS_PAGE;	/* no queue has it */
 	do {
 		for (i = 0; i < 64; i++, n++) {
+			if (lp->control) {
+				(void)getppid();
+				continue;
+			}
 			ret = xs_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
 			if (ret != -ENOENT && !other)
 				other = ret ? ret : 1;
@@ -375,25 +389,28 @@ static int waiter_round(struct xs_other *v, struct wait_figs *f)
 	return xs_other_result(v) ?: -EPIPE;
 }
 
-TEST_F_TIMEOUT(bounds, bench_sim_wait_beside_by_ring_lookup_loops, 300)
+/*
+ * One round of the waiter beside RING_LOOPERS loopers (@control: CPU only);
+ * their calls a second in *@rate.
+ */
+static void beside_loopers(struct __test_metadata *_metadata, struct xs_other *v,
+			   bool control, struct wait_figs *f, double *rate)
 {
-	struct xs_other v, l[RING_LOOPERS];
-	struct wait_figs idle, loop;
+	struct looper lp[RING_LOOPERS];
+	struct xs_other l[RING_LOOPERS];
 	uint64_t res[2], lookups = 0;
 	uint64_t t0, t1;
 	int i, ret;
 
-	ASSERT_EQ(0, xs_other_start(&v, VICTIM_UID, waiter, NULL));
-	ret = waiter_round(&v, &idle);
-	ASSERT_EQ(0, ret) TH_LOG("waiter alone: %s", xs_err(ret));
 	for (i = 0; i < RING_LOOPERS; i++) {
-		ASSERT_EQ(0, xs_other_start(&l[i], ATTACKER_UID, ring_looper,
-					    (void *)(uintptr_t)i));
+		lp[i].idx = i;
+		lp[i].control = control;
+		ASSERT_EQ(0, xs_other_start(&l[i], ATTACKER_UID, ring_looper, &lp[i]));
 		ret = xs_other_result(&l[i]);
 		ASSERT_EQ(0, ret) TH_LOG("looper %d's queues: %s", i, xs_err(ret));
 	}
 	t0 = xs_now_ns();
-	ret = waiter_round(&v, &loop);
+	ret = waiter_round(v, f);
 	t1 = xs_now_ns();
 	/* A byte stops a looper: later ones hold copies of earlier ones' pipes. */
 	for (i = 0; i < RING_LOOPERS; i++)
@@ -408,13 +425,30 @@ TEST_F_TIMEOUT(bounds, bench_sim_wait_beside_by_ring_lookup_loops, 300)
 	}
 	for (i = RING_LOOPERS; i-- > 0;)
 		xs_other_stop(&l[i]);
-	xs_other_stop(&v);
 	ASSERT_EQ(0, ret) TH_LOG("waiter beside the loops: %s", xs_err(ret));
-	ksft_print_msg("bench: SIM_WAIT (done packet) mean/p50/p99/max us: alone %.1f/%.1f/%.1f/%.1f, beside %d BY_RING ENOENT loops of another user (%d ring queues, %.0f lookups/s) %.1f/%.1f/%.1f/%.1f; mean %.2fx\n",
+	*rate = lookups / ((t1 - t0) / 1e9);
+}
+
+TEST_F_TIMEOUT(bounds, bench_sim_wait_beside_by_ring_lookup_loops, 300)
+{
+	struct wait_figs idle, cpu, loop;
+	double cpu_rate, rate;
+	struct xs_other v;
+	int ret;
+
+	ASSERT_EQ(0, xs_other_start(&v, VICTIM_UID, waiter, NULL));
+	ret = waiter_round(&v, &idle);
+	ASSERT_EQ(0, ret) TH_LOG("waiter alone: %s", xs_err(ret));
+	beside_loopers(_metadata, &v, true, &cpu, &cpu_rate);
+	beside_loopers(_metadata, &v, false, &loop, &rate);
+	xs_other_stop(&v);
+	ksft_print_msg("bench: SIM_WAIT (done packet) mean/p50/p99/max us: alone %.1f/%.1f/%.1f/%.1f; beside %d getppid() loops (CPU only, %.0f calls/s) %.1f/%.1f/%.1f/%.1f; beside %d BY_RING ENOENT loops of another user (%d ring queues, %.0f lookups/s) %.1f/%.1f/%.1f/%.1f; mean %.2fx alone, %.2fx the CPU-only loops\n",
 		       idle.mean / 1e3, idle.p50 / 1e3, idle.p99 / 1e3, idle.max / 1e3,
-		       RING_LOOPERS, RING_QUEUES, lookups / ((t1 - t0) / 1e9),
+		       RING_LOOPERS, cpu_rate,
+		       cpu.mean / 1e3, cpu.p50 / 1e3, cpu.p99 / 1e3, cpu.max / 1e3,
+		       RING_LOOPERS, RING_QUEUES, rate,
 		       loop.mean / 1e3, loop.p50 / 1e3, loop.p99 / 1e3, loop.max / 1e3,
-		       (double)loop.mean / idle.mean);
+		       (double)loop.mean / idle.mean, (double)loop.mean / cpu.mean);
 }
 
 /*
