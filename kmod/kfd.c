@@ -54,6 +54,7 @@
 #include <linux/capability.h>
 #include <linux/cdev.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
@@ -1309,6 +1310,10 @@ err_put:
  *   hws_hang 0|1             KFD's HWS hang flag
  *   fail_update N            the next N update_queue() calls fail with
  *                            -ETIME, as a preemption that timed out
+ *   update_delay_ms N        the next update_queue() first sleeps N ms
+ *                            (at most 60000), uninterruptibly, as KFD
+ *                            waits for the preemption fence: a caller
+ *                            stuck in the kernel, for the test runners
  *
  * Reading it gives "updates N" (update_queue() calls so far) and one line
  * "queue ID suspended 0|1 active 0|1" per live queue.
@@ -1329,6 +1334,7 @@ struct xkfd_model {
 	struct amdgpu_device *adev;	/* large: a vmalloc of its own */
 	struct list_head dead;		/* destroyed queues, freed with the model */
 	unsigned int fail_update;
+	unsigned int update_delay_ms;
 	unsigned int updates;
 };
 
@@ -1351,8 +1357,11 @@ static int xkfd_model_update_queue(struct device_queue_manager *dqm,
 				   struct queue *q, struct mqd_update_info *minfo)
 {
 	struct xkfd_model *m = container_of(dqm, struct xkfd_model, dqm);
+	unsigned int delay = xchg(&m->update_delay_ms, 0);
 	int ret = 0;
 
+	if (delay)
+		msleep(min(delay, 60000U));
 	mutex_lock(&m->lock);
 	m->updates++;
 	if (m->fail_update) {
@@ -1538,6 +1547,9 @@ static ssize_t xkfd_model_write(struct file *file, const char __user *ubuf,
 		ret = 0;
 	} else if (sscanf(buf, "hws_hang %u", &v) == 1) {
 		WRITE_ONCE(m->dqm.is_hws_hang, !!v);
+		ret = 0;
+	} else if (sscanf(buf, "update_delay_ms %u", &v) == 1) {
+		WRITE_ONCE(m->update_delay_ms, v);
 		ret = 0;
 	} else if (sscanf(buf, "fail_update %u", &v) == 1) {
 		mutex_lock(&m->lock);
