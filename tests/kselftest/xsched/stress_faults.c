@@ -116,8 +116,9 @@ FIXTURE_TEARDOWN(sf)
 		close(self->sfd);
 }
 
-static void submit(struct __test_metadata *_metadata, FIXTURE_DATA(sf) *self,
-		   struct sq *q)
+/* A new packet on @q: 0, or -EIO if the queue failed since it was last seen. */
+static int submit(struct __test_metadata *_metadata, FIXTURE_DATA(sf) *self,
+		  struct sq *q)
 {
 	uint32_t grid = xs_rand_range(&self->rng, 1, self->slots + 2 < MAX_GRID ?
 						    self->slots + 2 : MAX_GRID);
@@ -129,8 +130,11 @@ static void submit(struct __test_metadata *_metadata, FIXTURE_DATA(sf) *self,
 	memset(q->b.map, 0, 2 * grid * sizeof(uint64_t));
 	xs_ref_packet(&q->pkt, NULL, q->ref);
 	ret = xs_submit(self->sfd, q->id, &q->pkt, 1, &q->seq);
-	ASSERT_EQ(0, ret) TH_LOG("submit on queue %u: %s", q->uid, xs_err(ret));
-	q->busy = true;
+	if (ret == -EIO)
+		return ret;
+	EXPECT_EQ(0, ret) TH_LOG("submit on queue %u: %s", q->uid, xs_err(ret));
+	q->busy = !ret;
+	return 0;
 }
 
 /*
@@ -190,6 +194,22 @@ static int sq_state(struct sq *q, int *err)
 	return info.state;
 }
 
+/* @q FAILED (a reset, a hung save): a new queue in its place. */
+static void replace(struct __test_metadata *_metadata, FIXTURE_DATA(sf) *self,
+		    const FIXTURE_VARIANT(sf) *variant, struct sq *q, int prio)
+{
+	struct xsched_sim_queue_destroy d = { .queue_id = q->id };
+	int err = 0, state = sq_state(q, &err);
+
+	EXPECT_EQ(XSCHED_STATE_FAILED, state);
+	EXPECT_TRUE(err == -ETIMEDOUT || err == -EIO)
+		TH_LOG("queue %u failed with %d", q->uid, err);
+	self->t.queues_failed++;
+	close(q->qfd);
+	ASSERT_EQ(0, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_DESTROY, &d));
+	ASSERT_EQ(0, sq_open(self, variant, q, prio));
+}
+
 /*
  * Looks at @q: a finished packet is checked and, with @more, replaced; a
  * failed queue is checked and replaced.
@@ -198,7 +218,7 @@ static void step(struct __test_metadata *_metadata, FIXTURE_DATA(sf) *self,
 		 const FIXTURE_VARIANT(sf) *variant, struct sq *q, int prio,
 		 bool more)
 {
-	int ret, err = 0, state;
+	int ret;
 
 	if (q->busy) {
 		ret = xs_wait(self->sfd, q->id, q->seq, 0, NULL);
@@ -206,22 +226,17 @@ static void step(struct __test_metadata *_metadata, FIXTURE_DATA(sf) *self,
 			verdict(_metadata, self, q, true, 0);
 			q->busy = false;
 		} else if (ret == -EIO) {
-			state = sq_state(q, &err);
-			EXPECT_EQ(XSCHED_STATE_FAILED, state);
-			EXPECT_TRUE(err == -ETIMEDOUT || err == -EIO)
-				TH_LOG("queue %u failed with %d", q->uid, err);
-			verdict(_metadata, self, q, false, err);
-			self->t.queues_failed++;
-			close(q->qfd);
-			ASSERT_EQ(0, xs_ioctl(self->sfd, XSCHED_IOC_SIM_QUEUE_DESTROY,
-					      &(struct xsched_sim_queue_destroy){ .queue_id = q->id }));
-			ASSERT_EQ(0, sq_open(self, variant, q, prio));
+			verdict(_metadata, self, q, false, 0);
+			replace(_metadata, self, variant, q, prio);
 		} else {
 			ASSERT_EQ(-ETIMEDOUT, ret) TH_LOG("wait: %s", xs_err(ret));
 		}
 	}
-	if (!q->busy && more)
-		submit(_metadata, self, q);
+	/* It may fail between the last look and the submit. */
+	if (!q->busy && more && submit(_metadata, self, q) == -EIO) {
+		replace(_metadata, self, variant, q, prio);
+		ASSERT_EQ(0, submit(_metadata, self, q));
+	}
 }
 
 /* One random action of the test: a suspend or resume (direct), or a fault. */
@@ -271,7 +286,7 @@ TEST_F_TIMEOUT(sf, faults_leave_every_write_exact_or_documented, 600)
 	int i, err;
 
 	for (i = 0; i < NQ; i++)
-		submit(_metadata, self, &self->q[i]);
+		ASSERT_EQ(0, submit(_metadata, self, &self->q[i]));
 	while (xs_now_ns() < end && !self->t.bad) {
 		for (i = 0; i < NQ; i++)
 			step(_metadata, self, variant, &self->q[i],
