@@ -64,7 +64,8 @@ module: $(KERNEL_DEP)
 # The tools, and the helpers of their VM tests (tests/tools/: a load, a JSON
 # checker, a pseudo-terminal that reads the screen).
 TOOLS = $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tools/xschedctl \
-	$(BUILD)/tools/xsched-load $(BUILD)/tools/jsonflat $(BUILD)/tools/ptyscreen
+	$(BUILD)/tools/xsched-load $(BUILD)/tools/jsonflat $(BUILD)/tools/ptyscreen \
+	$(BUILD)/tools/xsched-stuck
 
 XSCHEDCTL_SRC = $(wildcard tools/xschedctl/*.c)
 

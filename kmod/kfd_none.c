@@ -27,3 +27,7 @@ struct xsched_queue *xkfd_register(struct xkfd_attach *attach, u64 ring,
 {
 	return ERR_PTR(-ENODEV);
 }
+
+void xkfd_debugfs(struct dentry *root)
+{
+}

@@ -244,6 +244,7 @@ static int __init xsched_init(void)
 	xsched_queues_debugfs(xsched_debugfs);
 	debugfs_create_file("objects", 0444, xsched_debugfs, NULL,
 			    &xsched_objects_fops);
+	xkfd_debugfs(xsched_debugfs);
 	ret = misc_register(&xsched_misc);
 	if (ret)
 		goto err_debugfs;

@@ -9,6 +9,14 @@
  *
  * A queue fd owns one registration.  Its release resumes a suspended queue
  * first, so nothing stays stopped once its owner is gone.
+ *
+ * The core does not trust a backend to answer.  A suspend still SUSPENDING
+ * suspend_timeout_ms after its grace period fails the queue with ETIMEDOUT
+ * (a DRAIN without a grace period gets the longest one, so that it ends
+ * too), and a queue whose step count moves while it is SUSPENDED fails with
+ * EPROTO: its backend said it stopped and it did not.  Either way every
+ * waiter, and the arbiter, learn it at once, and nothing waits on the
+ * backend again.
  */
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
@@ -100,6 +108,19 @@ static void xsched_inject_warn(void)
 	WARN(n, "xsched: injected warning (debug_inject_warn)\n");
 }
 
+/*
+ * How long past its grace period a suspend may stay SUSPENDING before the
+ * core gives up on the backend.  Longer than the backends' own limits (the
+ * sim's save watchdog, KFD's preemption timeout), which fail the queue with
+ * their own errors first.
+ */
+static unsigned int suspend_timeout_ms = 10000;
+module_param(suspend_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(suspend_timeout_ms,
+		 "A suspend not completed this long after its grace period fails the queue with ETIMEDOUT (100-600000, default 10000)");
+
+static void xsched_queue_timeout_fn(struct work_struct *work);
+
 static enum hrtimer_restart xsched_poll_timer_fn(struct hrtimer *t)
 {
 	struct xsched_queue *q = container_of(t, struct xsched_queue, poll_timer);
@@ -144,6 +165,7 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	INIT_LIST_HEAD(&q->waiters);
 	hrtimer_init(&q->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	q->poll_timer.function = xsched_poll_timer_fn;
+	INIT_DELAYED_WORK(&q->timeout_work, xsched_queue_timeout_fn);
 
 	mutex_lock(&xsched_queues_lock);
 	list_add_tail(&q->node, &xsched_queues);
@@ -221,6 +243,9 @@ static void xsched_queues_snapshot_put(struct xsched_queue **v, unsigned int n)
 	kvfree(v);
 }
 
+static void xsched_queue_read_progress(struct xsched_queue *q,
+				       struct xsched_progress *p);
+
 /* Progress of a queue the caller holds a reference to, but not its fd. */
 bool xsched_queue_progress_ref(struct xsched_queue *q, struct xsched_progress *p)
 {
@@ -230,7 +255,7 @@ bool xsched_queue_progress_ref(struct xsched_queue *q, struct xsched_progress *p
 	mutex_lock(&q->lock);
 	ok = !q->released;
 	if (ok)
-		q->ops->progress(q, p);
+		xsched_queue_read_progress(q, p);
 	mutex_unlock(&q->lock);
 	return ok;
 }
@@ -313,6 +338,8 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 		q->stopped_ns += ns;
 	} else {
 		q->state = XSCHED_STATE_SUSPENDED;
+		q->stop_gen++;
+		q->stop_snap_valid = false;
 		q->suspended_at = ktime_get();
 		q->suspends++;
 		q->last_suspend_ns = ns;
@@ -334,13 +361,18 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 }
 EXPORT_SYMBOL_GPL(xsched_queue_suspend_done);
 
-/* Called by the backend when the queue was reset or faulted. */
-void xsched_queue_failed(struct xsched_queue *q, int err)
+/*
+ * Fail @q with @err; with @pred, only while @pred says so (state_lock held).
+ * Returns whether it failed it.
+ */
+static bool xsched_queue_fail_if(struct xsched_queue *q, int err,
+				 bool (*pred)(struct xsched_queue *q, void *arg),
+				 void *arg)
 {
 	spin_lock(&q->state_lock);
-	if (q->state == XSCHED_STATE_FAILED) {
+	if (q->state == XSCHED_STATE_FAILED || (pred && !pred(q, arg))) {
 		spin_unlock(&q->state_lock);
-		return;
+		return false;
 	}
 	if (q->state == XSCHED_STATE_SUSPENDING)
 		xsched_waiters_done(q, q->seq, err == -ETIMEDOUT ? err : -EIO, 0, 0);
@@ -354,8 +386,84 @@ void xsched_queue_failed(struct xsched_queue *q, int err)
 	wake_up_all(&q->wq);
 	/* Its work will never finish: it must not hold others back. */
 	xsched_queue_arbiter_event(q);
+	return true;
+}
+
+/* Called by the backend when the queue was reset or faulted. */
+void xsched_queue_failed(struct xsched_queue *q, int err)
+{
+	xsched_queue_fail_if(q, err, NULL, NULL);
 }
 EXPORT_SYMBOL_GPL(xsched_queue_failed);
+
+/*
+ * Is the suspend the timeout was armed for still SUSPENDING past its
+ * deadline?  The deadline is checked too: a run of the work that a
+ * completed suspend armed can start late, after a resume and the next
+ * suspend armed it again.  state_lock held.
+ */
+static bool xsched_queue_overdue(struct xsched_queue *q, void *unused)
+{
+	return q->state == XSCHED_STATE_SUSPENDING && q->seq == q->timeout_seq &&
+	       time_after_eq(jiffies, q->timeout_at);
+}
+
+static void xsched_queue_timeout_fn(struct work_struct *work)
+{
+	struct xsched_queue *q = container_of(to_delayed_work(work),
+					      struct xsched_queue, timeout_work);
+
+	if (xsched_queue_fail_if(q, -ETIMEDOUT, xsched_queue_overdue, NULL))
+		pr_warn_ratelimited("xsched: queue %u: the %s backend did not complete a suspend in time, queue failed\n",
+				    q->uid, q->ops->name);
+}
+
+struct xsched_stop_read {
+	u32 gen;	/* q->stop_gen before the read */
+	u64 steps;	/* what the backend reported */
+};
+
+/*
+ * Is the step count read (a struct xsched_stop_read) a lie?  The first read
+ * of a stop is what later ones are compared with.  state_lock held.
+ */
+static bool xsched_queue_lied(struct xsched_queue *q, void *arg)
+{
+	const struct xsched_stop_read *r = arg;
+
+	if (q->state != XSCHED_STATE_SUSPENDED || q->resuming ||
+	    q->stop_gen != r->gen)
+		return false;
+	if (!q->stop_snap_valid) {
+		q->stop_snap_valid = true;
+		q->stop_steps = r->steps;
+		return false;
+	}
+	return r->steps != q->stop_steps;
+}
+
+/*
+ * The backend's progress of @q, checked: a queue held SUSPENDED whose steps
+ * still move fails with EPROTO (its backend lied about stopping it).  The
+ * state is read before and after, so a read that a suspend's completion or
+ * a resume overlaps is never compared.
+ */
+static void xsched_queue_read_progress(struct xsched_queue *q,
+				       struct xsched_progress *p)
+{
+	struct xsched_stop_read r;
+	bool check;
+
+	spin_lock(&q->state_lock);
+	r.gen = q->stop_gen;
+	check = q->state == XSCHED_STATE_SUSPENDED && !q->resuming;
+	spin_unlock(&q->state_lock);
+	q->ops->progress(q, p);
+	r.steps = p->steps_done;
+	if (check && xsched_queue_fail_if(q, -EPROTO, xsched_queue_lied, &r))
+		pr_warn_ratelimited("xsched: queue %u: the %s backend reported it stopped, but it runs; queue failed\n",
+				    q->uid, q->ops->name);
+}
 
 u32 xsched_queue_state(struct xsched_queue *q)
 {
@@ -383,6 +491,9 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 	int ret;
 
 	lockdep_assert_held(&q->lock);
+	/* "No limit" is the longest grace: every suspend ends (see the top). */
+	if (mode == XSCHED_MODE_DRAIN && !grace_ns)
+		grace_ns = XSCHED_GRACE_MAX_NS;
 	spin_lock(&q->state_lock);
 	switch (q->state) {
 	case XSCHED_STATE_FAILED:
@@ -415,7 +526,18 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 		return ret;
 
 	ret = q->ops->suspend(q, mode, grace_ns, *seq);
-	if (ret) {
+	if (!ret) {
+		unsigned long timeout = nsecs_to_jiffies(grace_ns) +
+			msecs_to_jiffies(clamp(READ_ONCE(suspend_timeout_ms),
+					       100U, 600000U)) + 1;
+
+		/* Done already (kfd, an idle sim queue): the work finds that. */
+		spin_lock(&q->state_lock);
+		q->timeout_seq = *seq;
+		q->timeout_at = jiffies + timeout;
+		spin_unlock(&q->state_lock);
+		mod_delayed_work(system_wq, &q->timeout_work, timeout);
+	} else {
 		spin_lock(&q->state_lock);
 		if (w)
 			list_del(&w->node);
@@ -453,8 +575,12 @@ int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
 	if (s->grace_ns > XSCHED_GRACE_MAX_NS)
 		return -EINVAL;
 
-	/* Under the lock: an administrator's queue may be closed meanwhile. */
-	mutex_lock(&q->lock);
+	/*
+	 * Under the lock: an administrator's queue may be closed meanwhile.
+	 * Killable: its holder may be waiting on a slow backend.
+	 */
+	if (mutex_lock_killable(&q->lock))
+		return -EINTR;
 	if (q->released) {
 		ret = -ENOENT;
 	} else if (!(q->ops->modes & BIT(s->mode))) {
@@ -509,8 +635,16 @@ int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns)
 	if (state == XSCHED_STATE_ACTIVE)
 		return -EALREADY;
 
+	/* From here until it is ACTIVE the queue may run again. */
+	spin_lock(&q->state_lock);
+	q->resuming = true;
+	q->stop_gen++;
+	spin_unlock(&q->state_lock);
 	ret = q->ops->resume(q);
 	spin_lock(&q->state_lock);
+	q->resuming = false;
+	q->stop_gen++;
+	q->stop_snap_valid = false;
 	if (ret) {
 		/*
 		 * The queue stays as it was: still stopped, saved state kept.
@@ -566,7 +700,8 @@ int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r,
 	r->suspended_ns = 0;
 	if (q->arbitrated)
 		return -EBUSY;
-	mutex_lock(&q->lock);
+	if (mutex_lock_killable(&q->lock))
+		return -EINTR;
 	if (q->released)
 		ret = -ENOENT;
 	else if (!admin && xsched_queue_admin_held(q))
@@ -589,7 +724,7 @@ static int xsched_queue_query(struct xsched_queue *q, struct xsched_queue_info *
 			return -EINVAL;
 
 	/* Progress first: the backend lock nests outside state_lock. */
-	q->ops->progress(q, &p);
+	xsched_queue_read_progress(q, &p);
 	memset(i, 0, sizeof(*i));
 	i->rptr = p.rptr;
 	i->wptr = p.wptr;
@@ -628,7 +763,8 @@ int xsched_queue_set_priority(struct xsched_queue *q,
 
 	if (sp->flags || sp->reserved[0] || sp->reserved[1])
 		return -EINVAL;
-	mutex_lock(&q->lock);
+	if (mutex_lock_killable(&q->lock))
+		return -EINTR;
 	ret = q->released ? -ENOENT :
 		xsched_priority_check(sp->priority, q->priority);
 	if (!ret) {
@@ -708,7 +844,7 @@ static __poll_t xsched_queue_poll(struct file *file, poll_table *wait)
 	u32 state;
 
 	poll_wait(file, &q->wq, wait);
-	q->ops->progress(q, &p);
+	xsched_queue_read_progress(q, &p);
 	state = xsched_queue_state(q);
 	if (p.rptr == p.wptr)
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -756,8 +892,9 @@ static void xsched_queue_unregister(struct xsched_queue *q)
 	q->ops->release(q);
 	q->released = true;
 	mutex_unlock(&q->lock);
-	/* No poller is left once the file is released. */
+	/* No poller is left once the file is released; no suspend either. */
 	hrtimer_cancel(&q->poll_timer);
+	cancel_delayed_work_sync(&q->timeout_work);
 	xsched_queue_put(q);
 }
 

@@ -29,6 +29,7 @@
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xsched_kfd.h>
 
 struct dentry;
@@ -171,8 +172,23 @@ struct xsched_queue {
 	u32 busy_uid;			/* the arbiter's reason: this queue was busy, */
 	s32 busy_prio;			/* at this priority */
 	struct list_head waiters;	/* blocked suspenders (struct xsched_waiter) */
+	/*
+	 * A stopped queue must not run: the step count the backend reported
+	 * once it was SUSPENDED (valid while stop_gen stays), to compare
+	 * later reads with.  stop_gen moves whenever the queue starts or
+	 * stops being held stopped (a suspend completes, a resume begins or
+	 * fails), so a read that straddles one is not compared.
+	 */
+	u32 stop_gen;
+	bool resuming;
+	bool stop_snap_valid;
+	u64 stop_steps;
+	u32 timeout_seq;		/* the suspend timeout_work watches, */
+	unsigned long timeout_at;	/* and when it is overdue (jiffies) */
 	wait_queue_head_t wq;		/* state changes and progress (poll) */
 	struct hrtimer poll_timer;	/* ops->polled: wakes pollers */
+	/* A suspend the backend does not complete in time fails the queue. */
+	struct delayed_work timeout_work;
 
 	/* Arbiter (arbitrated is set before the fd exists, then constant). */
 	bool arbitrated;
@@ -274,5 +290,7 @@ int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *a);
 void xkfd_detach(struct xkfd_attach *attach);
 struct xsched_queue *xkfd_register(struct xkfd_attach *attach, u64 ring,
 				   s32 priority);
+/* Test knobs in the core's debugfs folder (kfd.c: the KFD model). */
+void xkfd_debugfs(struct dentry *root);
 
 #endif /* XSCHED_H */

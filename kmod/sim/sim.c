@@ -32,22 +32,27 @@
  * state, save area, the runnable and grace lists and every CU's slots.  It
  * nests inside xsched_queue.lock and outside xsched_queue.state_lock.
  * xsim_vm.lock (mutex) protects a sim fd's buffer and queue tables;
- * xsim.users_lock (mutex) the per-user table and counts, taken inside
- * xsim_vm.lock, never with xsim.lock held.
+ * xsim.users_lock (mutex) the per-user table and counts, and
+ * xsim.rings_lock (spinlock) the writers of xsim.rings; both are taken
+ * inside xsim_vm.lock, never with xsim.lock held.
  *
  * Ring addresses: a queue may be created with the user address of the ring it
- * stands for (as KFD knows each queue's ring base).  Registration by ring
- * (XSCHED_REGISTER_BY_RING) searches every sim queue under xsim.lock for one
- * of the caller's address space (mm) with that address that is still in its
- * sim fd (not detached), takes a reference with kref_get_unless_zero() (a
- * queue whose last reference is gone stays listed until its release takes
- * xsim.lock), and binds it under its vm's lock as registration by id does.
+ * stands for (as KFD knows each queue's ring base).  Such a queue is in
+ * xsim.rings, a hash table keyed by (mm, ring address), while it is in its
+ * sim fd.  Registration by ring (XSCHED_REGISTER_BY_RING) looks it up under
+ * RCU alone, takes a reference with kref_get_unless_zero() (queues are freed
+ * after a grace period) and binds it under its vm's lock as registration by
+ * id does.  Any user can loop on that lookup (ENOENT costs one bucket), so it
+ * takes neither xsim.lock, which every CU, SUBMIT and WAIT needs, nor any
+ * lock at all; xsim.rings_lock serialises only the writers (create, destroy,
+ * close), and makes the EEXIST check and the insertion one step.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/kthread.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -194,6 +199,8 @@ struct xsim_queue {
 	struct xsim_vm *vm;		/* holds a reference */
 	u32 id;
 	struct list_head node;		/* xsim.queues */
+	struct hlist_node ring_node;	/* xsim.rings, while in its sim fd */
+	struct rcu_head rcu;		/* xsim.rings readers may still look */
 	struct list_head run_node;	/* xsim.runnable, while xsim_queue_runnable() */
 	struct list_head grace_node;	/* xsim.graced, while grace_end is set */
 	wait_queue_head_t wq;		/* completions, for SIM_WAIT */
@@ -205,9 +212,9 @@ struct xsim_queue {
 	u64 ring_addr;
 	struct mm_struct *mm;
 	struct delayed_work watchdog;
+	unsigned long watchdog_at;	/* under xsim.lock: when a save is hung */
 
 	/* Under xsim.lock: */
-	bool detached;			/* its sim fd was closed: not found by ring */
 	struct xsched_queue *xq;	/* registration, or NULL */
 	struct xsched_sim_packet *ring;
 	u32 ring_size;
@@ -231,6 +238,9 @@ struct xsim_queue {
 static struct {
 	spinlock_t lock;		/* see the top of this file */
 	struct list_head queues;	/* every sim queue */
+	/* Queues with a ring address, in their sim fd: see the top of this file. */
+	spinlock_t rings_lock;
+	DECLARE_HASHTABLE(rings, 10);
 	struct list_head runnable;	/* queues a free slot can take work from, round robin */
 	struct list_head graced;	/* queues with a grace end */
 	struct xsim_cu *cus;
@@ -241,6 +251,13 @@ static struct {
 	u32 fail_save;
 	u32 fail_resume;
 	u32 save_timeout_ms;
+	/*
+	 * A backend that stops answering, for the core's checks: the next N
+	 * suspends report the queue stopped at once and leave it running
+	 * (fake_suspend), or are accepted and never acted on (ignore_suspend).
+	 */
+	u32 fake_suspend;
+	u32 ignore_suspend;
 	/*
 	 * The HWS cost model, debugfs: while hws is set, every suspend and
 	 * resume is a runlist update that preempts the whole device, as on
@@ -649,7 +666,12 @@ static void xsim_watchdog(struct work_struct *work)
 					    struct xsim_queue, watchdog);
 
 	spin_lock(&xsim.lock);
-	if (q->run == XSIM_SAVE || q->run == XSIM_SAVE_GRACE) {
+	/*
+	 * The deadline too: this run may have been armed by a save that
+	 * completed, and started late, after a resume and the next SAVE.
+	 */
+	if ((q->run == XSIM_SAVE || q->run == XSIM_SAVE_GRACE) &&
+	    time_after_eq(jiffies, q->watchdog_at)) {
 		pr_warn("xsched: sim queue %u: wave save timed out, resetting queue\n",
 			q->id);
 		xsim_queue_fail(q, -ETIMEDOUT);
@@ -711,6 +733,15 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 		ret = -EIO;
 		goto out;
 	}
+	if (xsim.ignore_suspend) {
+		xsim.ignore_suspend--;
+		goto out;
+	}
+	if (xsim.fake_suspend) {
+		xsim.fake_suspend--;
+		xsched_queue_suspend_done(xq, seq, 0, 0);
+		goto out;
+	}
 	q->seq = seq;
 	q->suspend_saved_bytes = 0;
 	q->hang_save = false;
@@ -726,6 +757,7 @@ static int xsim_op_suspend(struct xsched_queue *xq, u32 mode, u64 grace_ns,
 		q->run = grace_ns ? XSIM_SAVE_GRACE : XSIM_SAVE;
 		timeout = nsecs_to_jiffies(grace_ns) +
 			  msecs_to_jiffies(READ_ONCE(xsim.save_timeout_ms)) + 1;
+		q->watchdog_at = jiffies + timeout;
 		mod_delayed_work(system_wq, &q->watchdog, timeout);
 	}
 	xsim_queue_requeue(q);
@@ -977,6 +1009,8 @@ static void xsim_vm_release(struct kref *ref)
 	xsched_obj_dec(XSCHED_OBJ_SIM_VM);
 }
 
+static void xsim_ring_remove(struct xsim_queue *q);
+
 /* The sim fd is closed: drop its queues; registered ones live on. */
 static void xsim_vm_put(struct xsim_vm *vm)
 {
@@ -989,9 +1023,7 @@ static void xsim_vm_put(struct xsim_vm *vm)
 		vm->queues[i] = NULL;
 		if (!q)
 			continue;
-		spin_lock(&xsim.lock);
-		q->detached = true;
-		spin_unlock(&xsim.lock);
+		xsim_ring_remove(q);
 		kref_put(&q->ref, xsim_queue_release);
 	}
 	mutex_unlock(&vm->lock);
@@ -1075,16 +1107,36 @@ static int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 	return 0;
 }
 
-/* The live queue of address space @mm created with ring address @ring. */
+static u64 xsim_ring_key(struct mm_struct *mm, u64 ring)
+{
+	return ring ^ (u64)(uintptr_t)mm;
+}
+
+/*
+ * The queue of address space @mm created with ring address @ring that is
+ * still in its sim fd; under RCU or xsim.rings_lock.  A queue found under
+ * RCU may be on its way out: take it with kref_get_unless_zero().
+ */
 static struct xsim_queue *xsim_find_ring(struct mm_struct *mm, u64 ring)
 {
 	struct xsim_queue *q;
 
-	lockdep_assert_held(&xsim.lock);
-	list_for_each_entry(q, &xsim.queues, node)
-		if (q->ring_addr == ring && q->mm == mm && !q->detached)
+	hash_for_each_possible_rcu(xsim.rings, q, ring_node,
+				   xsim_ring_key(mm, ring),
+				   lockdep_is_held(&xsim.rings_lock))
+		if (q->ring_addr == ring && q->mm == mm)
 			return q;
 	return NULL;
+}
+
+/* Its sim fd let go of @q (closed, or QUEUE_DESTROY): its ring is free. */
+static void xsim_ring_remove(struct xsim_queue *q)
+{
+	if (!q->ring_addr)
+		return;
+	spin_lock(&xsim.rings_lock);
+	hash_del_rcu(&q->ring_node);
+	spin_unlock(&xsim.rings_lock);
 }
 
 static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c)
@@ -1105,6 +1157,7 @@ static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create 
 	init_waitqueue_head(&q->wq);
 	INIT_DELAYED_WORK(&q->watchdog, xsim_watchdog);
 	INIT_LIST_HEAD(&q->node);
+	INIT_HLIST_NODE(&q->ring_node);
 	INIT_LIST_HEAD(&q->run_node);
 	INIT_LIST_HEAD(&q->grace_node);
 	q->ring_size = c->ring_size;
@@ -1137,19 +1190,25 @@ static int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create 
 		q->mm = current->mm;
 		mmgrab(q->mm);
 	}
-	spin_lock(&xsim.lock);
-	/* Checked and listed in one step: a ring names one queue. */
-	if (q->ring_addr && xsim_find_ring(q->mm, q->ring_addr)) {
-		spin_unlock(&xsim.lock);
-		xsim_user_charge(vm->user, -1, 0);
-		mutex_unlock(&vm->lock);
-		ret = -EEXIST;
-		goto err_free;
-	}
 	q->id = i;
 	q->vm = vm;
+	if (q->ring_addr) {
+		/* Checked and listed in one step: a ring names one queue. */
+		spin_lock(&xsim.rings_lock);
+		if (xsim_find_ring(q->mm, q->ring_addr)) {
+			spin_unlock(&xsim.rings_lock);
+			xsim_user_charge(vm->user, -1, 0);
+			mutex_unlock(&vm->lock);
+			ret = -EEXIST;
+			goto err_free;
+		}
+		hash_add_rcu(xsim.rings, &q->ring_node,
+			     xsim_ring_key(q->mm, q->ring_addr));
+		spin_unlock(&xsim.rings_lock);
+	}
 	kref_get(&vm->ref);
 	vm->queues[i] = q;
+	spin_lock(&xsim.lock);
 	list_add_tail(&q->node, &xsim.queues);
 	spin_unlock(&xsim.lock);
 	mutex_unlock(&vm->lock);
@@ -1183,6 +1242,8 @@ static void xsim_queue_release(struct kref *ref)
 	list_del(&q->run_node);
 	list_del(&q->grace_node);
 	spin_unlock(&xsim.lock);
+	/* Taken out of xsim.rings when its sim fd let go of it. */
+	WARN_ON_ONCE(!hlist_unhashed(&q->ring_node));
 	cancel_delayed_work_sync(&q->watchdog);
 	xsim_user_charge(q->vm->user, -1, 0);
 	kref_put(&q->vm->ref, xsim_vm_release);
@@ -1190,7 +1251,8 @@ static void xsim_queue_release(struct kref *ref)
 		mmdrop(q->mm);
 	vfree(q->save_area);
 	kvfree(q->ring);
-	kfree(q);
+	/* A BY_RING lookup under RCU may still be looking at it. */
+	kfree_rcu(q, rcu);
 	xsched_obj_dec(XSCHED_OBJ_SIM_QUEUE);
 }
 
@@ -1221,8 +1283,8 @@ static int xsim_queue_destroy(struct xsim_vm *vm,
 	 * create holds across its ring check: one that gets the id never
 	 * finds the ring still taken (EEXIST).
 	 */
+	xsim_ring_remove(q);		/* its ring address is free too */
 	spin_lock(&xsim.lock);
-	q->detached = true;		/* its ring address is free too */
 	xsim_queue_fail(q, -ENODEV);
 	spin_unlock(&xsim.lock);
 	mutex_unlock(&vm->lock);
@@ -1446,11 +1508,11 @@ static struct xsched_queue *xsim_op_bind_ring(u64 ring, s32 priority)
 	struct xsched_queue *xq;
 	struct xsim_queue *q;
 
-	spin_lock(&xsim.lock);
+	rcu_read_lock();
 	q = xsim_find_ring(current->mm, ring);
 	if (q && !kref_get_unless_zero(&q->ref))
 		q = NULL;
-	spin_unlock(&xsim.lock);
+	rcu_read_unlock();
 	if (!q)
 		return ERR_PTR(-ENOENT);
 	/* Our reference keeps q->vm; its sim fd may close meanwhile (ENOENT). */
@@ -1578,6 +1640,8 @@ static int __init xsim_init(void)
 	}
 	spin_lock_init(&xsim.lock);
 	INIT_LIST_HEAD(&xsim.queues);
+	spin_lock_init(&xsim.rings_lock);
+	hash_init(xsim.rings);
 	INIT_LIST_HEAD(&xsim.runnable);
 	INIT_LIST_HEAD(&xsim.graced);
 	mutex_init(&xsim.users_lock);
@@ -1611,6 +1675,8 @@ static int __init xsim_init(void)
 	debugfs_create_u32("fail_save", 0644, xsim.dir, &xsim.fail_save);
 	debugfs_create_u32("fail_resume", 0644, xsim.dir, &xsim.fail_resume);
 	debugfs_create_u32("save_timeout_ms", 0644, xsim.dir, &xsim.save_timeout_ms);
+	debugfs_create_u32("fake_suspend", 0644, xsim.dir, &xsim.fake_suspend);
+	debugfs_create_u32("ignore_suspend", 0644, xsim.dir, &xsim.ignore_suspend);
 	debugfs_create_u32("hws", 0644, xsim.dir, &xsim.hws);
 	debugfs_create_u32("hws_update_us", 0644, xsim.dir, &xsim.hws_update_us);
 	debugfs_create_u64("runlist_updates", 0444, xsim.dir, &xsim.runlist_updates);

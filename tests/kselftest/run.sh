@@ -50,7 +50,12 @@ else
 	echo "# $tag: vm-gate not found: the kernel log and live objects are not checked"
 fi
 
-if command -v timeout >/dev/null 2>&1; then
+# vm-limit (installed by tools/qemu-run.sh) ends the program's whole process
+# group, and gives up on one stuck in the kernel, saying which; elsewhere
+# (a kernel tree's run_kselftest.sh setup) timeout(1) signals the program.
+if command -v vm-limit >/dev/null 2>&1; then
+	run_limited() { XSCHED_TEST_TIMEOUT=$timeout_s vm-limit "$@"; }
+elif command -v timeout >/dev/null 2>&1; then
 	run_limited() { timeout "$timeout_s" "$@"; }
 else
 	run_limited() { "$@"; }

@@ -133,8 +133,8 @@ struct xsched_suspend {
 	/*
 	 * in: SAVE: time waves may finish on their own before they are
 	 *     trapped (0: trap at once); DRAIN: longest wait for running
-	 *     workgroups (0: no limit), past it the suspend is undone and
-	 *     fails with ETIMEDOUT.  At most 60 s.
+	 *     workgroups (0: the most, 60 s), past it the suspend is undone
+	 *     and fails with ETIMEDOUT.  At most 60 s.
 	 */
 	__u64 grace_ns;
 	__u64 latency_ns;	/* out: blocking: request to queue stopped */

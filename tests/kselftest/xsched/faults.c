@@ -2,7 +2,7 @@
 /*
  * faults: every fault-injection knob of the sim GPU (debugfs
  * xsched/sim/{save_delay_us,fail_save,save_timeout_ms,fail_resume,
- * reset_queue}) and run-time memory faults.  Each must give a clear errno,
+ * reset_queue,fake_suspend,ignore_suspend}) and run-time memory faults.  Each must give a clear errno,
  * a consistent QUERY, no hang, and no lost or repeated work where the queue
  * survives (results and MARK step marks exactly the CPU reference); a
  * FAILED queue is never handed to the backend again.  Also the
@@ -21,6 +21,10 @@
 #define SAVE_TIMEOUT_MS		300
 #define SLOW_SAVE_TIMEOUT_MS	10000
 
+/* The core's limit on a suspend the backend never completes, shortened. */
+#define SUSPEND_TIMEOUT		"/sys/module/xsched_kfd/parameters/suspend_timeout_ms"
+#define SHORT_SUSPEND_TIMEOUT_MS	300
+
 /* Device address of no buffer: the sim maps buffer i at (i + 1) << 32. */
 #define UNMAPPED_ADDR	(0x7eULL << 32)
 
@@ -37,6 +41,7 @@ FIXTURE(fl) {
 	struct xsched_sim_packet pkt;
 	uint64_t seq;
 	uint64_t save_timeout_ms;	/* to restore */
+	char suspend_timeout_ms[16];	/* to restore */
 };
 
 FIXTURE_SETUP(fl)
@@ -47,6 +52,9 @@ FIXTURE_SETUP(fl)
 	XS_DEBUGFS_OR_SKIP();
 	ASSERT_EQ(0, xs_knob_read("save_timeout_ms", &self->save_timeout_ms));
 	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SLOW_SAVE_TIMEOUT_MS));
+	xs_param_read(SUSPEND_TIMEOUT, self->suspend_timeout_ms,
+		      sizeof(self->suspend_timeout_ms));
+	ASSERT_NE(0, self->suspend_timeout_ms[0]);
 	self->slots = xs_slots(&self->sim);
 	ASSERT_LT(0, self->slots);
 	ASSERT_EQ(0, xs_buf_alloc(self->sfd, 2 * self->slots * sizeof(uint64_t),
@@ -61,6 +69,10 @@ FIXTURE_TEARDOWN(fl)
 	xs_knob_write("save_delay_us", 0);
 	xs_knob_write("fail_save", 0);
 	xs_knob_write("fail_resume", 0);
+	xs_knob_write("fake_suspend", 0);
+	xs_knob_write("ignore_suspend", 0);
+	if (self->suspend_timeout_ms[0])
+		xs_write_file(SUSPEND_TIMEOUT, self->suspend_timeout_ms);
 	if (self->save_timeout_ms)
 		xs_knob_write("save_timeout_ms", self->save_timeout_ms);
 	if (self->qfd >= 0)
@@ -226,6 +238,83 @@ TEST_F_TIMEOUT(fl, fail_save_times_out_and_fails_queue, 60)
 	EXPECT_EQ(-EIO, xs_wait(self->sfd, self->id, self->seq, 5 * XS_SEC, &done));
 	EXPECT_EQ(0, done);
 	expect_failed(_metadata, self, self->id, self->qfd, -ETIMEDOUT);
+}
+
+/*
+ * The core's view of a queue it failed because its backend stopped
+ * answering: FAILED with @err, POLLERR, and EIO for every operation; and
+ * once its fd is closed the work still finishes (release restarts the
+ * queue) and nothing is left stopped.
+ */
+static void expect_core_failed(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(fl) *self, int err)
+{
+	struct xsched_queue_info info;
+	int ev, ret;
+
+	ASSERT_EQ(0, xs_query(self->qfd, &info));
+	EXPECT_EQ(XSCHED_STATE_FAILED, info.state)
+		TH_LOG("state %s", xs_state_name(info.state));
+	EXPECT_EQ(err, info.last_error)
+		TH_LOG("last_error %d (%s), expected %d (%s)", info.last_error,
+		       strerror(-info.last_error), err, strerror(-err));
+	ev = xs_poll(self->qfd, POLLIN | POLLPRI | POLLERR, 0);
+	EXPECT_TRUE(ev & POLLERR) TH_LOG("revents %#x", ev);
+	EXPECT_EQ(-EIO, xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	EXPECT_EQ(-EIO, xs_resume(self->qfd, NULL));
+	ASSERT_EQ(0, close(self->qfd));
+	self->qfd = -1;
+	ret = xs_wait(self->sfd, self->id, self->seq, 30 * XS_SEC, NULL);
+	EXPECT_EQ(0, ret) TH_LOG("work of the closed queue: %s", xs_err(ret));
+	EXPECT_EQ(0, xs_table_count_stopped());
+}
+
+/*
+ * A backend that accepts a suspend and never completes it (a firmware or
+ * scheduler hang): the blocking caller gets ETIMEDOUT once the core's
+ * suspend_timeout_ms has passed, and the queue is FAILED.
+ */
+TEST_F_TIMEOUT(fl, suspend_never_completed_fails_queue_with_etimedout, 60)
+{
+	uint64_t t0, took;
+	char ms[16];
+	int ret;
+
+	snprintf(ms, sizeof(ms), "%d", SHORT_SUSPEND_TIMEOUT_MS);
+	ASSERT_EQ(0, xs_write_file(SUSPEND_TIMEOUT, ms));
+	start(_metadata, self, 2, 400, 5 * XS_MS);	/* 2 s kernel */
+	ASSERT_EQ(0, xs_knob_write("ignore_suspend", 1));
+	t0 = xs_now_ns();
+	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL);
+	took = xs_now_ns() - t0;
+	ASSERT_EQ(-ETIMEDOUT, ret) TH_LOG("unanswered SAVE: %s", xs_err(ret));
+	EXPECT_LE(SHORT_SUSPEND_TIMEOUT_MS * XS_MS, took)
+		TH_LOG("gave up after %llu ns, before suspend_timeout_ms",
+		       (unsigned long long)took);
+	EXPECT_EQ(0, knob(_metadata, "ignore_suspend")) TH_LOG("count not consumed");
+	expect_core_failed(_metadata, self, -ETIMEDOUT);
+}
+
+/*
+ * A backend that reports a suspend done while the queue goes on running:
+ * the core sees the step count move while the queue is SUSPENDED and fails
+ * it with EPROTO.
+ */
+TEST_F_TIMEOUT(fl, suspended_queue_that_runs_fails_with_eproto, 60)
+{
+	struct xsched_queue_info info;
+	uint64_t t0;
+
+	start(_metadata, self, 2, 400, 5 * XS_MS);	/* 2 s kernel */
+	ASSERT_EQ(0, xs_knob_write("fake_suspend", 1));
+	ASSERT_EQ(0, xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL));
+	EXPECT_EQ(0, knob(_metadata, "fake_suspend")) TH_LOG("count not consumed");
+	t0 = xs_now_ns();
+	do {
+		xs_sleep_ns(10 * XS_MS);
+		ASSERT_EQ(0, xs_query(self->qfd, &info));
+	} while (info.state == XSCHED_STATE_SUSPENDED && xs_now_ns() - t0 < 10 * XS_SEC);
+	expect_core_failed(_metadata, self, -EPROTO);
 }
 
 TEST_F_TIMEOUT(fl, fail_save_counts_save_suspends_only, 60)

@@ -258,6 +258,200 @@ TEST_F_TIMEOUT(bounds, flood_and_idle_queues_leave_other_users_wait_near_idle, 6
 }
 
 /*
+ * A benchmark, not a timed test (it prints figures and asserts only that the
+ * calls worked): another user's SIM_WAIT beside two processes of one user
+ * looping on XSCHED_REGISTER_BY_RING for a ring no queue has (ENOENT), with
+ * RING_QUEUES queues of theirs that do have ring addresses.  The wait is
+ * the cheapest fast path there is (a packet that completed, timeout 0), so
+ * it shows any lock the lookup holds that the wait needs.  Issue 25 measured
+ * 7 us alone and 105-134 us mean (max 4.4-4.9 ms) beside the loop while the
+ * lookup walked every sim queue under the sim's device lock.
+ */
+#define RING_LOOPERS	2
+#define RING_QUEUES	2000	/* of the loopers' user, with ring addresses */
+#define WAIT_ROUNDS	20000
+
+struct wait_figs {
+	uint64_t mean, p50, p99, max;
+};
+
+/* The victim: WAIT_ROUNDS waits on a done packet per byte read on @down. */
+static int waiter(void *arg, int up, int down)
+{
+	static uint64_t lat[WAIT_ROUNDS];
+	struct xsched_sim_packet p;
+	struct wait_figs f;
+	uint64_t seq, t0, sum;
+	struct xs_buf b;
+	int sfd, ret, i;
+	uint32_t id;
+	char c;
+
+	(void)arg;
+	ret = xs_sim_open(&sfd, NULL);
+	if (!ret)
+		ret = xs_buf_alloc(sfd, XS_PAGE, &b);
+	if (!ret)
+		ret = xs_queue_create(sfd, 4, &id, NULL);
+	p = xs_packet(1, 1, 0, 5, b.gpu_addr, 0);
+	if (!ret)
+		ret = xs_submit(sfd, id, &p, 1, &seq);
+	if (!ret)
+		ret = xs_wait(sfd, id, seq, 30 * XS_SEC, NULL);
+	if (ret)
+		return ret;
+	while (read(down, &c, 1) == 1) {
+		sum = 0;
+		for (i = 0; i < WAIT_ROUNDS; i++) {
+			t0 = xs_now_ns();
+			ret = xs_wait(sfd, id, seq, 0, NULL);
+			if (ret)
+				return ret;
+			lat[i] = xs_now_ns() - t0;
+			sum += lat[i];
+		}
+		f.mean = sum / WAIT_ROUNDS;
+		f.p50 = xs_percentile(lat, WAIT_ROUNDS, 50);
+		f.p99 = xs_percentile(lat, WAIT_ROUNDS, 99);
+		f.max = xs_percentile(lat, WAIT_ROUNDS, 100);
+		if (write(up, &f, sizeof(f)) != sizeof(f))
+			return -EPIPE;
+	}
+	return 0;
+}
+
+/* Which looper, and whether it only burns CPU (the control). */
+struct looper {
+	int idx;
+	bool control;
+};
+
+/*
+ * A looper (@arg a struct looper).  RING_QUEUES / RING_LOOPERS queues with
+ * ring addresses, then BY_RING registrations of a ring none has until a
+ * byte arrives on @down; the control loops on getppid() instead, a system
+ * call that takes no lock, so that what the waiter loses to sharing the
+ * CPUs shows apart from what it loses to a lock.  Reports 0 on @up once
+ * looping, then the number of calls and the first result other than ENOENT
+ * (0 if none).
+ */
+static int ring_looper(void *arg, int up, int down)
+{
+	static int sfds[RING_QUEUES / XSCHED_SIM_QUEUES + 2];
+	const struct looper *lp = arg;
+	uint64_t base = (2 + (uint64_t)lp->idx) << 36, n = 0;
+	struct xsched_sim_queue_create c = { .ring_size = 2 };
+	struct xsched_register r = {
+		.backend = XSCHED_BACKEND_SIM,
+		.flags = XSCHED_REGISTER_BY_RING,
+	};
+	int i, ret = 0, nfd = 0, cfd, other = 0;
+	uint64_t res[2];
+
+	ret = xs_client_open(&cfd, NULL);
+	for (i = 0; i < RING_QUEUES / RING_LOOPERS && !ret; i++) {
+		if (i % XSCHED_SIM_QUEUES == 0)
+			ret = xs_sim_open(&sfds[nfd++], NULL);
+		c.ring_addr = base + (uint64_t)i * XS_PAGE;
+		if (!ret)
+			ret = xs_ioctl(sfds[nfd - 1], XSCHED_IOC_SIM_QUEUE_CREATE, &c);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (write(up, &ret, sizeof(ret)) != sizeof(ret) || ret)
+		return ret;
+	r.handle = base - XS_PAGE;	/* no queue has it */
+	do {
+		for (i = 0; i < 64; i++, n++) {
+			if (lp->control) {
+				(void)getppid();
+				continue;
+			}
+			ret = xs_ioctl(cfd, XSCHED_IOC_REGISTER, &r);
+			if (ret != -ENOENT && !other)
+				other = ret ? ret : 1;
+		}
+	} while (xs_poll(down, POLLIN, 0) == 0);
+	res[0] = n;
+	res[1] = (uint64_t)(int64_t)other;
+	if (write(up, res, sizeof(res)) != sizeof(res))
+		return -EPIPE;
+	return 0;
+}
+
+static int waiter_round(struct xs_other *v, struct wait_figs *f)
+{
+	char c = 1;
+
+	if (write(v->wfd, &c, 1) != 1)
+		return -EPIPE;
+	if (read(v->rfd, f, sizeof(*f)) == sizeof(*f))
+		return 0;
+	return xs_other_result(v) ?: -EPIPE;
+}
+
+/*
+ * One round of the waiter beside RING_LOOPERS loopers (@control: CPU only);
+ * their calls a second in *@rate.
+ */
+static void beside_loopers(struct __test_metadata *_metadata, struct xs_other *v,
+			   bool control, struct wait_figs *f, double *rate)
+{
+	struct looper lp[RING_LOOPERS];
+	struct xs_other l[RING_LOOPERS];
+	uint64_t res[2], lookups = 0;
+	uint64_t t0, t1;
+	int i, ret;
+
+	for (i = 0; i < RING_LOOPERS; i++) {
+		lp[i].idx = i;
+		lp[i].control = control;
+		ASSERT_EQ(0, xs_other_start(&l[i], ATTACKER_UID, ring_looper, &lp[i]));
+		ret = xs_other_result(&l[i]);
+		ASSERT_EQ(0, ret) TH_LOG("looper %d's queues: %s", i, xs_err(ret));
+	}
+	t0 = xs_now_ns();
+	ret = waiter_round(v, f);
+	t1 = xs_now_ns();
+	/* A byte stops a looper: later ones hold copies of earlier ones' pipes. */
+	for (i = 0; i < RING_LOOPERS; i++)
+		EXPECT_EQ(1, write(l[i].wfd, "", 1));
+	for (i = 0; i < RING_LOOPERS; i++) {
+		EXPECT_EQ(sizeof(res), read(l[i].rfd, res, sizeof(res)));
+		EXPECT_EQ(0, (int64_t)res[1])
+			TH_LOG("looper %d: a lookup gave %s, not ENOENT", i,
+			       (int64_t)res[1] == 1 ? "a queue" : xs_err((int)res[1]));
+		lookups += res[0];
+		EXPECT_EQ(0, xs_other_result(&l[i]));
+	}
+	for (i = RING_LOOPERS; i-- > 0;)
+		xs_other_stop(&l[i]);
+	ASSERT_EQ(0, ret) TH_LOG("waiter beside the loops: %s", xs_err(ret));
+	*rate = lookups / ((t1 - t0) / 1e9);
+}
+
+TEST_F_TIMEOUT(bounds, bench_sim_wait_beside_by_ring_lookup_loops, 300)
+{
+	struct wait_figs idle, cpu, loop;
+	double cpu_rate, rate;
+	struct xs_other v;
+	int ret;
+
+	ASSERT_EQ(0, xs_other_start(&v, VICTIM_UID, waiter, NULL));
+	ret = waiter_round(&v, &idle);
+	ASSERT_EQ(0, ret) TH_LOG("waiter alone: %s", xs_err(ret));
+	beside_loopers(_metadata, &v, true, &cpu, &cpu_rate);
+	beside_loopers(_metadata, &v, false, &loop, &rate);
+	xs_other_stop(&v);
+	ksft_print_msg("bench: SIM_WAIT (done packet) mean/p50/p99/max us: alone %.1f/%.1f/%.1f/%.1f; beside %d getppid() loops (CPU only, %.0f calls/s) %.1f/%.1f/%.1f/%.1f; beside %d BY_RING ENOENT loops of another user (%d ring queues, %.0f lookups/s) %.1f/%.1f/%.1f/%.1f; mean %.2fx alone, %.2fx the CPU-only loops\n",
+		       idle.mean / 1e3, idle.p50 / 1e3, idle.p99 / 1e3, idle.max / 1e3,
+		       RING_LOOPERS, cpu_rate,
+		       cpu.mean / 1e3, cpu.p50 / 1e3, cpu.p99 / 1e3, cpu.max / 1e3,
+		       RING_LOOPERS, RING_QUEUES, rate,
+		       loop.mean / 1e3, loop.p50 / 1e3, loop.p99 / 1e3, loop.max / 1e3,
+		       (double)loop.mean / idle.mean, (double)loop.mean / cpu.mean);
+}
+
+/*
  * A zero-time step is charged sim_min_step_ns: a kernel of N zero-time steps
  * cannot complete in less than N times that (the sim's deadlines are a lower
  * bound, so this holds however noisy the VM is).
