@@ -395,26 +395,26 @@ static struct xsi_runtime brt = {
 	.mark_free = b_mark_free,
 };
 
-static int blaunch(uintptr_t h)
+/* A scheduled hook, as cuda.c's HOOK_S and hip.c's HELD_BEGIN/END are. */
+static int hooked(struct xsi_entry *e, int (*real)(uintptr_t), uintptr_t h)
 {
 	struct xsi_hold hold;
 	int r;
 
-	xsi_hold_begin(&brt, &bentries[0], h, &hold);
-	r = real_blaunch(h);
+	xsi_hold_begin(&brt, e, h, &hold);
+	r = real(h);
 	xsi_hold_end(&hold, r == 0);
 	return r;
 }
 
+static int blaunch(uintptr_t h)
+{
+	return hooked(&bentries[0], real_blaunch, h);
+}
+
 static int blaunch_pt(uintptr_t h)
 {
-	struct xsi_hold hold;
-	int r;
-
-	xsi_hold_begin(&brt, &bentries[1], h, &hold);
-	r = real_blaunch_pt(h);
-	xsi_hold_end(&hold, r == 0);
-	return r;
+	return hooked(&bentries[1], real_blaunch_pt, h);
 }
 
 /* ns per call of @fn on @h, best of 5 runs of @n (the GPU model finishes

@@ -260,32 +260,32 @@ XSI_EARLY static void *libc_function(const char *name)
 	return NULL;
 }
 
-XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)
+/* libc_function(@name), found once and kept in @slot. */
+XSI_EARLY static void *libc_cached(void *_Atomic *slot, const char *name)
 {
-	static _Atomic(dlsym_fn) fn;
-	dlsym_fn f = atomic_load(&fn);
+	void *f = atomic_load(slot);
 
 	if (!f) {
-		f = (dlsym_fn)libc_function("dlsym");
-		if (!f)
-			return NULL;
-		atomic_store(&fn, f);
+		f = libc_function(name);
+		atomic_store(slot, f);
 	}
-	return f(handle, name);
+	return f;
+}
+
+XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)
+{
+	static void *_Atomic fn;
+	dlsym_fn f = (dlsym_fn)libc_cached(&fn, "dlsym");
+
+	return f ? f(handle, name) : NULL;
 }
 
 XSI_EARLY void *xsi_real_dlvsym(void *handle, const char *name, const char *version)
 {
-	static _Atomic(dlvsym_fn) fn;
-	dlvsym_fn f = atomic_load(&fn);
+	static void *_Atomic fn;
+	dlvsym_fn f = (dlvsym_fn)libc_cached(&fn, "dlvsym");
 
-	if (!f) {
-		f = (dlvsym_fn)libc_function("dlvsym");
-		if (!f)
-			return NULL;
-		atomic_store(&fn, f);
-	}
-	return f(handle, name, version);
+	return f ? f(handle, name, version) : NULL;
 }
 
 const struct xsi_entry *xsi_entry_find(const struct xsi_runtime *rt,
