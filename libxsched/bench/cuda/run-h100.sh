@@ -4,8 +4,9 @@
 # The NVIDIA benchmark of libxsched: builds the launch-overhead program and the
 # CUDA interposer (libxsched-cuda.so), runs the steps of a plan, writes
 # results.jsonl, log.txt and versions.txt under $OUT (default ./h100-out) and
-# prints the tables.  Needs one NVIDIA GPU, nvcc, python3 with torch,
-# torchvision and triton.
+# prints the tables.  Run logs stay out of git; Documentation/cuda.rst,
+# "Measurements on an H100", says which plan measures what.  Needs one NVIDIA
+# GPU, nvcc, python3 with torch, torchvision and triton.
 #
 #   run-h100.sh PLAN [PLAN...]
 #
@@ -53,7 +54,7 @@
 # The plans from port6 on are one or two cases each, to be combined on one
 # command line (versions and build once) and cut by BUDGET_S:
 #   port6     urgent beside SDPA on the high-priority stream, preloaded only
-#             (its native twin at 2000 requests is in run 9), REQ_MAIN
+#             (its native twin at 2000 requests is port5's), REQ_MAIN
 #   port7     urgent beside ResNet-50 b256 on the high-priority stream,
 #             natively and preloaded, REQ_MAIN each
 #   port8     urgent alone natively (the reference of the run), REQ_MAIN
@@ -72,7 +73,7 @@
 #             natively and preloaded, REQ_MAIN each
 #   port14    urgent beside ResNet-50 b256 on an equal-priority stream,
 #             natively and preloaded, REQ_MAIN each (the GEMM is port16:
-#             run 13 saw 2000 requests beside it outlast 220 s)
+#             2000 requests beside it outlast 220 s)
 #   port15    urgent and SDPA as two processes and on an equal-priority
 #             stream, natively and preloaded, REQ_MAIN each (about 4 minutes
 #             a case on the stream, where each request waits a whole SDPA
@@ -80,7 +81,7 @@
 #   port16    urgent beside the GEMM on an equal-priority stream, where
 #             each request waits a whole GEMM kernel (about 6 minutes for
 #             REQ_MAIN): one side per device call, SIDE=native or xsched
-#   port17    the SM splits run 6 measured at 1000 requests, at REQ_MAIN:
+#   port17    the SM splits plan green measures, at REQ_MAIN:
 #             urgent on 32 SMs beside the GEMM (high priority) and the GEMM
 #             alone on 100, then 16 SMs beside it with Lv1 holds off
 #   port18    the lever on Lv1's batch cost: urgent beside ResNet-50 b16 on

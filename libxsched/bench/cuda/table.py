@@ -17,7 +17,7 @@ def load(paths):
     against the references measured in the same run."""
     rows = []
     for i, p in enumerate(paths):
-        # results/runN-*.jsonl is run N of Documentation/cuda.rst
+        # a file named runN-*.jsonl (a local results folder, not in git) is run N
         m = re.match(r"run(\d+)", os.path.basename(p))
         with open(p) as f:
             for line in f:
