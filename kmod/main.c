@@ -9,7 +9,6 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -25,45 +24,11 @@ struct xsched_client {
 
 static struct dentry *xsched_debugfs;
 
-static atomic_t xsched_objs[XSCHED_OBJ_NR];
-static const char *const xsched_obj_names[XSCHED_OBJ_NR] = {
-	[XSCHED_OBJ_CLIENT] = "clients",
-	[XSCHED_OBJ_QUEUE] = "queues",
-	[XSCHED_OBJ_SIM_VM] = "sim_vms",
-	[XSCHED_OBJ_SIM_QUEUE] = "sim_queues",
-	[XSCHED_OBJ_SIM_BUFFER] = "sim_buffers",
-	[XSCHED_OBJ_KFD_ATTACH] = "kfd_attachments",
-	[XSCHED_OBJ_KFD_QUEUE] = "kfd_queues",
-};
-
-void xsched_obj_inc(enum xsched_obj obj)
-{
-	atomic_inc(&xsched_objs[obj]);
-}
-EXPORT_SYMBOL_GPL(xsched_obj_inc);
-
-void xsched_obj_dec(enum xsched_obj obj)
-{
-	WARN_ON(atomic_dec_return(&xsched_objs[obj]) < 0);
-}
-EXPORT_SYMBOL_GPL(xsched_obj_dec);
-
 struct dentry *xsched_debugfs_dir(void)
 {
 	return xsched_debugfs;
 }
 EXPORT_SYMBOL_GPL(xsched_debugfs_dir);
-
-static int xsched_objects_show(struct seq_file *m, void *v)
-{
-	int i;
-
-	for (i = 0; i < XSCHED_OBJ_NR; i++)
-		seq_printf(m, "%s %d\n", xsched_obj_names[i],
-			   atomic_read(&xsched_objs[i]));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(xsched_objects);
 
 static int xsched_open(struct inode *inode, struct file *file)
 {
@@ -242,8 +207,7 @@ static int __init xsched_init(void)
 		return ret;
 	xsched_debugfs = debugfs_create_dir("xsched", NULL);
 	xsched_queues_debugfs(xsched_debugfs);
-	debugfs_create_file("objects", 0444, xsched_debugfs, NULL,
-			    &xsched_objects_fops);
+	xsched_objects_debugfs(xsched_debugfs);
 	xkfd_debugfs(xsched_debugfs);
 	ret = misc_register(&xsched_misc);
 	if (ret)
@@ -261,18 +225,13 @@ err_debugfs:
 
 static void __exit xsched_exit(void)
 {
-	int i;
-
 	misc_deregister(&xsched_misc);
 	/* debugfs first: its knobs reach into the queue list. */
 	debugfs_remove_recursive(xsched_debugfs);
 	/* No queue is left, and with them went the arbiter's domains. */
 	xsched_queues_exit();
 	xsched_arbiter_exit();
-	for (i = 0; i < XSCHED_OBJ_NR; i++)
-		if (atomic_read(&xsched_objs[i]))
-			pr_err("xsched: leaked %d %s\n",
-			       atomic_read(&xsched_objs[i]), xsched_obj_names[i]);
+	xsched_objects_exit();
 }
 
 module_init(xsched_init);

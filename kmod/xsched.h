@@ -197,9 +197,9 @@ struct xsched_queue {
 };
 
 /*
- * Live object counts, in debugfs "objects": tests check they return to zero
- * once every fd is closed, which catches leaks the module unload cannot
- * (plain kmalloc memory does not pin the module).
+ * objects.c: live object counts, in debugfs "objects": tests check they
+ * return to zero once every fd is closed, which catches leaks the module
+ * unload cannot (plain kmalloc memory does not pin the module).
  */
 enum xsched_obj {
 	XSCHED_OBJ_CLIENT,
@@ -214,6 +214,9 @@ enum xsched_obj {
 
 void xsched_obj_inc(enum xsched_obj obj);
 void xsched_obj_dec(enum xsched_obj obj);
+void xsched_objects_debugfs(struct dentry *root);
+/* At unload: reports every count that is not zero. */
+void xsched_objects_exit(void);
 
 /* queue.c */
 struct xsched_queue *xsched_queue_create(u32 backend,

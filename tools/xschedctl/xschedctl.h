@@ -39,19 +39,20 @@ struct xc_queue {
 };
 
 /*
- * Reads the queue table into *out (free() it).  Returns the number of rows,
- * or -XC_* after printing why not.
+ * list.c: reads the queue table into *out (free() it).  Returns the number
+ * of rows, or -XC_* after printing why not.
  */
 int xc_read_queues(struct xc_queue **out);
 /* The best preemption level the queue's backend offers: 3, 2 or 0. */
 int xc_level(const struct xc_queue *q);
 /*
- * Why @path (under debugfs or tracefs, of kind @what) could not be opened
- * with @err: prints it, returns the exit status.
+ * common.c: why @path (under debugfs or tracefs, of kind @what) could not be
+ * opened with @err: prints it, returns the exit status.
  */
 int xc_explain(const char *path, int err, const char *what);
 uint64_t xc_now_ns(void);
 
+/* The commands of their own files, which main() (xschedctl.c) calls. */
 int cmd_list(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
