@@ -268,7 +268,7 @@ static int c_wait(struct xsched_platform *p, void *pq, uint64_t hw_seq,
 		return -ETIMEDOUT;
 	}
 	if (!k)
-		return ret ? ret : 0;
+		return ret;
 	ret = q->cops->mark_wait(q->ctx, k->m, timeout_ns);
 	pthread_mutex_lock(&q->marks_lock);
 	if (!ret)

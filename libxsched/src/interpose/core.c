@@ -551,6 +551,24 @@ out:
 	return ret;
 }
 
+/* A caller-held XQueue whose runtime stream is gone, or whose work is not
+ * ours to wait for: it holds nobody from now on, and is destroyed. */
+static void drop_xq(struct xsched_xqueue *xq)
+{
+	xs_xq_completed_upto(xq, xs_xq_launched(xq));
+	(void)xsched_xqueue_destroy(xq);
+}
+
+void xsi_entries_flag(struct xsi_runtime *rt, const char *const *prefixes, uint32_t flag)
+{
+	size_t i, k;
+
+	for (i = 0; i < rt->nentries; i++)
+		for (k = 0; prefixes[k]; k++)
+			if (!strncmp(rt->entries[i].name, prefixes[k], strlen(prefixes[k])))
+				rt->entries[i].flags |= flag;
+}
+
 void xsi_runtime_fini(struct xsi_runtime *rt)
 {
 	struct xsi_state *st = rt->state;
@@ -572,8 +590,8 @@ void xsi_runtime_fini(struct xsi_runtime *rt)
 		 * not ours to wait for (a per-thread stream's completion may
 		 * not even be learnable from this thread). */
 		if (s->xq && caller_held(rt))
-			xs_xq_completed_upto(s->xq, xs_xq_launched(s->xq));
-		if (s->xq)
+			drop_xq(s->xq);
+		else if (s->xq)
 			(void)xsched_xqueue_destroy(s->xq);
 		free(s);
 	}
@@ -585,8 +603,7 @@ void xsi_runtime_fini(struct xsi_runtime *rt)
 		struct xsi_zombie *z = st->zombies;
 
 		st->zombies = z->next;
-		xs_xq_completed_upto(z->xq, xs_xq_launched(z->xq));
-		(void)xsched_xqueue_destroy(z->xq);
+		drop_xq(z->xq);
 		free(z);
 	}
 	pthread_mutex_destroy(&st->lock);
@@ -1006,12 +1023,10 @@ static void forget(struct xsi_runtime *rt, struct xsi_stream *s, bool runs_on)
 		return;
 	}
 	free(z);
-	/* Idle, or its completion can never be learned (no last mark): it
-	 * holds nobody from now on. */
-	xs_xq_completed_upto(xq, xs_xq_launched(xq));
+	/* Idle, or its completion can never be learned (no last mark). */
 	xsi_log(rt, "stream %#lx -> q%u: destroyed", (unsigned long)s->rt_handle,
 		xsched_xqueue_id(xq));
-	(void)xsched_xqueue_destroy(xq);
+	drop_xq(xq);
 	pthread_mutex_lock(&st->lock);
 }
 
@@ -1386,7 +1401,6 @@ static bool held_wait(struct xsi_stream *s, uint64_t left, bool *memwait)
 	struct xsched_xq_info info;
 	int64_t slice = left < XSI_WAIT_SLICE_NS ? (int64_t)left : XSI_WAIT_SLICE_NS;
 	int64_t short_slice = slice < XSI_HELD_SLICE_NS ? slice : XSI_HELD_SLICE_NS;
-	uint64_t t0 = xs_now_ns();
 	int r = 0;
 
 	*memwait = false;
@@ -1396,22 +1410,17 @@ static bool held_wait(struct xsi_stream *s, uint64_t left, bool *memwait)
 		*memwait = xs_xq_memwait(b);
 		if (*memwait)
 			slice = short_slice;
+		/* A blocker no mark can speak for yet (its own thread makes
+		 * them) is looked at again after a short sleep in the wait. */
 		r = upto ? xsched_wait(b, upto, slice) : 0;
 		xs_xqueue_put(b);
-		if (!r || (r == -ETIMEDOUT && xs_now_ns() - t0 < XSI_HELD_SLICE_NS))
-			/* now the policy's turn (hysteresis), or no mark says
-			 * anything yet (the blocker's own thread makes them) */
+		if (!r)	/* now the policy's turn (hysteresis) */
 			xs_xq_wait_unheld(s->xq, short_slice);
 	} else if (!xsched_query(s->xq, &info, sizeof(info)) && info.hold) {
 		xs_xq_wait_unheld(s->xq, short_slice);
 	} else if (!xsched_query(s->xq, &info, sizeof(info)) &&
 		   info.launched - info.completed >= info.threshold) {
 		r = xsched_wait(s->xq, info.launched - info.threshold + 1, slice);
-		if (r == -ETIMEDOUT && xs_now_ns() - t0 < XSI_HELD_SLICE_NS) {
-			struct timespec ts = { 0, XSI_HELD_SLICE_NS / 10 };
-
-			nanosleep(&ts, NULL);
-		}
 	}
 	return !r || r == -ETIMEDOUT;
 }
@@ -1424,8 +1433,10 @@ static bool captured(struct xsi_runtime *rt, struct xsi_stream *s,
 {
 	if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
 		return true;
+	if (!handle && (e->flags & XSI_ENTRY_PER_THREAD))
+		handle = rt->per_thread_handle;	/* null through a per-thread entry */
 	if (!atomic_load_explicit(&rt->state->captures, memory_order_relaxed) ||
-	    !rt->is_capturing || rt->is_capturing(handle, e->flags) <= 0)
+	    !rt->is_capturing || rt->is_capturing(handle) <= 0)
 		return false;
 	xsi_log(rt, "%s stream %#lx -> q%u: joined a capture: not scheduled", e->name,
 		(unsigned long)s->rt_handle, xsched_xqueue_id(s->xq));

@@ -310,12 +310,22 @@ static void pool_fork_child(void)
 	pool.n = 0;
 }
 
+/* Is @h being captured into a graph (its own capture, or one it joined)? */
+static int xc_is_capturing(uintptr_t h)
+{
+	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+
+	if (!xc_real.stream_is_capturing ||
+	    xc_real.stream_is_capturing((CUstream)h, &cs) != CUDA_SUCCESS)
+		return -EIO;
+	return cs != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 /* An event after what was handed to the driver on @h, recorded from any
  * thread (a per-thread stream: by its owner only, the core sees to that).
  * Not on a stream being captured: the record would become a graph node. */
 static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 {
-	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
 	CUcontext old;
 	struct xc_mark *k;
 	CUstreamCaptureMode m;
@@ -324,9 +334,7 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 
 	if (!d->context || xc_real.ctx_push((CUcontext)d->context) != CUDA_SUCCESS)
 		return -EIO;
-	if (xc_real.stream_is_capturing &&
-	    xc_real.stream_is_capturing((CUstream)h, &cs) == CUDA_SUCCESS &&
-	    cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+	if (xc_is_capturing(h) > 0) {
 		xc_real.ctx_pop(&old);
 		return -EBUSY;
 	}
@@ -355,20 +363,6 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 		return -EIO;
 	*mark = k;
 	return 0;
-}
-
-/* Has @h (the caller's per-thread stream when named as 0 through a
- * per-thread entry) joined a capture? */
-static int xc_is_capturing(uintptr_t h, uint32_t flags)
-{
-	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-	CUstream st = (CUstream)h;
-
-	if (!st && (flags & XSI_ENTRY_PER_THREAD))
-		st = CU_STREAM_PER_THREAD;
-	if (!xc_real.stream_is_capturing || xc_real.stream_is_capturing(st, &cs) != CUDA_SUCCESS)
-		return -EIO;
-	return cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 static int xc_mark_wait(void *mark, int64_t timeout_ns)
@@ -535,6 +529,8 @@ static __thread bool tls_in_init;
 
 #define REAL(field, sym) (xc_real.field = (__typeof__(xc_real.field))xsi_real_dlsym(h, sym))
 
+static const char *const memwaits[] = { "cuStreamWaitValue", "cuStreamBatchMemOp", NULL };
+
 static void do_init(void)
 {
 	const struct xs_config *cfg = xs_config();
@@ -587,10 +583,7 @@ static void do_init(void)
 	}
 	pthread_atfork(pool_fork_prepare, pool_fork_parent, pool_fork_child);
 	/* Waits on a memory value: their writer is invisible to us. */
-	for (i = 0; i < xc_rt.nentries; i++)
-		if (!strncmp(xc_rt.entries[i].name, "cuStreamWaitValue", 17) ||
-		    !strncmp(xc_rt.entries[i].name, "cuStreamBatchMemOp", 18))
-			xc_rt.entries[i].flags |= XSI_ENTRY_MEMWAIT;
+	xsi_entries_flag(&xc_rt, memwaits, XSI_ENTRY_MEMWAIT);
 	/* The entries' real functions, and the table registered with the core. */
 	if (xsi_runtime_init(&xc_rt)) {
 		xs_warn("cuda: the interposition core refused the CUDA table; nothing is scheduled");

@@ -312,17 +312,11 @@ static bool capturing(hipStream_t h)
 	       cs != hipStreamCaptureStatusNone;
 }
 
-/* Has @h (the caller's per-thread stream when named as 0 through a _spt
- * entry) joined a capture? */
-static int xh_is_capturing(uintptr_t h, uint32_t flags)
+/* The core's question: is @h being captured (its own capture, or one it
+ * joined)? */
+static int xh_is_capturing(uintptr_t h)
 {
-	hipStream_t st = (hipStream_t)h;
-
-	if (!st && (flags & XSI_ENTRY_PER_THREAD))
-		st = hipStreamPerThread;
-	if (!xh_real.stream_is_capturing)
-		return -ENOSYS;
-	return capturing(st);
+	return xh_real.stream_is_capturing ? capturing((hipStream_t)h) : -ENOSYS;
 }
 
 /* An event after what was handed to the runtime on @h, on @d's device. */
@@ -424,6 +418,8 @@ static const struct xh_cxx_name *cxx_name_find(const char *cxx);
 #define HELPER(field, sym, ver) \
 	(xh_real.field = (__typeof__(xh_real.field))lookup_real(sym, ver, NULL))
 
+static const char *const memwaits[] = { "hipStreamWaitValue", "hipStreamBatchMemOp", NULL };
+
 static void do_resolve(void)
 {
 	unsigned int miss = 0;
@@ -432,10 +428,7 @@ static void do_resolve(void)
 
 	tls_in_init = true;
 	/* Waits on a memory value: their writer is invisible to us. */
-	for (i = 0; i < xh_rt.nentries; i++)
-		if (!strncmp(xh_rt.entries[i].name, "hipStreamWaitValue", 18) ||
-		    !strncmp(xh_rt.entries[i].name, "hipStreamBatchMemOp", 19))
-			xh_rt.entries[i].flags |= XSI_ENTRY_MEMWAIT;
+	xsi_entries_flag(&xh_rt, memwaits, XSI_ENTRY_MEMWAIT);
 	/* The core resolves by RTLD_NEXT (rt->libs is NULL: nothing is
 	 * loaded); what it did not find comes from a loaded libamdhip64. */
 	r = xsi_runtime_init(&xh_rt);

@@ -157,11 +157,11 @@ struct xsi_runtime {
 			   void **mark);
 	int (*mark_wait)(void *mark, int64_t timeout_ns);
 	void (*mark_free)(void *mark);
-	/* Optional: is @handle (as named through an entry with @flags) being
-	 * captured into a graph?  1, 0 or -errno.  Asked only while some
-	 * stream of the process is, so that a stream that joined a capture
-	 * through an event wait is seen too. */
-	int (*is_capturing)(uintptr_t handle, uint32_t flags);
+	/* Optional: is @handle (per_thread_handle for the caller's per-thread
+	 * stream) being captured into a graph?  1, 0 or -errno.  Asked only
+	 * while some stream of the process is, so that a stream that joined a
+	 * capture through an event wait is seen too. */
+	int (*is_capturing)(uintptr_t handle);
 
 	/* XSI_RT_CALLER_HELD: the runtime's calls cannot be copied (or must
 	 * run on the caller's thread): the caller waits for its stream's
@@ -185,6 +185,10 @@ struct xsi_runtime {
  * missing keeps *real NULL (its hook must answer "not supported").
  */
 int xsi_runtime_init(struct xsi_runtime *rt);
+/* Add @flag to every entry of @rt whose name starts with one of @prefixes
+ * (NULL-terminated): how a table marks a family of entry points
+ * (XSI_ENTRY_MEMWAIT).  Before xsi_runtime_init(). */
+void xsi_entries_flag(struct xsi_runtime *rt, const char *const *prefixes, uint32_t flag);
 /* Destroy every stream's XQueue (draining it) and unregister @rt. */
 void xsi_runtime_fini(struct xsi_runtime *rt);
 
