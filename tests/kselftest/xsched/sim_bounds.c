@@ -93,6 +93,18 @@ struct rtt {
  * Victim: for every byte the parent writes on @down, ROUNDS round trips;
  * each reports a struct rtt on @up.  Returns at EOF.
  */
+/* A sim fd with a page of device memory and a queue of 4 packets. */
+static int one_queue(int *sfd, struct xs_buf *b, uint32_t *id)
+{
+	int ret = xs_sim_open(sfd, NULL);
+
+	if (!ret)
+		ret = xs_buf_alloc(*sfd, XS_PAGE, b);
+	if (!ret)
+		ret = xs_queue_create(*sfd, 4, id, NULL);
+	return ret;
+}
+
 static int victim(void *arg, int up, int down)
 {
 	uint64_t lat[ROUNDS], seq, t0;
@@ -104,11 +116,7 @@ static int victim(void *arg, int up, int down)
 	char c;
 
 	(void)arg;
-	ret = xs_sim_open(&sfd, NULL);
-	if (!ret)
-		ret = xs_buf_alloc(sfd, XS_PAGE, &b);
-	if (!ret)
-		ret = xs_queue_create(sfd, 4, &id, NULL);
+	ret = one_queue(&sfd, &b, &id);
 	if (ret)
 		return ret;
 	p = xs_packet(1, 1, 0, 5, b.gpu_addr, 0);
@@ -288,14 +296,11 @@ static int waiter(void *arg, int up, int down)
 	char c;
 
 	(void)arg;
-	ret = xs_sim_open(&sfd, NULL);
-	if (!ret)
-		ret = xs_buf_alloc(sfd, XS_PAGE, &b);
-	if (!ret)
-		ret = xs_queue_create(sfd, 4, &id, NULL);
-	p = xs_packet(1, 1, 0, 5, b.gpu_addr, 0);
-	if (!ret)
+	ret = one_queue(&sfd, &b, &id);
+	if (!ret) {
+		p = xs_packet(1, 1, 0, 5, b.gpu_addr, 0);
 		ret = xs_submit(sfd, id, &p, 1, &seq);
+	}
 	if (!ret)
 		ret = xs_wait(sfd, id, seq, 30 * XS_SEC, NULL);
 	if (ret)
