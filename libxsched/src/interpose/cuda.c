@@ -46,6 +46,8 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_code.h"
+#include "cuda_urgent.h"
 
 /* Driver functions the table's ops call (never our hooks). */
 static struct {
@@ -202,6 +204,8 @@ static int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 	d->priority = -prio;
 	d->device = (int32_t)dev;
 	d->context = (uintptr_t)ctx;
+	/* Its work runs in the urgent context: it holds nothing of this one. */
+	(void)xu_stream_urgent((CUstream)h, &d->device);
 	return 0;
 }
 
@@ -326,19 +330,21 @@ static int xc_is_capturing(uintptr_t h)
  * Not on a stream being captured: the record would become a graph node. */
 static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 {
-	CUcontext old;
+	CUcontext old, ctx = (CUcontext)d->context;
+	CUstream on = (CUstream)h;
 	struct xc_mark *k;
 	CUstreamCaptureMode m;
 	bool sw;
 	CUresult r = CUDA_SUCCESS;
 
-	if (!d->context || xc_real.ctx_push((CUcontext)d->context) != CUDA_SUCCESS)
+	xu_mark_target((CUstream)h, &on, &ctx);	/* an urgent stream's twin */
+	if (!ctx || xc_real.ctx_push(ctx) != CUDA_SUCCESS)
 		return -EIO;
 	if (xc_is_capturing(h) > 0) {
 		xc_real.ctx_pop(&old);
 		return -EBUSY;
 	}
-	k = pool_get((CUcontext)d->context);
+	k = pool_get(ctx);
 	if (!k) {
 		k = calloc(1, sizeof(*k));
 		r = k ? xc_real.event_create(&k->ev, CU_EVENT_DISABLE_TIMING) :
@@ -347,13 +353,13 @@ static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **m
 			free(k);
 			k = NULL;
 		} else {
-			k->ctx = (CUcontext)d->context;
+			k->ctx = ctx;
 			k->device = d->device;
 		}
 	}
 	if (k) {
 		m = relax(&sw);
-		r = xc_real.event_record(k->ev, (CUstream)h);
+		r = xc_real.event_record(k->ev, on);
 		unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
 			mark_destroy(k);
@@ -570,6 +576,7 @@ static void do_init(void)
 		goto out;
 	}
 	part_init(h);
+	xu_init(h, split_sms != 0);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
 	if (s && *s) {
@@ -596,8 +603,8 @@ static void do_init(void)
 				xc_rt.entries[i].name);
 		}
 	}
-	xs_info("cuda: interposer ready: Lv1 caller-held (holds %s), threshold %u, hysteresis %llu us, hold limit %llu ms, SM split %u (0: none); %u of %zu hooked symbols absent from this libcuda",
-		xc_no_hold ? "off" : "on", cfg->threshold, (unsigned long long)(cfg->hyst_ns / 1000),
+	xs_info("cuda: interposer ready: Lv1 caller-held (holds %s), urgent context (Lv3) %s, threshold %u, hysteresis %llu us, hold limit %llu ms, SM split %u (0: none); %u of %zu hooked symbols absent from this libcuda",
+		xc_no_hold ? "off" : "on", xu_on() ? "on" : "off", cfg->threshold, (unsigned long long)(cfg->hyst_ns / 1000),
 		(unsigned long long)(xc_rt.hold_max_ns / 1000000), split_sms, miss, xc_rt.nentries);
 	atomic_store(&init_ok, true);
 out:
@@ -669,6 +676,21 @@ static bool xc_init(void)
 #undef cuStreamWaitValue32
 #undef cuStreamWaitValue64
 #undef cuStreamBatchMemOp
+#undef cuEventDestroy
+#undef cuEventRecord
+#undef cuEventRecordWithFlags
+#undef cuStreamWaitEvent
+#undef cuEventElapsedTime
+#undef cuStreamWriteValue32
+#undef cuStreamWriteValue64
+#undef cuMemPrefetchAsync
+#undef cuMemAllocAsync
+#undef cuMemFreeAsync
+#undef cuMemAllocFromPoolAsync
+#undef cuStreamAttachMemAsync
+#undef cuGraphUpload
+#undef cuSignalExternalSemaphoresAsync
+#undef cuWaitExternalSemaphoresAsync
 
 #define EXPORT_AS(sym) \
 	extern __typeof__(hook_##sym) sym __attribute__((alias("hook_" #sym), visibility("default")));
@@ -722,58 +744,58 @@ static bool xc_init(void)
 #define BATCH_A (h, n, ops, fl)
 
 #define SCHEDULED(X) \
-	X(cuLaunchKernel, "cuLaunchKernel", 0, 4000, LAUNCH_P, LAUNCH_A, h) \
-	X(cuLaunchKernel_ptsz, "cuLaunchKernel", 1, 7000, LAUNCH_P, LAUNCH_A, h) \
-	X(cuLaunchKernelEx, "cuLaunchKernelEx", 0, 11060, EX_P, EX_A, cfg ? cfg->hStream : NULL) \
-	X(cuLaunchKernelEx_ptsz, "cuLaunchKernelEx", 1, 11060, EX_P, EX_A, cfg ? cfg->hStream : NULL) \
-	X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 0, 9000, COOP_P, COOP_A, h) \
-	X(cuLaunchCooperativeKernel_ptsz, "cuLaunchCooperativeKernel", 1, 9000, COOP_P, COOP_A, h) \
-	X(cuLaunchHostFunc, "cuLaunchHostFunc", 0, 10000, HOSTFN_P, HOSTFN_A, h) \
-	X(cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 1, 10000, HOSTFN_P, HOSTFN_A, h) \
-	X(cuStreamAddCallback, "cuStreamAddCallback", 0, 5000, CB_P, CB_A, h) \
-	X(cuStreamAddCallback_ptsz, "cuStreamAddCallback", 1, 7000, CB_P, CB_A, h) \
-	X(cuGraphLaunch, "cuGraphLaunch", 0, 10000, GRAPH_P, GRAPH_A, h) \
-	X(cuGraphLaunch_ptsz, "cuGraphLaunch", 1, 10000, GRAPH_P, GRAPH_A, h) \
-	X(cuMemcpyAsync, "cuMemcpyAsync", 0, 4000, CPY_P, CPY_A, h) \
-	X(cuMemcpyAsync_ptsz, "cuMemcpyAsync", 1, 7000, CPY_P, CPY_A, h) \
-	X(cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync", 0, 3020, HTOD_P, HTOD_A, h) \
-	X(cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync", 1, 7000, HTOD_P, HTOD_A, h) \
-	X(cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync", 0, 3020, DTOH_P, DTOH_A, h) \
-	X(cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync", 1, 7000, DTOH_P, DTOH_A, h) \
-	X(cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync", 0, 3020, CPY_P, CPY_A, h) \
-	X(cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync", 1, 7000, CPY_P, CPY_A, h) \
-	X(cuMemcpy2DAsync_v2, "cuMemcpy2DAsync", 0, 3020, C2D_P, CP_A, h) \
-	X(cuMemcpy2DAsync_v2_ptsz, "cuMemcpy2DAsync", 1, 7000, C2D_P, CP_A, h) \
-	X(cuMemcpy3DAsync_v2, "cuMemcpy3DAsync", 0, 3020, C3D_P, CP_A, h) \
-	X(cuMemcpy3DAsync_v2_ptsz, "cuMemcpy3DAsync", 1, 7000, C3D_P, CP_A, h) \
-	X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", 0, 4000, PEER_P, PEER_A, h) \
-	X(cuMemcpyPeerAsync_ptsz, "cuMemcpyPeerAsync", 1, 7000, PEER_P, PEER_A, h) \
-	X(cuMemcpy3DPeerAsync, "cuMemcpy3DPeerAsync", 0, 4000, C3DP_P, CP_A, h) \
-	X(cuMemcpy3DPeerAsync_ptsz, "cuMemcpy3DPeerAsync", 1, 7000, C3DP_P, CP_A, h) \
-	X(cuMemsetD8Async, "cuMemsetD8Async", 0, 3020, SET8_P, SET_A, h) \
-	X(cuMemsetD8Async_ptsz, "cuMemsetD8Async", 1, 7000, SET8_P, SET_A, h) \
-	X(cuMemsetD16Async, "cuMemsetD16Async", 0, 3020, SET16_P, SET_A, h) \
-	X(cuMemsetD16Async_ptsz, "cuMemsetD16Async", 1, 7000, SET16_P, SET_A, h) \
-	X(cuMemsetD32Async, "cuMemsetD32Async", 0, 3020, SET32_P, SET_A, h) \
-	X(cuMemsetD32Async_ptsz, "cuMemsetD32Async", 1, 7000, SET32_P, SET_A, h) \
-	X(cuMemsetD2D8Async, "cuMemsetD2D8Async", 0, 3020, S2D8_P, S2D_A, h) \
-	X(cuMemsetD2D8Async_ptsz, "cuMemsetD2D8Async", 1, 7000, S2D8_P, S2D_A, h) \
-	X(cuMemsetD2D16Async, "cuMemsetD2D16Async", 0, 3020, S2D16_P, S2D_A, h) \
-	X(cuMemsetD2D16Async_ptsz, "cuMemsetD2D16Async", 1, 7000, S2D16_P, S2D_A, h) \
-	X(cuMemsetD2D32Async, "cuMemsetD2D32Async", 0, 3020, S2D32_P, S2D_A, h) \
-	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h) \
-	X(cuStreamWaitValue32, "cuStreamWaitValue32", 0, 8000, WAIT32_P, WAITV_A, h) \
-	X(cuStreamWaitValue32_ptsz, "cuStreamWaitValue32", 1, 8000, WAIT32_P, WAITV_A, h) \
-	X(cuStreamWaitValue64, "cuStreamWaitValue64", 0, 9000, WAIT64_P, WAITV_A, h) \
-	X(cuStreamWaitValue64_ptsz, "cuStreamWaitValue64", 1, 9000, WAIT64_P, WAITV_A, h) \
-	X(cuStreamBatchMemOp, "cuStreamBatchMemOp", 0, 8000, BATCH_P, BATCH_A, h) \
-	X(cuStreamBatchMemOp_ptsz, "cuStreamBatchMemOp", 1, 8000, BATCH_P, BATCH_A, h) \
-	X(cuStreamWaitValue32_v2, "cuStreamWaitValue32", 0, 11070, WAIT32_P, WAITV_A, h) \
-	X(cuStreamWaitValue32_v2_ptsz, "cuStreamWaitValue32", 1, 11070, WAIT32_P, WAITV_A, h) \
-	X(cuStreamWaitValue64_v2, "cuStreamWaitValue64", 0, 11070, WAIT64_P, WAITV_A, h) \
-	X(cuStreamWaitValue64_v2_ptsz, "cuStreamWaitValue64", 1, 11070, WAIT64_P, WAITV_A, h) \
-	X(cuStreamBatchMemOp_v2, "cuStreamBatchMemOp", 0, 11070, BATCH_P, BATCH_A, h) \
-	X(cuStreamBatchMemOp_v2_ptsz, "cuStreamBatchMemOp", 1, 11070, BATCH_P, BATCH_A, h)
+	X(cuLaunchKernel, "cuLaunchKernel", 0, 4000, LAUNCH_P, LAUNCH_A, h, ROUTE_F) \
+	X(cuLaunchKernel_ptsz, "cuLaunchKernel", 1, 7000, LAUNCH_P, LAUNCH_A, h, ROUTE_F) \
+	X(cuLaunchKernelEx, "cuLaunchKernelEx", 0, 11060, EX_P, EX_A, cfg ? cfg->hStream : NULL, ROUTE_EX) \
+	X(cuLaunchKernelEx_ptsz, "cuLaunchKernelEx", 1, 11060, EX_P, EX_A, cfg ? cfg->hStream : NULL, ROUTE_EX) \
+	X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 0, 9000, COOP_P, COOP_A, h, ROUTE_F) \
+	X(cuLaunchCooperativeKernel_ptsz, "cuLaunchCooperativeKernel", 1, 9000, COOP_P, COOP_A, h, ROUTE_F) \
+	X(cuLaunchHostFunc, "cuLaunchHostFunc", 0, 10000, HOSTFN_P, HOSTFN_A, h, ROUTE_H) \
+	X(cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 1, 10000, HOSTFN_P, HOSTFN_A, h, ROUTE_H) \
+	X(cuStreamAddCallback, "cuStreamAddCallback", 0, 5000, CB_P, CB_A, h, ROUTE_H) \
+	X(cuStreamAddCallback_ptsz, "cuStreamAddCallback", 1, 7000, CB_P, CB_A, h, ROUTE_H) \
+	X(cuGraphLaunch, "cuGraphLaunch", 0, 10000, GRAPH_P, GRAPH_A, h, ROUTE_H) \
+	X(cuGraphLaunch_ptsz, "cuGraphLaunch", 1, 10000, GRAPH_P, GRAPH_A, h, ROUTE_H) \
+	X(cuMemcpyAsync, "cuMemcpyAsync", 0, 4000, CPY_P, CPY_A, h, ROUTE_H) \
+	X(cuMemcpyAsync_ptsz, "cuMemcpyAsync", 1, 7000, CPY_P, CPY_A, h, ROUTE_H) \
+	X(cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync", 0, 3020, HTOD_P, HTOD_A, h, ROUTE_H) \
+	X(cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync", 1, 7000, HTOD_P, HTOD_A, h, ROUTE_H) \
+	X(cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync", 0, 3020, DTOH_P, DTOH_A, h, ROUTE_H) \
+	X(cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync", 1, 7000, DTOH_P, DTOH_A, h, ROUTE_H) \
+	X(cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync", 0, 3020, CPY_P, CPY_A, h, ROUTE_H) \
+	X(cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync", 1, 7000, CPY_P, CPY_A, h, ROUTE_H) \
+	X(cuMemcpy2DAsync_v2, "cuMemcpy2DAsync", 0, 3020, C2D_P, CP_A, h, ROUTE_H) \
+	X(cuMemcpy2DAsync_v2_ptsz, "cuMemcpy2DAsync", 1, 7000, C2D_P, CP_A, h, ROUTE_H) \
+	X(cuMemcpy3DAsync_v2, "cuMemcpy3DAsync", 0, 3020, C3D_P, CP_A, h, ROUTE_H) \
+	X(cuMemcpy3DAsync_v2_ptsz, "cuMemcpy3DAsync", 1, 7000, C3D_P, CP_A, h, ROUTE_H) \
+	X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", 0, 4000, PEER_P, PEER_A, h, ROUTE_H) \
+	X(cuMemcpyPeerAsync_ptsz, "cuMemcpyPeerAsync", 1, 7000, PEER_P, PEER_A, h, ROUTE_H) \
+	X(cuMemcpy3DPeerAsync, "cuMemcpy3DPeerAsync", 0, 4000, C3DP_P, CP_A, h, ROUTE_H) \
+	X(cuMemcpy3DPeerAsync_ptsz, "cuMemcpy3DPeerAsync", 1, 7000, C3DP_P, CP_A, h, ROUTE_H) \
+	X(cuMemsetD8Async, "cuMemsetD8Async", 0, 3020, SET8_P, SET_A, h, ROUTE_H) \
+	X(cuMemsetD8Async_ptsz, "cuMemsetD8Async", 1, 7000, SET8_P, SET_A, h, ROUTE_H) \
+	X(cuMemsetD16Async, "cuMemsetD16Async", 0, 3020, SET16_P, SET_A, h, ROUTE_H) \
+	X(cuMemsetD16Async_ptsz, "cuMemsetD16Async", 1, 7000, SET16_P, SET_A, h, ROUTE_H) \
+	X(cuMemsetD32Async, "cuMemsetD32Async", 0, 3020, SET32_P, SET_A, h, ROUTE_H) \
+	X(cuMemsetD32Async_ptsz, "cuMemsetD32Async", 1, 7000, SET32_P, SET_A, h, ROUTE_H) \
+	X(cuMemsetD2D8Async, "cuMemsetD2D8Async", 0, 3020, S2D8_P, S2D_A, h, ROUTE_H) \
+	X(cuMemsetD2D8Async_ptsz, "cuMemsetD2D8Async", 1, 7000, S2D8_P, S2D_A, h, ROUTE_H) \
+	X(cuMemsetD2D16Async, "cuMemsetD2D16Async", 0, 3020, S2D16_P, S2D_A, h, ROUTE_H) \
+	X(cuMemsetD2D16Async_ptsz, "cuMemsetD2D16Async", 1, 7000, S2D16_P, S2D_A, h, ROUTE_H) \
+	X(cuMemsetD2D32Async, "cuMemsetD2D32Async", 0, 3020, S2D32_P, S2D_A, h, ROUTE_H) \
+	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h, ROUTE_H) \
+	X(cuStreamWaitValue32, "cuStreamWaitValue32", 0, 8000, WAIT32_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamWaitValue32_ptsz, "cuStreamWaitValue32", 1, 8000, WAIT32_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamWaitValue64, "cuStreamWaitValue64", 0, 9000, WAIT64_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamWaitValue64_ptsz, "cuStreamWaitValue64", 1, 9000, WAIT64_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamBatchMemOp, "cuStreamBatchMemOp", 0, 8000, BATCH_P, BATCH_A, h, ROUTE_H) \
+	X(cuStreamBatchMemOp_ptsz, "cuStreamBatchMemOp", 1, 8000, BATCH_P, BATCH_A, h, ROUTE_H) \
+	X(cuStreamWaitValue32_v2, "cuStreamWaitValue32", 0, 11070, WAIT32_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamWaitValue32_v2_ptsz, "cuStreamWaitValue32", 1, 11070, WAIT32_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamWaitValue64_v2, "cuStreamWaitValue64", 0, 11070, WAIT64_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamWaitValue64_v2_ptsz, "cuStreamWaitValue64", 1, 11070, WAIT64_P, WAITV_A, h, ROUTE_H) \
+	X(cuStreamBatchMemOp_v2, "cuStreamBatchMemOp", 0, 11070, BATCH_P, BATCH_A, h, ROUTE_H) \
+	X(cuStreamBatchMemOp_v2_ptsz, "cuStreamBatchMemOp", 1, 11070, BATCH_P, BATCH_A, h, ROUTE_H)
 
 /* Ordered and harmless pass-through entry points (hand-written hooks
  * below): X(symbol, base name, per-thread, since, class, drain scope). */
@@ -805,16 +827,98 @@ static bool xc_init(void)
 	X(cuStreamCopyAttributes, "cuStreamCopyAttributes", 0, 11000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuStreamCopyAttributes_ptsz, "cuStreamCopyAttributes", 1, 11000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuGetProcAddress, "cuGetProcAddress", 0, 11030, XSI_HARMLESS, XSI_SCOPE_STREAM) \
-	X(cuGetProcAddress_v2, "cuGetProcAddress", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM)
+	X(cuGetProcAddress_v2, "cuGetProcAddress", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	URGENT(X)
 
-#define ENUM_S(sym, base, pt, since, P, A, S) E_##sym,
+/* Pass-through with the urgent context's bookkeeping (hand-written hooks
+ * below): events, code, and the stream calls that are not scheduled. */
+#define URGENT(X) \
+	X(cuEventCreate, "cuEventCreate", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventDestroy, "cuEventDestroy", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventDestroy_v2, "cuEventDestroy", 0, 4000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventRecord, "cuEventRecord", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventRecord_ptsz, "cuEventRecord", 1, 7000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventRecordWithFlags, "cuEventRecordWithFlags", 0, 11010, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventRecordWithFlags_ptsz, "cuEventRecordWithFlags", 1, 11010, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuStreamWaitEvent, "cuStreamWaitEvent", 0, 3020, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuStreamWaitEvent_ptsz, "cuStreamWaitEvent", 1, 7000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventSynchronize, "cuEventSynchronize", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventQuery, "cuEventQuery", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventElapsedTime, "cuEventElapsedTime", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuEventElapsedTime_v2, "cuEventElapsedTime", 0, 12080, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuModuleLoadData, "cuModuleLoadData", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 0, 2010, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuModuleLoadFatBinary, "cuModuleLoadFatBinary", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuModuleLoad, "cuModuleLoad", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuModuleUnload, "cuModuleUnload", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuLibraryLoadData, "cuLibraryLoadData", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuLibraryUnload, "cuLibraryUnload", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuLibraryGetModule, "cuLibraryGetModule", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuKernelGetFunction, "cuKernelGetFunction", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuFuncSetAttribute, "cuFuncSetAttribute", 0, 9000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuFuncSetCacheConfig, "cuFuncSetCacheConfig", 0, 3000, XSI_HARMLESS, XSI_SCOPE_STREAM)
+
+/* Stream calls that are not scheduled: an urgent stream's run on its twin
+ * (C) or, what names an object of the program's context, on its own
+ * stream after the twin's work (S).  X(symbol, base, per-thread, since,
+ * params, args, how). */
+#define WV32_P (CUstream h, CUdeviceptr a, cuuint32_t v, unsigned int fl)
+#define WV64_P (CUstream h, CUdeviceptr a, cuuint64_t v, unsigned int fl)
+#define PF1_P (CUdeviceptr p, size_t n, CUdevice d, CUstream h)
+#define PF2_P (CUdeviceptr p, size_t n, CUmemLocation l, unsigned int fl, CUstream h)
+#define ALLOC_P (CUdeviceptr *p, size_t n, CUstream h)
+#define FREE_P (CUdeviceptr p, CUstream h)
+#define POOL_P (CUdeviceptr *p, size_t n, CUmemoryPool mp, CUstream h)
+#define ATTACH_P (CUstream h, CUdeviceptr p, size_t n, unsigned int fl)
+#define UPLOAD_P (CUgraphExec g, CUstream h)
+#define SIG_P (const CUexternalSemaphore *e, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *p, \
+	       unsigned int n, CUstream h)
+#define WSEM_P (const CUexternalSemaphore *e, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *p, \
+		unsigned int n, CUstream h)
+#define ROUTED(X) \
+	X(cuStreamWriteValue32, "cuStreamWriteValue32", 0, 8000, WV32_P, (h, a, v, fl), XU_CARRY) \
+	X(cuStreamWriteValue32_ptsz, "cuStreamWriteValue32", 1, 8000, WV32_P, (h, a, v, fl), XU_CARRY) \
+	X(cuStreamWriteValue64, "cuStreamWriteValue64", 0, 9000, WV64_P, (h, a, v, fl), XU_CARRY) \
+	X(cuStreamWriteValue64_ptsz, "cuStreamWriteValue64", 1, 9000, WV64_P, (h, a, v, fl), XU_CARRY) \
+	X(cuStreamWriteValue32_v2, "cuStreamWriteValue32", 0, 11070, WV32_P, (h, a, v, fl), XU_CARRY) \
+	X(cuStreamWriteValue32_v2_ptsz, "cuStreamWriteValue32", 1, 11070, WV32_P, (h, a, v, fl), XU_CARRY) \
+	X(cuStreamWriteValue64_v2, "cuStreamWriteValue64", 0, 11070, WV64_P, (h, a, v, fl), XU_CARRY) \
+	X(cuStreamWriteValue64_v2_ptsz, "cuStreamWriteValue64", 1, 11070, WV64_P, (h, a, v, fl), XU_CARRY) \
+	X(cuMemPrefetchAsync, "cuMemPrefetchAsync", 0, 8000, PF1_P, (p, n, d, h), XU_CARRY) \
+	X(cuMemPrefetchAsync_ptsz, "cuMemPrefetchAsync", 1, 8000, PF1_P, (p, n, d, h), XU_CARRY) \
+	X(cuMemPrefetchAsync_v2, "cuMemPrefetchAsync", 0, 12020, PF2_P, (p, n, l, fl, h), XU_CARRY) \
+	X(cuMemPrefetchAsync_v2_ptsz, "cuMemPrefetchAsync", 1, 12020, PF2_P, (p, n, l, fl, h), XU_CARRY) \
+	X(cuMemAllocAsync, "cuMemAllocAsync", 0, 11020, ALLOC_P, (p, n, h), XU_STAY) \
+	X(cuMemAllocAsync_ptsz, "cuMemAllocAsync", 1, 11020, ALLOC_P, (p, n, h), XU_STAY) \
+	X(cuMemFreeAsync, "cuMemFreeAsync", 0, 11020, FREE_P, (p, h), XU_STAY) \
+	X(cuMemFreeAsync_ptsz, "cuMemFreeAsync", 1, 11020, FREE_P, (p, h), XU_STAY) \
+	X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", 0, 11020, POOL_P, (p, n, mp, h), XU_STAY) \
+	X(cuMemAllocFromPoolAsync_ptsz, "cuMemAllocFromPoolAsync", 1, 11020, POOL_P, (p, n, mp, h), XU_STAY) \
+	X(cuStreamAttachMemAsync, "cuStreamAttachMemAsync", 0, 6000, ATTACH_P, (h, p, n, fl), XU_STAY) \
+	X(cuStreamAttachMemAsync_ptsz, "cuStreamAttachMemAsync", 1, 7000, ATTACH_P, (h, p, n, fl), XU_STAY) \
+	X(cuGraphUpload, "cuGraphUpload", 0, 11010, UPLOAD_P, (g, h), XU_CARRY) \
+	X(cuGraphUpload_ptsz, "cuGraphUpload", 1, 11010, UPLOAD_P, (g, h), XU_CARRY) \
+	X(cuSignalExternalSemaphoresAsync, "cuSignalExternalSemaphoresAsync", 0, 10000, SIG_P, (e, p, n, h), XU_STAY) \
+	X(cuSignalExternalSemaphoresAsync_ptsz, "cuSignalExternalSemaphoresAsync", 1, 10000, SIG_P, (e, p, n, h), XU_STAY) \
+	X(cuWaitExternalSemaphoresAsync, "cuWaitExternalSemaphoresAsync", 0, 10000, WSEM_P, (e, p, n, h), XU_STAY) \
+	X(cuWaitExternalSemaphoresAsync_ptsz, "cuWaitExternalSemaphoresAsync", 1, 10000, WSEM_P, (e, p, n, h), XU_STAY)
+
+#define ENUM_S(sym, base, pt, since, P, A, S, R) E_##sym,
 #define ENUM_O(sym, base, pt, since, cls, scope) E_##sym,
-enum { SCHEDULED(ENUM_S) ORDERED(ENUM_O) E_COUNT };
+#define ENUM_R(sym, base, pt, since, P, A, how) E_##sym,
+enum { SCHEDULED(ENUM_S) ORDERED(ENUM_O) ROUTED(ENUM_R) E_COUNT };
 static struct xsi_entry entries[E_COUNT];
 
 /* ---- scheduled hooks ---------------------------------------------------- */
 
-#define HOOK_S(sym, base, pt, since, P, A, S)				\
+/* Where the call runs: an urgent stream's work goes to its twin in the
+ * urgent context (cuda_urgent.c), a launched function translated with it. */
+#define ROUTE_H h = xu_route(h, NULL, XU_CARRY)
+#define ROUTE_F h = xu_route(h, &f, XU_CARRY)
+#define ROUTE_EX CUlaunchConfig cfg_copy_; cfg = xu_route_ex(cfg, &f, &cfg_copy_)
+
+#define HOOK_S(sym, base, pt, since, P, A, S, R)			\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\
 	{								\
@@ -823,9 +927,12 @@ static struct xsi_entry entries[E_COUNT];
 									\
 		if (!xc_init() || !real_##sym)				\
 			return CUDA_ERROR_NOT_INITIALIZED;		\
-		if (xc_no_hold)						\
+		if (xc_no_hold) {					\
+			R;						\
 			return real_##sym A;				\
+		}							\
 		xsi_hold_begin(&xc_rt, &entries[E_##sym], (uintptr_t)(S), &hold_); \
+		R;							\
 		r = real_##sym A;					\
 		xsi_hold_end(&hold_, r == CUDA_SUCCESS);		\
 		return r;						\
@@ -883,9 +990,12 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 /* A new stream is in the table at once (xc_describe(): a green context's
  * stream names the green context's CUcontext), so that a lower stream is
  * capped from the urgent stream's creation, not from its first call. */
-static void created(CUresult r, CUstream *ph)
+static void created(CUresult r, CUstream *ph, unsigned int flags)
 {
-	if (r == CUDA_SUCCESS && ph && *ph && !xc_no_hold)
+	if (r != CUDA_SUCCESS || !ph || !*ph)
+		return;
+	xu_stream_created(*ph, flags);	/* before the core describes it */
+	if (!xc_no_hold)
 		(void)xsi_stream_announce(&xc_rt, (uintptr_t)*ph);
 }
 
@@ -898,7 +1008,7 @@ static CUresult hook_cuStreamCreate(CUstream *ph, unsigned int flags)
 	READY(cuStreamCreate);
 	if (!part_stream_create(ph, flags, 0, &r))
 		r = real_cuStreamCreate(ph, flags);
-	created(r, ph);
+	created(r, ph, flags);
 	return r;
 }
 EXPORT_AS(cuStreamCreate)
@@ -910,7 +1020,7 @@ static CUresult hook_cuStreamCreateWithPriority(CUstream *ph, unsigned int flags
 	READY(cuStreamCreateWithPriority);
 	if (!part_stream_create(ph, flags, prio, &r))
 		r = real_cuStreamCreateWithPriority(ph, flags, prio);
-	created(r, ph);
+	created(r, ph, flags);
 	return r;
 }
 EXPORT_AS(cuStreamCreateWithPriority)
@@ -949,7 +1059,9 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
-		r = real_##sym(h);					\
+		r = xu_twin(h) ? real_##sym(xu_twin(h)) : CUDA_SUCCESS;	\
+		if (r == CUDA_SUCCESS)					\
+			r = real_##sym(h);				\
 		xsi_sync_end(y, r == CUDA_SUCCESS);			\
 		return r;						\
 	}								\
@@ -968,6 +1080,8 @@ static CUresult hook_cuCtxSynchronize(void)
 	(void)xsi_pass(&xc_rt, &entries[E_cuCtxSynchronize], 0);
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize();
+	if (r == CUDA_SUCCESS)
+		r = xu_ctx_synchronize();
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -984,6 +1098,8 @@ static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 	(void)xsi_pass(&xc_rt, &entries[E_cuCtxSynchronize_v2], 0);
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize_v2(c);
+	if (r == CUDA_SUCCESS && !c)
+		r = xu_ctx_synchronize();
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -996,6 +1112,7 @@ EXPORT_AS(cuCtxSynchronize_v2)
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		if (xc_default_kind((uintptr_t)h) == XSI_NOT_DEFAULT)	\
 			(void)xsi_stream_destroyed(&xc_rt, (uintptr_t)h); \
+		xu_stream_destroyed(h);					\
 		return real_##sym(h);					\
 	}								\
 	EXPORT_AS(sym)
@@ -1008,9 +1125,12 @@ DESTROY_HOOK(cuStreamDestroy_v2)
 		CUresult r;						\
 									\
 		READY(sym);						\
+		xu_capture_begin(h);					\
 		r = real_##sym A;					\
 		if (r == CUDA_SUCCESS)					\
 			xsi_stream_capture(stream_of(E_##sym, h), true); \
+		else							\
+			xu_capture_end();				\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -1034,6 +1154,7 @@ BEGIN_HOOK(cuStreamBeginCaptureToGraph_ptsz,
 		READY(sym);						\
 		r = real_##sym(h, g);					\
 		xsi_stream_capture(stream_of(E_##sym, h), false);	\
+		xu_capture_end();					\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -1046,6 +1167,7 @@ END_HOOK(cuStreamEndCapture_ptsz)
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
 		xsi_context_gone(&xc_rt, (uintptr_t)c, -1);		\
+		xu_context_gone(c, -1);					\
 		pool_purge(c, -1);					\
 		return real_##sym(c);					\
 	}								\
@@ -1059,12 +1181,220 @@ CTX_HOOK(cuCtxDestroy_v2)
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
 		xsi_context_gone(&xc_rt, 0, (int32_t)d);		\
+		xu_context_gone(NULL, (int32_t)d);			\
 		pool_purge(NULL, (int32_t)d);				\
 		return real_##sym(d);					\
 	}								\
 	EXPORT_AS(sym)
 RESET_HOOK(cuDevicePrimaryCtxReset)
 RESET_HOOK(cuDevicePrimaryCtxReset_v2)
+
+/* ---- the urgent context's bookkeeping (cuda_urgent.c, cuda_code.c) -------- */
+
+static CUresult (*real_cuEventCreate)(CUevent *, unsigned int);
+static CUresult hook_cuEventCreate(CUevent *ev, unsigned int flags)
+{
+	CUresult r;
+
+	READY(cuEventCreate);
+	r = real_cuEventCreate(ev, flags);
+	if (r == CUDA_SUCCESS && ev)
+		xu_event_created(*ev, flags);
+	return r;
+}
+EXPORT_AS(cuEventCreate)
+
+#define EVDESTROY_HOOK(sym)						\
+	static CUresult (*real_##sym)(CUevent);				\
+	static CUresult hook_##sym(CUevent ev)				\
+	{								\
+		READY(sym);						\
+		xu_event_destroyed(ev);					\
+		return real_##sym(ev);					\
+	}								\
+	EXPORT_AS(sym)
+EVDESTROY_HOOK(cuEventDestroy)
+EVDESTROY_HOOK(cuEventDestroy_v2)
+
+/* A record on an urgent stream is made on the event's twin (cuda_urgent.c). */
+#define RECORD_HOOK(sym, P, A)						\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		struct xu_record rc;					\
+		CUresult r;						\
+									\
+		READY(sym);						\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
+		xu_record_begin(&rc, &ev, &h);				\
+		r = real_##sym A;					\
+		xu_record_end(&rc, r);					\
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+RECORD_HOOK(cuEventRecord, (CUevent ev, CUstream h), (ev, h))
+RECORD_HOOK(cuEventRecord_ptsz, (CUevent ev, CUstream h), (ev, h))
+RECORD_HOOK(cuEventRecordWithFlags, (CUevent ev, CUstream h, unsigned int fl), (ev, h, fl))
+RECORD_HOOK(cuEventRecordWithFlags_ptsz, (CUevent ev, CUstream h, unsigned int fl), (ev, h, fl))
+
+#define WAIT_HOOK(sym)							\
+	static CUresult (*real_##sym)(CUstream, CUevent, unsigned int); \
+	static CUresult hook_##sym(CUstream h, CUevent ev, unsigned int fl) \
+	{								\
+		READY(sym);						\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
+		xu_wait_event(&h, &ev);					\
+		return real_##sym(h, ev, fl);				\
+	}								\
+	EXPORT_AS(sym)
+WAIT_HOOK(cuStreamWaitEvent)
+WAIT_HOOK(cuStreamWaitEvent_ptsz)
+
+#define EVENT_HOOK(sym)							\
+	static CUresult (*real_##sym)(CUevent);				\
+	static CUresult hook_##sym(CUevent ev)				\
+	{								\
+		READY(sym);						\
+		return real_##sym(xu_event_current(ev));		\
+	}								\
+	EXPORT_AS(sym)
+EVENT_HOOK(cuEventSynchronize)
+EVENT_HOOK(cuEventQuery)
+
+#define ELAPSED_HOOK(sym)						\
+	static CUresult (*real_##sym)(float *, CUevent, CUevent);	\
+	static CUresult hook_##sym(float *ms, CUevent a, CUevent b)	\
+	{								\
+		READY(sym);						\
+		xu_event_pair(&a, &b);					\
+		return real_##sym(ms, a, b);				\
+	}								\
+	EXPORT_AS(sym)
+ELAPSED_HOOK(cuEventElapsedTime)
+ELAPSED_HOOK(cuEventElapsedTime_v2)
+
+/* Code the program loads: what the urgent context may load again. */
+#define LOAD_HOOK(sym, P, A, image, path)				\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		CUresult r;						\
+									\
+		READY(sym);						\
+		r = real_##sym A;					\
+		if (r == CUDA_SUCCESS && m)				\
+			xu_module_loaded(*m, image, path);		\
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+LOAD_HOOK(cuModuleLoadData, (CUmodule *m, const void *img), (m, img), img, NULL)
+LOAD_HOOK(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n, CUjit_option *o,
+			       void **v), (m, img, n, o, v), img, NULL)
+LOAD_HOOK(cuModuleLoadFatBinary, (CUmodule *m, const void *img), (m, img), img, NULL)
+LOAD_HOOK(cuModuleLoad, (CUmodule *m, const char *path), (m, path), NULL, path)
+
+#define LIBLOAD_HOOK(sym, P, A)						\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		CUresult r;						\
+									\
+		READY(sym);						\
+		r = real_##sym A;					\
+		if (r == CUDA_SUCCESS && lib)				\
+			xu_library_loaded(*lib);			\
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+#define LIB_OPTS CUjit_option *jo, void **jv, unsigned int njo, CUlibraryOption *lo, \
+	void **lv, unsigned int nlo
+LIBLOAD_HOOK(cuLibraryLoadData, (CUlibrary *lib, const void *code, LIB_OPTS),
+	     (lib, code, jo, jv, njo, lo, lv, nlo))
+LIBLOAD_HOOK(cuLibraryLoadFromFile, (CUlibrary *lib, const char *file, LIB_OPTS),
+	     (lib, file, jo, jv, njo, lo, lv, nlo))
+
+static CUresult (*real_cuModuleUnload)(CUmodule);
+static CUresult hook_cuModuleUnload(CUmodule m)
+{
+	READY(cuModuleUnload);
+	xu_module_unloaded(m);
+	return real_cuModuleUnload(m);
+}
+EXPORT_AS(cuModuleUnload)
+
+static CUresult (*real_cuLibraryUnload)(CUlibrary);
+static CUresult hook_cuLibraryUnload(CUlibrary lib)
+{
+	READY(cuLibraryUnload);
+	xu_library_unloaded(lib);
+	return real_cuLibraryUnload(lib);
+}
+EXPORT_AS(cuLibraryUnload)
+
+static CUresult (*real_cuLibraryGetModule)(CUmodule *, CUlibrary);
+static CUresult hook_cuLibraryGetModule(CUmodule *m, CUlibrary lib)
+{
+	CUresult r;
+
+	READY(cuLibraryGetModule);
+	r = real_cuLibraryGetModule(m, lib);
+	if (r == CUDA_SUCCESS && m)
+		xu_module_of_library(*m, lib);
+	return r;
+}
+EXPORT_AS(cuLibraryGetModule)
+
+static CUresult (*real_cuKernelGetFunction)(CUfunction *, CUkernel);
+static CUresult hook_cuKernelGetFunction(CUfunction *f, CUkernel k)
+{
+	CUresult r;
+
+	READY(cuKernelGetFunction);
+	r = real_cuKernelGetFunction(f, k);
+	if (r == CUDA_SUCCESS && f)
+		xu_function_of_kernel(*f, k);
+	return r;
+}
+EXPORT_AS(cuKernelGetFunction)
+
+static CUresult (*real_cuFuncSetAttribute)(CUfunction, CUfunction_attribute, int);
+static CUresult hook_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{
+	CUresult r;
+
+	READY(cuFuncSetAttribute);
+	r = real_cuFuncSetAttribute(f, a, v);
+	if (r == CUDA_SUCCESS)
+		xu_function_attribute(f, a, v);
+	return r;
+}
+EXPORT_AS(cuFuncSetAttribute)
+
+static CUresult (*real_cuFuncSetCacheConfig)(CUfunction, CUfunc_cache);
+static CUresult hook_cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
+{
+	CUresult r;
+
+	READY(cuFuncSetCacheConfig);
+	r = real_cuFuncSetCacheConfig(f, c);
+	if (r == CUDA_SUCCESS)
+		xu_function_cache_config(f, c);
+	return r;
+}
+EXPORT_AS(cuFuncSetCacheConfig)
+
+/* Not scheduled, but kept in the stream's order across the move. */
+#define HOOK_R(sym, base, pt, since, P, A, how)				\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		READY(sym);						\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
+		h = xu_route(h, NULL, how);				\
+		return real_##sym A;					\
+	}								\
+	EXPORT_AS(sym)
+ROUTED(HOOK_R)
 
 /* The runtime resolves every driver function through here: hand out hooks. */
 static CUresult hook_cuGetProcAddress_v2(const char *sym, void **pfn, int ver,
@@ -1102,9 +1432,11 @@ EXPORT_AS(cuGetProcAddress)
 	[E_##sym] = { .name = #sym, .cls = c, .scope = sc, \
 		      .flags = (pt) ? XSI_ENTRY_PER_THREAD : 0, .hook = (void *)hook_##sym, \
 		      .real = (void **)&real_##sym, .base = b, .since = s },
-#define ENT_S(sym, b, pt, s, P, A, S) ENT(sym, XSI_SCHEDULED, XSI_SCOPE_STREAM, b, pt, s)
+#define ENT_S(sym, b, pt, s, P, A, S, R) ENT(sym, XSI_SCHEDULED, XSI_SCOPE_STREAM, b, pt, s)
 #define ENT_O(sym, b, pt, s, c, sc) ENT(sym, c, sc, b, pt, s)
-static struct xsi_entry entries[E_COUNT] = { SCHEDULED(ENT_S) ORDERED(ENT_O) };
+/* A routed entry is a harmless pass-through for the core. */
+#define ENT_R(sym, b, pt, s, P, A, how) ENT(sym, XSI_HARMLESS, XSI_SCOPE_STREAM, b, pt, s)
+static struct xsi_entry entries[E_COUNT] = { SCHEDULED(ENT_S) ORDERED(ENT_O) ROUTED(ENT_R) };
 
 static const char *const libs[] = { "libcuda.so.1", NULL };
 

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The urgent context: Lv3 on NVIDIA without a driver patch
+ * (XSCHED_CUDA_LV3, Documentation/cuda.rst "Lv3: the urgent context").
+ *
+ * Inside one context nothing stops a running kernel: stream priorities and
+ * green contexts only order what is dispatched next.  Separate contexts of
+ * one process are time-sliced by the driver with compute preemption, so a
+ * kernel of one context is stopped partway when another context has work,
+ * and resumed where it stopped.  So the work of an urgent stream (created
+ * non-blocking with a CUDA priority above the device's lowest) runs on a
+ * twin stream of a context this library owns, one per device, made at the
+ * first urgent stream.  The program keeps its handles; what names a
+ * context-bound object is translated on the way:
+ *
+ *  - Launches: a CUkernel (context-free) runs as it is; a CUfunction got
+ *    from cuKernelGetFunction runs as its CUkernel; a CUfunction of a module
+ *    the program loaded runs as the same-named function of that module's
+ *    image loaded again in the urgent context, with the attributes the
+ *    program set on it; of a library's module, as the library's CUkernel.
+ *  - Events: a record on an urgent stream is made on a twin event in the
+ *    urgent context; a wait, synchronize, query or elapsed time uses the one
+ *    recorded last (a wait across contexts is allowed; a record is not).
+ *  - Synchronize and query of an urgent stream cover its twin; a context
+ *    synchronize covers the urgent context; destroy destroys the twin.
+ *  - What cannot be carried runs on the program's own stream in its own
+ *    context (named once in the log): a function of unknown origin, stream
+ *    capture, memory pool allocations, external semaphores, launches that
+ *    name events.  The stream's order holds across the move: when a stream's
+ *    calls change side, the new side waits for an event recorded after the
+ *    old side's last command (a join).
+ *
+ * Only non-blocking streams move: a blocking stream synchronizes with the
+ * legacy default stream of its context, which a twin could not.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "interpose.h"
+#include "cuda_code.h"
+#include "cuda_urgent.h"
+#include "handle_table.h"
+
+#define XU_DEVS 16		/* devices with an urgent context */
+
+static struct {
+	CUresult (*ctx_create_v4)(CUcontext *, CUctxCreateParams *, unsigned int, CUdevice);
+	CUresult (*ctx_create_v2)(CUcontext *, unsigned int, CUdevice);
+	CUresult (*ctx_push)(CUcontext);
+	CUresult (*ctx_pop)(CUcontext *);
+	CUresult (*ctx_get_current)(CUcontext *);
+	CUresult (*ctx_get_device)(CUdevice *);
+	CUresult (*ctx_get_flags)(unsigned int *);
+	CUresult (*ctx_sync)(void);
+	CUresult (*prio_range)(int *, int *);
+	CUresult (*stream_create)(CUstream *, unsigned int, int);
+	CUresult (*stream_destroy)(CUstream);
+	CUresult (*stream_get_ctx)(CUstream, CUcontext *);
+	CUresult (*stream_get_priority)(CUstream, int *);
+	CUresult (*stream_wait_event)(CUstream, CUevent, unsigned int);
+	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
+	CUresult (*event_create)(CUevent *, unsigned int);
+	CUresult (*event_destroy)(CUevent);
+	CUresult (*event_record)(CUevent, CUstream);
+	CUresult (*exchange_capture_mode)(CUstreamCaptureMode *);
+} ur;
+
+static bool lv3;			/* XSCHED_CUDA_LV3 and the driver allow it */
+static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
+static atomic_int ncaptures;		/* captures begun and not ended */
+
+/* The stream and event tables' lock: held for a lookup only, never across
+ * a driver call. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Making an urgent context (a driver call of milliseconds): under its own
+ * lock, so that lookups go on meanwhile. */
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define ulog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
+
+struct xu_dev {
+	CUcontext ctx;		/* the urgent context, or NULL */
+	bool failed;		/* it could not be made: never tried again */
+};
+static struct xu_dev devs[XU_DEVS];
+
+enum { SIDE_ORIG, SIDE_TWIN };
+
+struct xu_stream {
+	CUstream h;		/* the program's */
+	CUcontext ctx;		/* the program's context of it */
+	int dev;
+	int prio;		/* CUDA priority, for the twin */
+	CUstream twin;		/* NULL until its first carried call */
+	CUevent ev_orig, ev_twin;	/* joins, one in each context */
+	atomic_int side;	/* where its last command went */
+	pthread_mutex_t side_lock;	/* a change of side and its join */
+	bool twin_failed;
+};
+
+struct xu_event {
+	CUevent ev;
+	unsigned int flags;
+	CUevent twin;		/* in @twin_ctx, made at its first twin record */
+	CUcontext twin_ctx;
+	atomic_int last;	/* SIDE_ORIG or SIDE_TWIN */
+	atomic_bool captured;	/* last recorded into a stream capture */
+};
+
+static struct xu_table streams, events;
+
+/* Our records and waits must not break another thread's global-mode
+ * capture. */
+static CUstreamCaptureMode relax(bool *swapped)
+{
+	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
+
+	*swapped = ur.exchange_capture_mode && ur.exchange_capture_mode(&m) == CUDA_SUCCESS;
+	return m;
+}
+
+static void unrelax(bool swapped, CUstreamCaptureMode m)
+{
+	if (swapped)
+		ur.exchange_capture_mode(&m);
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&dev_lock);
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&dev_lock);
+}
+
+/* The child cannot use its parent's contexts: it follows nothing (what the
+ * tables held is left, not freed: it names the parent's objects). */
+static void fork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&dev_lock, NULL);
+	memset(&streams, 0, sizeof(streams));
+	memset(&events, 0, sizeof(events));
+	memset(devs, 0, sizeof(devs));
+	atomic_store(&nurgent, 0);
+	atomic_store(&ncaptures, 0);
+}
+
+#define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
+
+void xu_init(void *h, bool split)
+{
+	const char *s = getenv("XSCHED_CUDA_LV3");
+
+	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
+		xs_err("cuda: XSCHED_CUDA_LV3='%s' is not 0 or 1; using 1 (urgent context on)", s);
+	if (s && !strcmp(s, "0"))
+		return;
+	if (split) {
+		xs_info("cuda: XSCHED_CUDA_SM_SPLIT is set: no urgent context (the two are alternatives)");
+		return;
+	}
+	REAL(ctx_create_v4, "cuCtxCreate_v4");
+	REAL(ctx_create_v2, "cuCtxCreate_v2");
+	REAL(ctx_push, "cuCtxPushCurrent_v2");
+	REAL(ctx_pop, "cuCtxPopCurrent_v2");
+	REAL(ctx_get_current, "cuCtxGetCurrent");
+	REAL(ctx_get_device, "cuCtxGetDevice");
+	REAL(ctx_get_flags, "cuCtxGetFlags");
+	REAL(ctx_sync, "cuCtxSynchronize");
+	REAL(prio_range, "cuCtxGetStreamPriorityRange");
+	REAL(stream_create, "cuStreamCreateWithPriority");
+	REAL(stream_destroy, "cuStreamDestroy_v2");
+	REAL(stream_get_ctx, "cuStreamGetCtx");
+	REAL(stream_get_priority, "cuStreamGetPriority");
+	REAL(stream_wait_event, "cuStreamWaitEvent");
+	REAL(stream_is_capturing, "cuStreamIsCapturing");
+	REAL(event_create, "cuEventCreate");
+	REAL(event_destroy, "cuEventDestroy_v2");
+	REAL(event_record, "cuEventRecord");
+	REAL(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
+	if (!(ur.ctx_create_v4 || ur.ctx_create_v2) || !ur.ctx_push || !ur.ctx_pop ||
+	    !ur.ctx_get_current || !ur.ctx_get_device || !ur.ctx_sync || !ur.prio_range ||
+	    !ur.stream_create || !ur.stream_destroy || !ur.stream_get_ctx ||
+	    !ur.stream_get_priority || !ur.stream_wait_event || !ur.stream_is_capturing ||
+	    !ur.event_create || !ur.event_destroy || !ur.event_record ||
+	    !xu_code_init(h)) {
+		xs_warn("cuda: this libcuda lacks what the urgent context needs (cuFuncGetName and cuKernelGetName: CUDA 12.4+); Lv3 off");
+		return;
+	}
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	lv3 = true;
+}
+
+bool xu_on(void)
+{
+	return lv3;
+}
+
+/* ---- the urgent contexts --------------------------------------------------- */
+
+/* The urgent context of @dev, made at its first use with the scheduling
+ * flags of the program's context (current now). */
+static CUcontext dev_ctx(int dev)
+{
+	struct xu_dev *d = &devs[dev];
+	CUctxCreateParams p;
+	unsigned int flags = 0;
+	CUcontext c = NULL, old;
+	CUresult r;
+
+	pthread_mutex_lock(&dev_lock);
+	if (d->ctx || d->failed) {
+		pthread_mutex_unlock(&dev_lock);
+		return d->ctx;
+	}
+	if (ur.ctx_get_flags && ur.ctx_get_flags(&flags) == CUDA_SUCCESS)
+		flags &= CU_CTX_SCHED_MASK;
+	else
+		flags = 0;
+	memset(&p, 0, sizeof(p));
+	r = ur.ctx_create_v4 ? ur.ctx_create_v4(&c, &p, flags, (CUdevice)dev) :
+	    ur.ctx_create_v2(&c, flags, (CUdevice)dev);
+	if (r != CUDA_SUCCESS) {
+		d->failed = true;
+		pthread_mutex_unlock(&dev_lock);
+		xs_warn("cuda: device %d: the urgent context cannot be made (CUresult %d); its urgent streams stay in their context (Lv1 only)",
+			dev, (int)r);
+		return NULL;
+	}
+	ur.ctx_pop(&old);	/* cuCtxCreate made it current */
+	d->ctx = c;
+	pthread_mutex_unlock(&dev_lock);
+	ulog("device %d: urgent context %p made", dev, (void *)c);
+	return c;
+}
+
+/* ---- streams --------------------------------------------------------------- */
+
+void xu_stream_created(CUstream h, unsigned int flags)
+{
+	struct xu_stream *s;
+	int least = 0, greatest = 0, prio = 0;
+	CUcontext ctx = NULL;
+	CUdevice dev = 0;
+
+	if (!lv3 || !h)
+		return;
+	if (ur.stream_get_priority(h, &prio) != CUDA_SUCCESS ||
+	    ur.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
+		return;
+	if (!(flags & CU_STREAM_NON_BLOCKING)) {
+		ulog("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",
+			(void *)h);
+		return;
+	}
+	if (ur.stream_get_ctx(h, &ctx) != CUDA_SUCCESS || ur.ctx_get_device(&dev) != CUDA_SUCCESS ||
+	    dev < 0 || dev >= XU_DEVS)
+		return;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return;
+	s->h = h;
+	s->ctx = ctx;
+	s->dev = (int)dev;
+	s->prio = prio;
+	pthread_mutex_init(&s->side_lock, NULL);
+	if (!dev_ctx(s->dev)) {
+		pthread_mutex_destroy(&s->side_lock);
+		free(s);
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	if (!xu_tput(&streams, h, s)) {
+		pthread_mutex_unlock(&lock);
+		pthread_mutex_destroy(&s->side_lock);
+		free(s);
+		return;
+	}
+	atomic_fetch_add(&nurgent, 1);
+	pthread_mutex_unlock(&lock);
+	ulog("stream %p: urgent (priority %d): its work runs in the urgent context",
+		(void *)h, prio);
+}
+
+static void stream_free(struct xu_stream *s)
+{
+	/* The twin's work still runs: destroy returns at once, as the
+	 * program's own destroy did. */
+	if (s->twin)
+		ur.stream_destroy(s->twin);
+	if (s->ev_twin)
+		ur.event_destroy(s->ev_twin);
+	if (s->ev_orig)
+		ur.event_destroy(s->ev_orig);
+	pthread_mutex_destroy(&s->side_lock);
+	free(s);
+}
+
+void xu_stream_destroyed(CUstream h)
+{
+	struct xu_stream *s;
+
+	if (!atomic_load(&nurgent))
+		return;
+	pthread_mutex_lock(&lock);
+	s = xu_tdel(&streams, h);
+	if (s)
+		atomic_fetch_sub(&nurgent, 1);
+	pthread_mutex_unlock(&lock);
+	if (s)
+		stream_free(s);
+}
+
+static struct xu_stream *stream_get(CUstream h)
+{
+	struct xu_stream *s;
+
+	if (!atomic_load_explicit(&nurgent, memory_order_relaxed) || !h ||
+	    h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD)
+		return NULL;
+	pthread_mutex_lock(&lock);
+	s = xu_tget(&streams, h);
+	pthread_mutex_unlock(&lock);
+	return s;
+}
+
+bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev)
+{
+	struct xu_stream *s = stream_get(h);
+
+	if (s && pseudo_dev)
+		*pseudo_dev = XU_DEV_BASE + s->dev;
+	return s != NULL;
+}
+
+/* side_lock held: the twin stream and the two join events. */
+static bool twin_make(struct xu_stream *s)
+{
+	CUcontext old, uctx = devs[s->dev].ctx;
+	bool ok;
+
+	if (s->twin)
+		return true;
+	if (s->twin_failed || !uctx || ur.ctx_push(uctx) != CUDA_SUCCESS)
+		return false;
+	ok = ur.stream_create(&s->twin, CU_STREAM_NON_BLOCKING, s->prio) == CUDA_SUCCESS &&
+	     ur.event_create(&s->ev_twin, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+	ur.ctx_pop(&old);
+	if (ok && ur.ctx_push(s->ctx) == CUDA_SUCCESS) {
+		ok = ur.event_create(&s->ev_orig, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+		ur.ctx_pop(&old);
+	} else {
+		ok = false;
+	}
+	if (!ok) {
+		xs_warn("cuda: stream %p: its twin in the urgent context cannot be made; it stays in its context",
+			(void *)s->h);
+		if (s->twin)
+			ur.stream_destroy(s->twin);
+		if (s->ev_twin)
+			ur.event_destroy(s->ev_twin);
+		s->twin = NULL;
+		s->ev_twin = NULL;
+		s->twin_failed = true;
+	}
+	return ok;
+}
+
+/* Make @s's next command go to @want, after everything it was given so far. */
+static int side_set(struct xu_stream *s, int want)
+{
+	CUstreamCaptureMode m;
+	bool sw;
+	CUresult r;
+
+	if (atomic_load_explicit(&s->side, memory_order_acquire) == want &&
+	    (want == SIDE_ORIG || s->twin))
+		return want;
+	pthread_mutex_lock(&s->side_lock);
+	if (want == SIDE_TWIN && !twin_make(s))
+		want = SIDE_ORIG;
+	if (atomic_load(&s->side) != want) {
+		m = relax(&sw);
+		if (want == SIDE_ORIG) {
+			r = ur.event_record(s->ev_twin, s->twin);
+			if (r == CUDA_SUCCESS)
+				r = ur.stream_wait_event(s->h, s->ev_twin, 0);
+		} else {
+			r = ur.event_record(s->ev_orig, s->h);
+			if (r == CUDA_SUCCESS)
+				r = ur.stream_wait_event(s->twin, s->ev_orig, 0);
+		}
+		unrelax(sw, m);
+		if (r != CUDA_SUCCESS)
+			xs_warn("cuda: stream %p: the join of its two sides failed (CUresult %d)",
+				(void *)s->h, (int)r);
+		atomic_store_explicit(&s->side, want, memory_order_release);
+		ulog("stream %p: now runs %s", (void *)s->h,
+			want == SIDE_TWIN ? "in the urgent context" : "in its own context");
+	}
+	pthread_mutex_unlock(&s->side_lock);
+	return want;
+}
+
+/* Is @h inside a capture (its own or one it joined)? */
+static bool capturing(CUstream h)
+{
+	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+
+	if (!atomic_load(&ncaptures))
+		return false;
+	return ur.stream_is_capturing(h, &cs) != CUDA_SUCCESS ||
+	       cs != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how)
+{
+	struct xu_stream *s = stream_get(h);
+	int want = SIDE_TWIN;
+
+	if (!s)
+		return h;
+	if (how == XU_STAY || capturing(h) || (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f)))
+		want = SIDE_ORIG;
+	return side_set(s, want) == SIDE_TWIN ? s->twin : h;
+}
+
+const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
+				  CUlaunchConfig *copy)
+{
+	enum xu_how how = XU_CARRY;
+	CUstream on;
+	unsigned int i;
+
+	if (!cfg || !stream_get(cfg->hStream))
+		return cfg;
+	for (i = 0; i < cfg->numAttrs && cfg->attrs; i++) {
+		if (cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT ||
+		    cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT)
+			how = XU_STAY;	/* it names an event of the program's context */
+	}
+	on = xu_route(cfg->hStream, f, how);
+	if (on == cfg->hStream)
+		return cfg;
+	*copy = *cfg;
+	copy->hStream = on;
+	return copy;
+}
+
+void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx)
+{
+	struct xu_stream *s = stream_get(h);
+
+	if (s && atomic_load(&s->side) == SIDE_TWIN && s->twin) {
+		*on = s->twin;
+		*ctx = devs[s->dev].ctx;
+	}
+}
+
+CUstream xu_twin(CUstream h)
+{
+	struct xu_stream *s = stream_get(h);
+
+	return s ? s->twin : NULL;
+}
+
+CUresult xu_ctx_synchronize(void)
+{
+	CUdevice dev = 0;
+	CUcontext c, old;
+	CUresult r;
+
+	if (!atomic_load(&nurgent) || ur.ctx_get_device(&dev) != CUDA_SUCCESS ||
+	    dev < 0 || dev >= XU_DEVS)
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&lock);
+	c = devs[dev].ctx;
+	pthread_mutex_unlock(&lock);
+	if (!c || ur.ctx_push(c) != CUDA_SUCCESS)
+		return CUDA_SUCCESS;
+	r = ur.ctx_sync();
+	ur.ctx_pop(&old);
+	return r;
+}
+
+void xu_capture_begin(CUstream h)
+{
+	struct xu_stream *s;
+
+	if (!lv3)
+		return;
+	atomic_fetch_add(&ncaptures, 1);
+	s = stream_get(h);
+	if (s)
+		side_set(s, SIDE_ORIG);	/* before it captures: the join is not captured */
+}
+
+void xu_capture_end(void)
+{
+	if (lv3 && atomic_load(&ncaptures) > 0)
+		atomic_fetch_sub(&ncaptures, 1);
+}
+
+void xu_context_gone(CUcontext ctx, int32_t device)
+{
+	struct xu_stream *gone[64];
+	unsigned int i, n;
+
+	if (!atomic_load(&nurgent))
+		return;
+	do {
+		n = 0;
+		pthread_mutex_lock(&lock);
+		for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
+			struct xu_stream *s = streams.val[i];
+
+			if (streams.key[i] && streams.key[i] != XU_TOMB && s &&
+			    (s->ctx == ctx || (device >= 0 && s->dev == device))) {
+				streams.key[i] = XU_TOMB;
+				streams.val[i] = NULL;
+				gone[n++] = s;
+				atomic_fetch_sub(&nurgent, 1);
+			}
+		}
+		pthread_mutex_unlock(&lock);
+		for (i = 0; i < n; i++)
+			stream_free(gone[i]);
+	} while (n == 64);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+void xu_event_created(CUevent ev, unsigned int flags)
+{
+	struct xu_event *e;
+
+	if (!lv3 || !ev)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->ev = ev;
+	e->flags = flags;
+	pthread_mutex_lock(&lock);
+	if (!xu_tput(&events, ev, e)) {
+		free(e);
+		e = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	if (!e)
+		xs_warn("cuda: more events than the urgent context follows; event %p is recorded in its own context only",
+			(void *)ev);
+}
+
+void xu_event_destroyed(CUevent ev)
+{
+	struct xu_event *e;
+
+	if (!lv3)
+		return;
+	pthread_mutex_lock(&lock);
+	e = xu_tdel(&events, ev);
+	pthread_mutex_unlock(&lock);
+	if (!e)
+		return;
+	if (e->twin)
+		ur.event_destroy(e->twin);
+	free(e);
+}
+
+static struct xu_event *event_get(CUevent ev)
+{
+	struct xu_event *e;
+
+	if (!lv3 || !ev)
+		return NULL;
+	pthread_mutex_lock(&lock);
+	e = xu_tget(&events, ev);
+	pthread_mutex_unlock(&lock);
+	return e;
+}
+
+/* The twin of @e in @uctx (the urgent context of the recording stream). */
+static bool event_twin(struct xu_event *e, CUcontext uctx)
+{
+	CUcontext old;
+	CUevent t = NULL;
+	bool ok;
+
+	pthread_mutex_lock(&lock);
+	ok = e->twin != NULL;
+	pthread_mutex_unlock(&lock);
+	if (!ok) {
+		if (ur.ctx_push(uctx) != CUDA_SUCCESS)
+			return false;
+		ok = ur.event_create(&t, e->flags & ~CU_EVENT_INTERPROCESS) == CUDA_SUCCESS;
+		ur.ctx_pop(&old);
+		if (!ok)
+			return false;
+		pthread_mutex_lock(&lock);
+		if (!e->twin) {
+			e->twin = t;
+			e->twin_ctx = uctx;
+			t = NULL;
+		}
+		pthread_mutex_unlock(&lock);
+		if (t)	/* another thread made one first */
+			ur.event_destroy(t);
+	}
+	return e->twin_ctx == uctx;	/* an event follows one device */
+}
+
+void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h)
+{
+	struct xu_stream *s = stream_get(*h);
+	struct xu_event *e;
+	enum xu_how how = XU_CARRY;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->h = *h;
+	e = event_get(*ev);
+	rc->e = e;
+	if (!s) {
+		rc->captured = e && capturing(*h);
+		return;
+	}
+	/* An interprocess event or one of another device is recorded where it
+	 * belongs, after the twin's work. */
+	if (!e || (e->flags & CU_EVENT_INTERPROCESS) || !event_twin(e, devs[s->dev].ctx))
+		how = XU_STAY;
+	*h = xu_route(*h, NULL, how);
+	if (*h == rc->h) {
+		rc->captured = e && capturing(rc->h);
+		return;
+	}
+	rc->twin = true;
+	*ev = e->twin;
+}
+
+void xu_record_end(struct xu_record *rc, CUresult r)
+{
+	struct xu_event *e = rc->e;
+	struct xu_stream *s;
+	CUstreamCaptureMode m;
+	bool sw;
+
+	if (!e || r != CUDA_SUCCESS)
+		return;
+	atomic_store(&e->captured, rc->captured);
+	atomic_store(&e->last, rc->twin ? SIDE_TWIN : SIDE_ORIG);
+	if (!rc->twin || (e->flags & CU_EVENT_DISABLE_TIMING))
+		return;
+	/* A timing event is also recorded in its own context, right after the
+	 * twin (the program's stream waits for it): an elapsed time against an
+	 * event recorded elsewhere then has a partner in one context. */
+	s = stream_get(rc->h);
+	if (!s)
+		return;
+	m = relax(&sw);
+	if (ur.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
+		ur.event_record(e->ev, rc->h);
+	unrelax(sw, m);
+}
+
+void xu_wait_event(CUstream *h, CUevent *ev)
+{
+	struct xu_event *e = event_get(*ev);
+
+	/* A wait on an event recorded into a capture joins that capture: the
+	 * stream must then be on the program's side. */
+	*h = xu_route(*h, NULL, e && atomic_load(&e->captured) ? XU_STAY : XU_CARRY);
+	if (e && atomic_load(&e->last) == SIDE_TWIN && e->twin)
+		*ev = e->twin;
+}
+
+CUevent xu_event_current(CUevent ev)
+{
+	struct xu_event *e = event_get(ev);
+
+	return e && atomic_load(&e->last) == SIDE_TWIN && e->twin ? e->twin : ev;
+}
+
+void xu_event_pair(CUevent *a, CUevent *b)
+{
+	struct xu_event *ea = event_get(*a), *eb = event_get(*b);
+
+	/* Both last recorded in the urgent context: the twins; else the
+	 * program's events (a timing event recorded on a twin is recorded in
+	 * its own context as well). */
+	if (ea && eb && atomic_load(&ea->last) == SIDE_TWIN &&
+	    atomic_load(&eb->last) == SIDE_TWIN && ea->twin && eb->twin &&
+	    ea->twin_ctx == eb->twin_ctx) {
+		*a = ea->twin;
+		*b = eb->twin;
+	}
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The urgent context (Lv3 on NVIDIA): see cuda_urgent.c.  Called by the
+ * CUDA table's hooks (cuda.c); it calls only the driver.
+ */
+#ifndef XSCHED_CUDA_URGENT_H
+#define XSCHED_CUDA_URGENT_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How a call on an urgent stream may run. */
+enum xu_how {
+	XU_CARRY,	/* in the urgent context, on the stream's twin */
+	XU_STAY,	/* on the program's own stream (after the twin's work) */
+};
+
+/* Devices at and above this ordinal in a stream description are the
+ * urgent contexts of devices 0, 1, ...: the core's gate and policy then
+ * see an urgent stream as on a device of its own, so it never holds the
+ * program's context (the driver's time-slicing preempts instead). */
+#define XU_DEV_BASE 32
+
+/* XSCHED_CUDA_LV3 read, driver functions taken from @libcuda.  @split:
+ * the SM partition is on (the two are alternatives). */
+void xu_init(void *libcuda, bool split);
+bool xu_on(void);
+
+/* Streams: the program made @h (in the current context) with @flags. */
+void xu_stream_created(CUstream h, unsigned int flags);
+void xu_stream_destroyed(CUstream h);
+/* Is @h urgent?  Its urgent context's pseudo device (XU_DEV_BASE + dev). */
+bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev);
+/* The stream a call on @h must use, @f (launches) translated to a function
+ * that runs there.  Joins the twin and the program's stream when the side
+ * changes, so the stream's order holds. */
+CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how);
+/* cuLaunchKernelEx: @cfg's stream routed; *@copy holds the changed config. */
+const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
+				  CUlaunchConfig *copy);
+/* Where @h's last command went, and that stream's context (marks). */
+void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
+/* The twin of @h, or NULL (synchronize and query cover it too). */
+CUstream xu_twin(CUstream h);
+/* cuCtxSynchronize: the current device's urgent context too. */
+CUresult xu_ctx_synchronize(void);
+/* Stream capture begins on @h: its twin's work first. */
+void xu_capture_begin(CUstream h);
+void xu_capture_end(void);
+/* A context or a device's primary context is going away. */
+void xu_context_gone(CUcontext ctx, int32_t device);
+
+/* Events.  A record on an urgent stream goes to a twin event in the urgent
+ * context; waits, synchronize, query and elapsed time use whichever of the
+ * two was recorded last. */
+void xu_event_created(CUevent ev, unsigned int flags);
+void xu_event_destroyed(CUevent ev);
+struct xu_record {
+	void *e;		/* struct xu_event, or NULL: a plain record */
+	bool twin;
+	bool captured;
+	CUstream h;		/* the program's stream */
+};
+/* Rewrites *@ev and *@h to what must be recorded where. */
+void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h);
+void xu_record_end(struct xu_record *rc, CUresult r);
+/* cuStreamWaitEvent: *@h routed, *@ev the one recorded last. */
+void xu_wait_event(CUstream *h, CUevent *ev);
+CUevent xu_event_current(CUevent ev);
+void xu_event_pair(CUevent *a, CUevent *b);
+
+#endif
