@@ -314,6 +314,69 @@ plan_more() {
 	run_py native 200 stream --batch gemm --prio high --sync device --requests 60 --warmup 5 --tag stream-devsync-gemm
 }
 
+# lv3_count: what the urgent context carried and what it could not, so far
+lv3_count() {
+	say "urgent context: $(grep -c "runs in the urgent context" "$LOG") streams moved, $(grep -c "cannot run in the urgent context" "$LOG") functions not carried"
+	grep "cannot run in the urgent context" "$LOG" | sed 's/.*function //' | cut -c1-160 | sort | uniq -c | sort -rn | head -10 | tee -a "$LOG"
+}
+
+lv3_smoke() {
+	say "smoke: a high-priority stream's ResNet-18 in the urgent context, XSCHED_LOG=debug"
+	XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
+import torch, torchvision
+x = torch.randn(4, 3, 224, 224, device="cuda")
+m = torchvision.models.resnet18(weights=None).cuda().eval()
+hi = torch.cuda.Stream(priority=-1)
+with torch.no_grad():
+    a = m(x)
+    with torch.cuda.stream(hi):
+        b = m(x)
+        c = (b * 2).sum()
+    hi.synchronize()
+print("smoke ok", torch.equal(a, b), float(a.sum()), float(c))
+' >"$OUT/smoke-lv3.log" 2>&1
+	say "smoke rc=$?: $(tail -n 1 "$OUT/smoke-lv3.log")"
+	say "$(grep -c "now runs in the urgent context" "$OUT/smoke-lv3.log") moves to the urgent context, $(grep -c "cannot run in the urgent context" "$OUT/smoke-lv3.log") functions not carried, $(grep -c "runs in the urgent context as" "$OUT/smoke-lv3.log") carried"
+	grep -E "urgent|cannot" "$OUT/smoke-lv3.log" | cut -c1-200 | sort | uniq -c | sort -rn | head -20 | tee -a "$LOG"
+}
+
+# Does the urgent context (Lv3) keep urgent ResNet-18 within 1.5x (P50) and
+# 3x (P99) of alone beside the GEMM and SDPA, the batch job at 0.9 or more?
+# (the native twins of the two cases: plan lv3_native)
+plan_lv3() {
+	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 150))
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	lv3_smoke
+	run_py native 90 batch-alone --batch gemm --seconds 10 --tag alone-gemm
+	run_py native 90 batch-alone --batch sdpa --seconds 10 --tag alone-sdpa
+	say "urgent alone ($n requests)"
+	run_py native "$t" alone --requests "$n" --tag alone
+	say "urgent beside the GEMM and SDPA, urgent context on ($n requests each)"
+	run_py xsched "$t" stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-lv3
+	lv3_count
+	run_py xsched "$t" stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa-lv3
+	lv3_count
+}
+
+# The native twins of plan lv3, and the transparency suite with the urgent
+# context on.
+plan_lv3_native() {
+	local n=$REQ_MAIN
+	info
+	build
+	say "urgent beside the GEMM and SDPA natively ($n requests each)"
+	run_py native $((n / 20 + 150)) stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm
+	run_py native $((n * 3 / 20 + 150)) stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa
+	[ -n "$XLIB" ] || return 1
+	say "transparency on priority -1 streams (their work in the urgent context)"
+	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --urgent --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
+	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --urgent --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
+	compare_transparency
+	lv3_count
+}
+
 smoke() {
 	say "smoke: PyTorch under the interposer, XSCHED_LOG=debug"
 	XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
@@ -619,6 +682,8 @@ for p in "$@"; do
 	port16) plan_port16 ;;
 	port17) plan_port17 ;;
 	port18) plan_port18 ;;
+	lv3) plan_lv3 ;;
+	lv3_native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac

@@ -8,7 +8,11 @@ trained weights, an inference output hash, a CUDA graph replay, a side stream
 joined through an event, a Triton kernel, pinned non-blocking copies; and the
 throughput of ResNet-50 b16 inference and training alone (not compared).
 
-  transparency.py [--steps N] [--seconds S] [--xsched-streams two]
+  transparency.py [--steps N] [--seconds S] [--urgent]
+
+--urgent runs it all on streams of CUDA priority -1 (the current stream and
+the side streams): under libxsched-cuda their work runs in the urgent
+context (Documentation/cuda.rst, "Lv3: the urgent context").
 """
 import argparse
 import hashlib
@@ -54,11 +58,14 @@ def infer():
         return h(m(x))
 
 
+PRIO = 0  # the side streams' CUDA priority (--urgent: -1)
+
+
 def graph_replay():
     torch.manual_seed(3)
     lin = torch.nn.Sequential(torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Linear(512, 10)).cuda()
     x = torch.randn(64, 512, device="cuda")
-    s = torch.cuda.Stream()
+    s = torch.cuda.Stream(priority=PRIO)
     with torch.no_grad():
         s.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(s):
@@ -78,7 +85,7 @@ def graph_replay():
 def side_stream():
     torch.manual_seed(4)
     a = torch.randn(2048, 2048, device="cuda")
-    side = torch.cuda.Stream()
+    side = torch.cuda.Stream(priority=PRIO)
     ev = torch.cuda.Event()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -167,7 +174,17 @@ def main():
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--out")
     ap.add_argument("--throughput-only", action="store_true")
+    ap.add_argument("--urgent", action="store_true")
     args = ap.parse_args()
+    if args.urgent:
+        global PRIO
+        PRIO = -1
+        with torch.cuda.stream(torch.cuda.Stream(priority=-1)):
+            return run(args)
+    return run(args)
+
+
+def run(args):
     torch.backends.cudnn.benchmark = False
     torch.backends.cudnn.deterministic = True
     torch.use_deterministic_algorithms(True)
@@ -181,7 +198,8 @@ def main():
             with open(args.out, "a") as f:
                 f.write(line + "\n")
         return
-    r = {"mode": "transparency", "xsched": os.environ.get("XBENCH_XSCHED", "native")}
+    r = {"mode": "transparency", "xsched": os.environ.get("XBENCH_XSCHED", "native"),
+         "urgent": bool(args.urgent)}
     r["randn"] = h(torch.randn(1000, device="cuda", generator=torch.Generator(device="cuda").manual_seed(7)))
     r["train_losses"], r["train_weights"] = train(args.steps)
     r["infer"] = infer()
