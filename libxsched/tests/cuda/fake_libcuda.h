@@ -37,6 +37,49 @@
  *    joins that capture (its commands are recorded, not run) until the
  *    capture ends.
  *
+ * Contexts (as measured on an H200, driver 580, CUDA 13.0): the primary
+ * context (id 0, current on every thread unless another is pushed; a green
+ * context counts as the primary for what belongs to a context) and
+ * contexts made by cuCtxCreate (ids 1, 2, ... in creation order, never
+ * reused), with a per-thread stack (cuCtxCreate pushes; cuCtxPopCurrent
+ * makes the previous one current again; the primary stays under the stack
+ * and cannot be popped).  What belongs to a context:
+ *  - A stream: the context current at its creation (cuStreamGetCtx); the
+ *    default streams (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) are
+ *    the current context's (a created context has one default stream, id
+ *    FAKE_CTX_DEFAULT_STREAM(ctx), for both).  Synchronize and query of
+ *    any context's stream work whatever is current.
+ *  - A CUfunction: the K() kernels (struct fake_kernel) are the primary's;
+ *    a module function is its module's context's (cuModuleLoadData,
+ *    cuModuleLoadDataEx, cuModuleLoadFatBinary load into the current
+ *    context); cuKernelGetFunction gives one of the current context.
+ *    Launched on another context's stream: CUDA_ERROR_INVALID_HANDLE and
+ *    nothing runs (no log record).  A CUkernel (cuLibraryLoadData,
+ *    cuLibraryGetKernel) cast to CUfunction launches on any context's
+ *    stream.  cuKernelGetName fails (INVALID_HANDLE) for a CUfunction,
+ *    cuFuncGetName and cuFuncGetModule for a CUkernel.
+ *  - Images: a NUL-terminated text "fakecubin <name>=<ns> ..." (what else:
+ *    CUDA_ERROR_INVALID_IMAGE); a function's run time is its <ns>; a
+ *    function named k<digits> logs fake_rec.kernel = <digits>, any other
+ *    name FAKE_NAMED.
+ *  - Dynamic shared memory: a launch asking more than 48 KiB fails with
+ *    CUDA_ERROR_INVALID_VALUE unless the function's
+ *    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (cuFuncSetAttribute;
+ *    a CUkernel's by cuKernelSetAttribute, or cuFuncSetAttribute on it
+ *    cast; a function of cuKernelGetFunction: the larger of its own and
+ *    its kernel's) allows it.  Each module loaded again starts at 48 KiB.
+ *  - An event: the context current at cuEventCreate; recorded on another
+ *    context's stream: CUDA_ERROR_INVALID_HANDLE (nothing logged).  Waits,
+ *    synchronize, query and elapsed time work across contexts.
+ *  - cuCtxSynchronize: the current context's work only.  cuCtxDestroy_v2
+ *    waits for the context's work, destroys its streams and pops it from
+ *    the calling thread's stack.
+ *  - Graphs (what a capture recorded; launched as one command of the sum
+ *    of its nodes' run times, fake_rec.kernel FAKE_GRAPH), copies,
+ *    memsets and host functions run on any context's stream.
+ *  - Host functions (cuLaunchHostFunc, cuStreamAddCallback) are called on
+ *    one driver thread, in submission order, once their command ended.
+ *
  * Green contexts (CUDA 12.4+): a device of 132 SMs split in groups of
  * multiples of 8 (as on compute capability 9.0), green contexts that remember
  * their SM count, and streams that remember their green context.  Built with
@@ -60,7 +103,15 @@ struct fake_kernel {
 enum fake_variant { FAKE_LEGACY = 0, FAKE_PTSZ = 1, FAKE_INTERNAL = 2 };
 /* fake_rec.kernel of what is not a kernel */
 enum { FAKE_COPY = -1, FAKE_EVENT = -2, FAKE_WAIT_EVENT = -3, FAKE_WAIT_VALUE = -4,
-       FAKE_WRITE_VALUE = -5, FAKE_SYNC_COPY = -6 };
+       FAKE_WRITE_VALUE = -5, FAKE_SYNC_COPY = -6, FAKE_GRAPH = -7, FAKE_MEMSET = -8,
+       FAKE_HOST_FN = -9, FAKE_NAMED = -10 };
+/* fake_rec.fn: what was launched */
+enum { FAKE_FN_TEST = 0,	/* a K() kernel (struct fake_kernel): the primary's */
+       FAKE_FN_MODULE = 1,	/* a function of a module (cuModuleGetFunction) */
+       FAKE_FN_KERNEL = 2,	/* a CUkernel cast to CUfunction */
+       FAKE_FN_OF_KERNEL = 3 };	/* a function of cuKernelGetFunction */
+/* The stream id of a created context's default stream. */
+#define FAKE_CTX_DEFAULT_STREAM(ctx) (-(1 << 24) - (ctx))
 
 struct fake_tl;
 
@@ -82,6 +133,14 @@ struct fake_rec {
 	void *mem;
 	uint64_t val, mask;
 	struct fake_tl *tl;
+	/* contexts */
+	int ctx;		/* the context of the stream that ran it: 0 primary, 1, 2, ... */
+	int capture;		/* captured: the capture's id (the graph's, FAKE_GRAPH) */
+	int fn;			/* a launch: FAKE_FN_* */
+	int module;		/* a launch: the function's module (0: a K() kernel or CUkernel) */
+	int lib;		/* a launch of a CUkernel or of its function: its library */
+	char name[32];		/* a launch: the function's name ("" for K()) */
+	int nodes;		/* FAKE_GRAPH: how many commands the capture recorded */
 };
 
 /* Test API (exported by the fake). */
@@ -98,6 +157,30 @@ void *fake_self_call_target(void);
 int fake_stream_green(CUstream h, unsigned int *sms);
 int fake_green_count(void);
 
+/* Contexts: a stream's context (0 primary, 1, 2... created); contexts made
+ * by cuCtxCreate and not destroyed; the context current on the calling
+ * thread; streams made (cuStreamCreate*, cuGreenCtxStreamCreate) and not
+ * destroyed (the default streams never count); modules loaded in context
+ * @ctx and not unloaded (a library's module in a context counts once it
+ * exists: cuKernelGetFunction, cuLibraryGetModule); events created and not
+ * destroyed. */
+int fake_stream_ctx(CUstream h);
+int fake_ctx_count(void);
+int fake_ctx_current(void);
+int fake_live_streams(void);
+int fake_module_count(int ctx);
+int fake_live_events(void);
+/* An event's context (-1: not an event) and its last record's log index
+ * (-1: never recorded). */
+int fake_event_ctx(CUevent e);
+int fake_event_rec(CUevent e);
+/* Sleep until every command logged so far, of every context, ended. */
+void fake_wait_all(void);
+/* Host functions called so far. */
+int fake_host_fns_called(void);
+
 #define FAKE_SMS 132	/* the device's SMs */
+#define FAKE_SMEM_DEFAULT 49152	/* dynamic shared memory allowed without the attribute */
+#define FAKE_SMEM_MAX 232448	/* the most the attribute may allow (227 KiB) */
 
 #endif
