@@ -96,6 +96,8 @@ struct fevent {
 	int capture;		/* recorded in this capture (0: none) */
 	struct fctx *ctx;	/* the context current at its creation */
 	unsigned int flags;
+	int destroyed;		/* then every use answers INVALID_HANDLE */
+	struct fevent *next;	/* every event: kept, never leaked nor reused */
 };
 
 /* A context: the primary (id 0) or one of cuCtxCreate. */
@@ -1130,6 +1132,16 @@ API int fake_live_events(void)
 }
 
 /* In the current context. */
+static struct fevent *all_events;
+
+/* A live event (not destroyed), or NULL. */
+static struct fevent *ev_of(CUevent e)
+{
+	struct fevent *ev = (struct fevent *)e;
+
+	return ev && !__atomic_load_n(&ev->destroyed, __ATOMIC_ACQUIRE) ? ev : NULL;
+}
+
 API CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
 	struct fevent *ev;
@@ -1147,33 +1159,39 @@ API CUresult cuEventCreate(CUevent *e, unsigned int flags)
 	ev->rec = -1;
 	ev->ctx = c;
 	ev->flags = flags;
+	pthread_mutex_lock(&mu);
+	ev->next = all_events;
+	all_events = ev;
+	pthread_mutex_unlock(&mu);
 	__atomic_add_fetch(&events_created, 1, __ATOMIC_RELAXED);
 	return CUDA_SUCCESS;
 }
 
 API CUresult cuEventDestroy_v2(CUevent e)
 {
-	if (!e)
+	struct fevent *ev = ev_of(e);
+
+	if (!ev)
 		return CUDA_ERROR_INVALID_HANDLE;
-	free(e);
+	__atomic_store_n(&ev->destroyed, 1, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&events_destroyed, 1, __ATOMIC_RELAXED);
 	return CUDA_SUCCESS;
 }
 
 API int fake_event_ctx(CUevent e)
 {
-	return e ? ((struct fevent *)e)->ctx->id : -1;
+	return ev_of(e) ? ev_of(e)->ctx->id : -1;
 }
 
 API int fake_event_rec(CUevent e)
 {
-	return e ? ((struct fevent *)e)->rec : -1;
+	return ev_of(e) ? ev_of(e)->rec : -1;
 }
 
 /* On a stream of the event's context only. */
 static CUresult event_record(CUevent e, CUstream h, int ptsz)
 {
-	struct fevent *ev = (struct fevent *)e;
+	struct fevent *ev = ev_of(e);
 	struct fstream *s;
 
 	if (!ev)
@@ -1215,7 +1233,7 @@ API CUresult cuEventRecordWithFlags_ptsz(CUevent e, CUstream h, unsigned int fla
 /* Between the ends of the two records, whatever context is current. */
 static CUresult elapsed(float *ms, CUevent a, CUevent b)
 {
-	struct fevent *s = (struct fevent *)a, *e = (struct fevent *)b;
+	struct fevent *s = ev_of(a), *e = ev_of(b);
 	CUresult r = CUDA_SUCCESS;
 
 	if (!ms)
@@ -1243,15 +1261,23 @@ API CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 
 API CUresult cuEventSynchronize(CUevent e)
 {
-	if (((struct fevent *)e)->rec >= 0)
-		fake_rec_wait(((struct fevent *)e)->rec);
+	struct fevent *ev = ev_of(e);
+
+	if (!ev)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (ev->rec >= 0)
+		fake_rec_wait(ev->rec);
 	return CUDA_SUCCESS;
 }
 
 API CUresult cuEventQuery(CUevent e)
 {
-	int rec = ((struct fevent *)e)->rec, done;
+	struct fevent *ev = ev_of(e);
+	int rec, done;
 
+	if (!ev)
+		return CUDA_ERROR_INVALID_HANDLE;
+	rec = ev->rec;
 	if (rec < 0)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&mu);
@@ -1264,7 +1290,7 @@ API CUresult cuEventQuery(CUevent e)
  * stream that waits on an event recorded in a capture joins the capture. */
 static CUresult wait_event(CUstream h, CUevent e, int ptsz)
 {
-	struct fevent *ev = (struct fevent *)e;
+	struct fevent *ev = ev_of(e);
 	struct fstream *s;
 	struct fake_rec *r;
 
@@ -2032,6 +2058,14 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	r->block[2] = bz;
 	r->smem = smem;
 	r->config = config;
+	if (config) {
+		const CUlaunchConfig *c = config;
+		unsigned int i;
+
+		r->nattrs = c->numAttrs;
+		for (i = 0; i < c->numAttrs && i < FAKE_MAX_ATTRS && c->attrs; i++)
+			r->attrs[i] = c->attrs[i];
+	}
 	if (kind == FAKE_FN_TEST && k->flag)
 		fake_memop(r->tl, r, FAKE_MEM_WRITE, k->flag, k->flag_val, ~0ULL, 0, 0);
 	pthread_mutex_unlock(&mu);

@@ -101,6 +101,7 @@ struct fake_kernel {
 };
 
 enum fake_variant { FAKE_LEGACY = 0, FAKE_PTSZ = 1, FAKE_INTERNAL = 2 };
+#define FAKE_MAX_ATTRS 4
 /* fake_rec.kernel of what is not a kernel */
 enum { FAKE_COPY = -1, FAKE_EVENT = -2, FAKE_WAIT_EVENT = -3, FAKE_WAIT_VALUE = -4,
        FAKE_WRITE_VALUE = -5, FAKE_SYNC_COPY = -6, FAKE_GRAPH = -7, FAKE_MEMSET = -8,
@@ -124,7 +125,9 @@ struct fake_rec {
 	void **params;
 	void **extra;
 	unsigned int grid[3], block[3], smem;
-	const void *config;	/* cuLaunchKernelEx */
+	const void *config;	/* cuLaunchKernelEx (valid during the call only) */
+	unsigned int nattrs;	/* cuLaunchKernelEx: its config's numAttrs */
+	CUlaunchAttribute attrs[FAKE_MAX_ATTRS];/* and the first FAKE_MAX_ATTRS of them */
 	uint64_t ret;		/* a blocking call: when it returned (0: not yet) */
 	/* the timeline's (fake_timeline.h) */
 	uint64_t ns;		/* run time */
