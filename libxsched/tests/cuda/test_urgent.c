@@ -1,0 +1,1414 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the urgent context (XSCHED_CUDA_LV3, issue 24) against the
+ * fake libcuda (fake_libcuda.h: contexts, modules, libraries, events and
+ * graphs as the real driver has them across contexts): the work of a
+ * stream above the lowest priority runs on a twin stream in a context the
+ * library owns, the program's handles unchanged.  Linked into test_cuda
+ * (its main runs these too); each test runs in its own forked process and
+ * sets XSCHED_CUDA_LV3 before its first CUDA call.
+ *
+ * The fake's priority range is [0 least, -5 greatest]: -1..-5 are urgent.
+ * The urgent context is the first context the process creates: id 1 in
+ * fake_rec.ctx; the primary is 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fake_libcuda.h"
+#include "harness.h"
+
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
+			     unsigned int, unsigned int, unsigned int, unsigned int,
+			     CUstream, void **, void **);
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *, CUfunction, void **, void **);
+CUresult cuStreamSynchronize_ptsz(CUstream);
+CUresult cuStreamQuery_ptsz(CUstream);
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
+					unsigned int, unsigned int, unsigned int, unsigned int,
+					CUstream, void **);
+
+#define MS 1000000ULL
+#define URGENT 1	/* fake_rec.ctx of the urgent context */
+#define SMEM_ATTR CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
+/* ---- helpers (test_cuda.c's are static there) ---- */
+
+static void lv3(const char *v)
+{
+	setenv("XSCHED_CUDA_LV3", v, 1);
+}
+
+static CUstream mk(int prio)
+{
+	CUstream h = NULL;
+
+	ASSERT_EQ(cuStreamCreateWithPriority(&h, CU_STREAM_NON_BLOCKING, prio), CUDA_SUCCESS);
+	return h;
+}
+
+static struct fake_kernel kern[256];
+
+/* A test kernel: a CUfunction of the primary context that no module the
+ * program loaded holds (it cannot be carried to another context). */
+static CUfunction K(int id, uint64_t ns)
+{
+	kern[id].id = id;
+	kern[id].ns = ns;
+	return (CUfunction)&kern[id];
+}
+
+static void go(CUfunction f, CUstream h)
+{
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
+}
+
+/* A library of "fakecubin k<id>=<ns> ..." and one of its kernels. */
+static CUlibrary lib_load(const char *image)
+{
+	CUlibrary l = NULL;
+
+	ASSERT_EQ(cuLibraryLoadData(&l, image, NULL, NULL, 0, NULL, NULL, 0), CUDA_SUCCESS);
+	return l;
+}
+
+static CUfunction kernel_of(CUlibrary l, const char *name)
+{
+	CUkernel k = NULL;
+
+	ASSERT_EQ(cuLibraryGetKernel(&k, l, name), CUDA_SUCCESS);
+	return (CUfunction)k;
+}
+
+/* A CUkernel named k<id> of @ns, in a library of its own. */
+static CUfunction CK(int id, uint64_t ns)
+{
+	char image[64], name[16];
+
+	snprintf(image, sizeof(image), "fakecubin k%d=%llu", id, (unsigned long long)ns);
+	snprintf(name, sizeof(name), "k%d", id);
+	return kernel_of(lib_load(image), name);
+}
+
+static CUmodule mod_load(const char *image)
+{
+	CUmodule m = NULL;
+
+	ASSERT_EQ(cuModuleLoadData(&m, image), CUDA_SUCCESS);
+	return m;
+}
+
+static CUfunction func_of(CUmodule m, const char *name)
+{
+	CUfunction f = NULL;
+
+	ASSERT_EQ(cuModuleGetFunction(&f, m, name), CUDA_SUCCESS);
+	return f;
+}
+
+/* The log record of the last command of kernel @id. */
+static struct fake_rec rec_of(int id)
+{
+	struct fake_rec r, found;
+	int i, n = fake_log_count(), hit = 0;
+
+	memset(&found, 0, sizeof(found));
+	for (i = 0; i < n; i++) {
+		fake_log_get(i, &r);
+		if (r.kernel == id) {
+			found = r;
+			hit = 1;
+		}
+	}
+	if (!hit)
+		xt_fail(__FILE__, __LINE__, "kernel %d never reached the driver", id);
+	return found;
+}
+
+/* Records of kind @kernel (FAKE_COPY, ...) from log index @from on: how
+ * many, and how many of them ran in context @ctx. */
+static int count_kind(int from, int kernel, int ctx, int *in_ctx)
+{
+	struct fake_rec r;
+	int i, n = 0;
+
+	*in_ctx = 0;
+	for (i = from; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.kernel != kernel)
+			continue;
+		n++;
+		*in_ctx += r.ctx == ctx;
+	}
+	return n;
+}
+
+/* How many commands ran in a context other than the primary. */
+static int off_primary(void)
+{
+	struct fake_rec r;
+	int i, n = 0;
+
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		n += r.ctx != 0;
+	}
+	return n;
+}
+
+/* The record says where it ran: the urgent context, on a twin (never the
+ * program's stream, which is the primary's). */
+#define ASSERT_URGENT(r, h) do {					\
+	struct fake_rec r_ = (r);					\
+	if (r_.ctx != URGENT || r_.stream == fake_stream_id(h))		\
+		xt_fail(__FILE__, __LINE__, "%s ran in context %d on stream %d (the program's: %d); expected the urgent context (%d) on a twin", \
+			#r, r_.ctx, r_.stream, fake_stream_id(h), URGENT); \
+} while (0)
+
+#define ASSERT_IN_PLACE(r, h) do {					\
+	struct fake_rec r_ = (r);					\
+	if (r_.ctx != 0 || r_.stream != fake_stream_id(h))		\
+		xt_fail(__FILE__, __LINE__, "%s ran in context %d on stream %d; expected the primary (0) on the program's stream %d", \
+			#r, r_.ctx, r_.stream, fake_stream_id(h));	\
+} while (0)
+
+/* An event was recorded in the urgent context (a timing event is also
+ * recorded in its own context after it: the last record may be that one). */
+#define ASSERT_TWIN_EVENT() do {					\
+	int in_;							\
+	(void)count_kind(0, FAKE_EVENT, URGENT, &in_);			\
+	if (!in_)							\
+		xt_fail(__FILE__, __LINE__, "no event was recorded in the urgent context"); \
+} while (0)
+
+static char errbuf[65536];
+
+static FILE *err_capture(void)
+{
+	FILE *f = tmpfile();
+
+	ASSERT_TRUE(f != NULL);
+	fflush(stderr);
+	ASSERT_EQ(dup2(fileno(f), 2), 2);
+	return f;
+}
+
+static const char *err_read(FILE *f)
+{
+	size_t n;
+
+	fflush(stderr);
+	rewind(f);
+	n = fread(errbuf, 1, sizeof(errbuf) - 1, f);
+	errbuf[n] = 0;
+	return errbuf;
+}
+
+/* Lines of @text that hold @a and one of @b, @c. */
+static int lines_with(const char *text, const char *a, const char *b, const char *c)
+{
+	char line[1024];
+	const char *p = text, *e;
+	int n = 0;
+
+	while (*p) {
+		size_t len;
+
+		e = strchr(p, '\n');
+		len = e ? (size_t)(e - p) : strlen(p);
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, p, len);
+		line[len] = 0;
+		n += strstr(line, a) && ((b && strstr(line, b)) || (c && strstr(line, c)));
+		p += len;
+		if (*p == '\n')
+			p++;
+		if (!e)
+			break;
+	}
+	return n;
+}
+
+/* ---- the fake itself: what the real driver does across contexts ---- */
+
+TEST(fake_ctx_create_pushes_and_pop_restores)
+{
+	CUcontext c = NULL, cur = NULL, popped = NULL;
+
+	lv3("0");
+	ASSERT_EQ(fake_ctx_current(), 0);
+	ASSERT_EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+	ASSERT_EQ(fake_ctx_current(), 1);
+	ASSERT_EQ(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	ASSERT_TRUE(cur == c);
+	ASSERT_EQ(fake_ctx_count(), 1);
+	ASSERT_EQ(cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+	ASSERT_TRUE(popped == c);
+	ASSERT_EQ(fake_ctx_current(), 0);
+	ASSERT_EQ(cuCtxDestroy(c), CUDA_SUCCESS);
+	ASSERT_EQ(fake_ctx_count(), 0);
+}
+
+TEST(fake_function_of_another_context_is_refused)
+{
+	CUcontext c, old;
+	CUstream s, p;
+	CUfunction f, ck;
+	int n;
+
+	lv3("0");
+	p = mk(0);
+	f = func_of(mod_load("fakecubin k3=1000"), "k3");
+	ck = CK(4, 1000);
+	ASSERT_EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+	s = mk(0);
+	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
+	ASSERT_EQ(fake_stream_ctx(s), 1);
+	ASSERT_EQ(fake_stream_ctx(p), 0);
+	n = fake_log_count();
+	ASSERT_EQ(cuLaunchKernel(K(2, 0), 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL),
+		  CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL),
+		  CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(fake_log_count(), n);	/* nothing ran */
+	go(ck, s);			/* a CUkernel runs anywhere */
+	ASSERT_EQ(rec_of(4).ctx, 1);
+	ASSERT_EQ(rec_of(4).fn, FAKE_FN_KERNEL);
+	go(f, p);
+	ASSERT_EQ(rec_of(3).ctx, 0);
+	ASSERT_EQ(rec_of(3).fn, FAKE_FN_MODULE);
+}
+
+TEST(fake_event_of_another_context_cannot_be_recorded)
+{
+	CUcontext c, old;
+	CUevent e0, e1;
+	CUstream s, p;
+
+	lv3("0");
+	p = mk(0);
+	ASSERT_EQ(cuEventCreate(&e0, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+	s = mk(0);
+	ASSERT_EQ(cuEventCreate(&e1, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
+	ASSERT_EQ(fake_event_ctx(e0), 0);
+	ASSERT_EQ(fake_event_ctx(e1), 1);
+	ASSERT_EQ(cuEventRecord(e0, s), CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(cuEventRecord(e1, p), CUDA_ERROR_INVALID_HANDLE);
+	go(CK(5, 20 * MS), s);
+	ASSERT_EQ(cuEventRecord(e1, s), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(p, e1, 0), CUDA_SUCCESS);	/* across contexts */
+	go(K(6, 0), p);
+	ASSERT_GE(rec_of(6).start, rec_of(5).end);
+	ASSERT_EQ(cuEventSynchronize(e1), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventQuery(e1), CUDA_SUCCESS);
+}
+
+TEST(fake_ctx_synchronize_covers_the_current_context_only)
+{
+	CUcontext c, old;
+	CUstream s, p;
+	uint64_t t;
+
+	lv3("0");
+	p = mk(0);
+	ASSERT_EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+	s = mk(0);
+	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
+	go(CK(7, 40 * MS), s);
+	go(K(8, 5 * MS), p);
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	t = fake_now();
+	ASSERT_GE(t, rec_of(8).end);
+	ASSERT_TRUE(t < rec_of(7).end);
+	ASSERT_EQ(cuCtxPushCurrent(c), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(7).end);
+	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
+}
+
+TEST(fake_dynamic_shared_memory_over_48k_needs_the_attribute)
+{
+	CUstream p;
+	CUmodule m;
+	CUfunction f, ck;
+	int v = 0;
+
+	lv3("0");
+	p = mk(0);
+	m = mod_load("fakecubin k9=0 k10=0");
+	f = func_of(m, "k9");
+	ck = CK(11, 0);
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 80000, p, NULL, NULL),
+		  CUDA_ERROR_INVALID_VALUE);
+	ASSERT_EQ(cuFuncSetAttribute(f, SMEM_ATTR, 100000), CUDA_SUCCESS);
+	ASSERT_EQ(cuFuncGetAttribute(&v, SMEM_ATTR, f), CUDA_SUCCESS);
+	ASSERT_EQ(v, 100000);
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 80000, p, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel(func_of(m, "k10"), 1, 1, 1, 1, 1, 1, 80000, p, NULL, NULL),
+		  CUDA_ERROR_INVALID_VALUE);	/* per function */
+	ASSERT_EQ(cuLaunchKernel(ck, 1, 1, 1, 1, 1, 1, 80000, p, NULL, NULL),
+		  CUDA_ERROR_INVALID_VALUE);
+	ASSERT_EQ(cuKernelSetAttribute(SMEM_ATTR, 100000, (CUkernel)ck, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel(ck, 1, 1, 1, 1, 1, 1, 80000, p, NULL, NULL), CUDA_SUCCESS);
+}
+
+TEST(fake_names_tell_kernels_from_functions)
+{
+	CUfunction ck, f = NULL;
+	CUmodule m = NULL;
+	const char *n = NULL;
+
+	lv3("0");
+	ck = kernel_of(lib_load("fakecubin k12=0 gemm=0"), "gemm");
+	ASSERT_EQ(cuKernelGetName(&n, (CUkernel)ck), CUDA_SUCCESS);
+	ASSERT_TRUE(!strcmp(n, "gemm"));
+	ASSERT_EQ(cuFuncGetName(&n, ck), CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(cuFuncGetModule(&m, ck), CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(cuKernelGetFunction(&f, (CUkernel)ck), CUDA_SUCCESS);
+	ASSERT_EQ(cuFuncGetName(&n, f), CUDA_SUCCESS);
+	ASSERT_TRUE(!strcmp(n, "gemm"));
+	ASSERT_EQ(cuKernelGetName(&n, (CUkernel)f), CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(cuKernelGetName(&n, (CUkernel)K(13, 0)), CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(cuFuncGetName(&n, K(13, 0)), CUDA_SUCCESS);
+	ASSERT_EQ(cuFuncGetModule(&m, f), CUDA_SUCCESS);
+	ASSERT_EQ(cuModuleLoadData(&m, "notacubin k1=0"), CUDA_ERROR_INVALID_IMAGE);
+}
+
+TEST(fake_graph_of_the_primary_runs_on_another_context)
+{
+	CUcontext c, old;
+	CUstream s, p;
+	CUgraph g;
+	CUgraphExec x;
+	struct fake_rec r;
+
+	lv3("0");
+	p = mk(0);
+	ASSERT_EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+	s = mk(0);
+	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamBeginCapture(p, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	go(K(14, 3 * MS), p);
+	go(K(15, 2 * MS), p);
+	ASSERT_EQ(cuStreamEndCapture(p, &g), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphLaunch(x, s), CUDA_SUCCESS);
+	r = rec_of(FAKE_GRAPH);
+	ASSERT_EQ(r.ctx, 1);
+	ASSERT_EQ(r.nodes, 2);
+	ASSERT_EQ(r.end - r.start, 5 * MS);
+}
+
+/* ---- placement: which streams move ---- */
+
+TEST(urgent_stream_work_runs_in_the_urgent_context)
+{
+	CUstream hi, lo;
+	CUcontext c = NULL, primary = NULL;
+	int prio = 0;
+
+	lv3("1");
+	ASSERT_EQ(cuCtxGetCurrent(&primary), CUDA_SUCCESS);
+	hi = mk(-1);
+	lo = mk(0);
+	go(CK(20, MS), hi);
+	go(CK(21, MS), lo);
+	ASSERT_URGENT(rec_of(20), hi);
+	ASSERT_IN_PLACE(rec_of(21), lo);
+	/* The program's handle is unchanged. */
+	ASSERT_EQ(cuStreamGetCtx(hi, &c), CUDA_SUCCESS);
+	ASSERT_TRUE(c == primary);
+	ASSERT_EQ(fake_stream_ctx(hi), 0);
+	ASSERT_EQ(cuStreamGetPriority(hi, &prio), CUDA_SUCCESS);
+	ASSERT_EQ(prio, -1);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(every_priority_above_the_lowest_is_urgent)
+{
+	CUstream s[5];
+	int i;
+
+	lv3("1");
+	for (i = 0; i < 5; i++)
+		s[i] = mk(-1 - i);	/* -1 .. -5, the greatest */
+	for (i = 0; i < 5; i++)
+		go(CK(22 + i, 0), s[i]);
+	for (i = 0; i < 5; i++)
+		ASSERT_URGENT(rec_of(22 + i), s[i]);
+}
+
+TEST(lowest_legacy_and_per_thread_streams_never_move)
+{
+	CUstream hi, lo;
+	CUfunction a, b, c, d;
+
+	lv3("1");
+	a = CK(27, 0);
+	b = CK(28, 0);
+	c = CK(29, 0);
+	d = CK(30, 0);
+	hi = mk(-2);
+	lo = mk(0);
+	go(a, hi);		/* an urgent stream exists and has worked */
+	go(b, lo);
+	go(c, NULL);		/* the legacy default stream */
+	ASSERT_EQ(cuLaunchKernel_ptsz(d, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(27), hi);
+	ASSERT_IN_PLACE(rec_of(28), lo);
+	ASSERT_EQ(rec_of(29).ctx, 0);
+	ASSERT_EQ(rec_of(29).stream, 0);
+	ASSERT_EQ(rec_of(30).ctx, 0);
+	ASSERT_EQ(rec_of(30).stream, -(int)syscall(SYS_gettid));
+}
+
+TEST(one_urgent_context_made_at_the_first_urgent_call)
+{
+	CUstream lo, hi, hi2;
+
+	lv3("1");
+	lo = mk(0);
+	go(CK(31, 0), lo);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	ASSERT_EQ(fake_ctx_count(), 0);	/* no urgent call yet */
+	hi = mk(-1);
+	hi2 = mk(-4);
+	go(CK(32, 0), hi);
+	ASSERT_EQ(fake_ctx_count(), 1);
+	go(CK(33, 0), hi2);
+	go(CK(34, 0), hi);
+	ASSERT_EQ(fake_ctx_count(), 1);	/* one per device */
+	ASSERT_URGENT(rec_of(32), hi);
+	ASSERT_URGENT(rec_of(33), hi2);
+	ASSERT_URGENT(rec_of(34), hi);
+	ASSERT_NE(rec_of(32).stream, rec_of(33).stream);	/* a twin per stream */
+	ASSERT_EQ(rec_of(32).stream, rec_of(34).stream);
+}
+
+TEST(no_urgent_context_without_urgent_streams)
+{
+	CUstream a, b;
+	CUmodule m;
+	CUevent e;
+
+	lv3("1");
+	a = mk(0);
+	b = mk(0);
+	m = mod_load("fakecubin k35=1000000");
+	go(func_of(m, "k35"), a);
+	go(CK(36, MS), b);
+	go(K(37, MS), NULL);
+	ASSERT_EQ(cuEventCreate(&e, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventRecord(e, a), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(b, e, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	ASSERT_EQ(fake_ctx_count(), 0);
+	ASSERT_EQ(off_primary(), 0);
+}
+
+TEST(lv3_off_moves_nothing)
+{
+	CUstream hi;
+
+	lv3("0");
+	hi = mk(-1);
+	go(CK(38, MS), hi);
+	go(func_of(mod_load("fakecubin k39=0"), "k39"), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_IN_PLACE(rec_of(38), hi);
+	ASSERT_IN_PLACE(rec_of(39), hi);
+	ASSERT_EQ(fake_ctx_count(), 0);
+}
+
+TEST(urgent_calls_leave_the_programs_context_current)
+{
+	CUstream hi;
+	CUcontext cur = NULL, before = NULL;
+	CUmodule m;
+	CUevent e;
+
+	lv3("1");
+	ASSERT_EQ(cuCtxGetCurrent(&before), CUDA_SUCCESS);
+	hi = mk(-1);
+	go(CK(40, MS), hi);
+	ASSERT_EQ(cuEventCreate(&e, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_EQ(fake_ctx_current(), 0);
+	ASSERT_EQ(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	ASSERT_TRUE(cur == before);
+	/* What the program makes next is the primary's. */
+	m = mod_load("fakecubin k41=0");
+	ASSERT_EQ(fake_event_ctx(e), 0);
+	ASSERT_EQ(fake_stream_ctx(mk(0)), 0);
+	go(func_of(m, "k41"), NULL);
+	ASSERT_EQ(rec_of(41).ctx, 0);
+}
+
+/* ---- functions ---- */
+
+TEST(module_function_runs_as_its_twin_with_its_attribute)
+{
+	CUstream hi, lo;
+	CUmodule m;
+	CUfunction f;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	m = mod_load("fakecubin k42=2000000 other=5");
+	f = func_of(m, "k42");
+	ASSERT_EQ(cuFuncSetAttribute(f, SMEM_ATTR, 100000), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel(f, 2, 1, 1, 64, 1, 1, 80000, hi, NULL, NULL), CUDA_SUCCESS);
+	r = rec_of(42);
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(r.fn, FAKE_FN_MODULE);
+	ASSERT_TRUE(!strcmp(r.name, "k42"));
+	ASSERT_EQ(r.smem, 80000);
+	ASSERT_EQ(r.end - r.start, 2 * MS);	/* the same function's run time */
+	ASSERT_EQ(fake_module_count(URGENT), 1);	/* loaded again there, once */
+	ASSERT_EQ(cuLaunchKernel(f, 2, 1, 1, 64, 1, 1, 80000, hi, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_EQ(fake_module_count(URGENT), 1);
+	ASSERT_EQ(cuLaunchKernel(f, 2, 1, 1, 64, 1, 1, 80000, lo, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_IN_PLACE(rec_of(42), lo);
+}
+
+TEST(module_of_every_loader_is_carried)
+{
+	static const char img_ex[] = "fakecubin k43=0", img_fat[] = "fakecubin k44=0";
+	CUstream hi;
+	CUmodule a = NULL, b = NULL;
+	CUfunction fa, fb, fc;
+
+	lv3("1");
+	hi = mk(-1);
+	ASSERT_EQ(cuModuleLoadDataEx(&a, img_ex, 0, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_EQ(cuModuleLoadFatBinary(&b, img_fat), CUDA_SUCCESS);
+	fa = func_of(a, "k43");
+	fb = func_of(b, "k44");
+	fc = func_of(mod_load("fakecubin k45=0"), "k45");
+	go(fa, hi);
+	go(fb, hi);
+	go(fc, hi);
+	ASSERT_URGENT(rec_of(43), hi);
+	ASSERT_URGENT(rec_of(44), hi);
+	ASSERT_URGENT(rec_of(45), hi);
+}
+
+TEST(module_loaded_after_the_urgent_context_exists_is_carried)
+{
+	CUstream hi;
+	CUfunction f;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(46, 0), hi);
+	ASSERT_EQ(fake_ctx_count(), 1);
+	f = func_of(mod_load("fakecubin k47=0"), "k47");
+	go(f, hi);
+	ASSERT_URGENT(rec_of(47), hi);
+}
+
+TEST(attribute_set_after_the_first_urgent_launch_reaches_the_twin)
+{
+	CUstream hi;
+	CUfunction f;
+
+	lv3("1");
+	hi = mk(-1);
+	f = func_of(mod_load("fakecubin k48=0"), "k48");
+	go(f, hi);		/* the twin function exists from here */
+	ASSERT_URGENT(rec_of(48), hi);
+	ASSERT_EQ(cuFuncSetAttribute(f, SMEM_ATTR, 120000), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 100000, hi, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(48), hi);
+	ASSERT_EQ(rec_of(48).smem, 100000);
+}
+
+TEST(cukernel_runs_as_is_in_the_urgent_context)
+{
+	CUstream hi;
+	CUfunction ck;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	ck = CK(49, MS);
+	ASSERT_EQ(cuKernelSetAttribute(SMEM_ATTR, 100000, (CUkernel)ck, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel(ck, 1, 1, 1, 32, 1, 1, 70000, hi, NULL, NULL), CUDA_SUCCESS);
+	r = rec_of(49);
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(r.fn, FAKE_FN_KERNEL);
+	ASSERT_EQ(r.smem, 70000);
+}
+
+TEST(function_of_a_cukernel_runs_as_its_kernel)
+{
+	CUstream hi;
+	CUfunction ck, f = NULL;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	ck = CK(50, MS);
+	ASSERT_EQ(cuKernelGetFunction(&f, (CUkernel)ck), CUDA_SUCCESS);	/* the primary's */
+	go(f, hi);
+	r = rec_of(50);
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(r.fn, FAKE_FN_KERNEL);
+}
+
+TEST(every_launch_kind_runs_in_the_urgent_context)
+{
+	CUlaunchConfig cfg;
+	CUstream hi;
+	int i;
+
+	lv3("1");
+	hi = mk(-1);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+	cfg.blockDimX = 32;
+	cfg.blockDimY = cfg.blockDimZ = 1;
+	cfg.hStream = hi;
+	ASSERT_EQ(cuLaunchKernel(CK(51, 0), 1, 1, 1, 32, 1, 1, 0, hi, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel_ptsz(CK(52, 0), 1, 1, 1, 32, 1, 1, 0, hi, NULL, NULL),
+		  CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernelEx(&cfg, CK(53, 0), NULL, NULL), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernelEx_ptsz(&cfg, CK(54, 0), NULL, NULL), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchCooperativeKernel(CK(55, 0), 1, 1, 1, 32, 1, 1, 0, hi, NULL),
+		  CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchCooperativeKernel_ptsz(CK(56, 0), 1, 1, 1, 32, 1, 1, 0, hi, NULL),
+		  CUDA_SUCCESS);
+	for (i = 51; i <= 56; i++)
+		ASSERT_URGENT(rec_of(i), hi);
+}
+
+TEST(ex_launch_config_is_unchanged_for_the_caller)
+{
+	CUlaunchAttribute at[1];
+	CUlaunchConfig cfg;
+	CUstream hi;
+	void *params[1] = { (void *)7 };
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	memset(&cfg, 0, sizeof(cfg));
+	memset(at, 0, sizeof(at));
+	at[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+	at[0].value.cooperative = 1;
+	cfg.gridDimX = 3;
+	cfg.gridDimY = 2;
+	cfg.gridDimZ = 1;
+	cfg.blockDimX = 128;
+	cfg.blockDimY = cfg.blockDimZ = 1;
+	cfg.sharedMemBytes = 1024;
+	cfg.hStream = hi;
+	cfg.attrs = at;
+	cfg.numAttrs = 1;
+	ASSERT_EQ(cuLaunchKernelEx(&cfg, CK(57, 0), params, NULL), CUDA_SUCCESS);
+	ASSERT_TRUE(cfg.hStream == hi);
+	ASSERT_TRUE(cfg.attrs == at);
+	ASSERT_EQ(cfg.numAttrs, 1);
+	ASSERT_EQ(at[0].id, CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+	ASSERT_EQ(at[0].value.cooperative, 1);
+	ASSERT_EQ(cfg.gridDimX, 3);
+	ASSERT_EQ(cfg.sharedMemBytes, 1024);
+	r = rec_of(57);
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(r.grid[0], 3);
+	ASSERT_EQ(r.grid[1], 2);
+	ASSERT_EQ(r.block[0], 128);
+	ASSERT_EQ(r.smem, 1024);
+	ASSERT_TRUE(r.params == params);
+	/* The driver got the caller's attributes. */
+	ASSERT_EQ(r.nattrs, 1);
+	ASSERT_EQ(r.attrs[0].id, CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+	ASSERT_EQ(r.attrs[0].value.cooperative, 1);
+}
+
+TEST(uncarried_function_runs_on_the_programs_stream_after_earlier_urgent_work)
+{
+	CUstream hi;
+	struct fake_rec a, b;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(58, 20 * MS), hi);
+	go(K(59, MS), hi);		/* no module known: cannot be carried */
+	a = rec_of(58);
+	b = rec_of(59);
+	ASSERT_URGENT(a, hi);
+	ASSERT_IN_PLACE(b, hi);
+	ASSERT_GE(b.start, a.end);
+}
+
+TEST(urgent_work_after_an_uncarried_launch_waits_for_it)
+{
+	CUstream hi;
+	struct fake_rec a, b;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(60, 0), hi);		/* the twin exists */
+	go(K(61, 20 * MS), hi);	/* on the program's stream */
+	go(CK(62, MS), hi);		/* stream order: after K(61) */
+	a = rec_of(61);
+	b = rec_of(62);
+	ASSERT_IN_PLACE(a, hi);
+	ASSERT_URGENT(b, hi);
+	ASSERT_GE(b.start, a.end);
+}
+
+TEST(uncarried_function_is_named_once_in_the_log)
+{
+	FILE *f = err_capture();
+	CUstream hi;
+	char addr[32];
+	const char *e;
+
+	lv3("1");
+	setenv("XSCHED_LOG", "debug", 1);
+	hi = mk(-1);
+	go(CK(63, 0), hi);
+	go(K(64, 0), hi);
+	go(K(64, 0), hi);
+	go(K(64, 0), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	snprintf(addr, sizeof(addr), "%p", (void *)K(64, 0));
+	e = err_read(f);
+	if (lines_with(e, "urgent context", "fake_kernel_64", addr) != 1)
+		xt_fail(__FILE__, __LINE__, "expected one line naming fake_kernel_64 (%s) with \"urgent context\", got %d; the log:\n%s",
+			addr, lines_with(e, "urgent context", "fake_kernel_64", addr), e);
+	ASSERT_IN_PLACE(rec_of(64), hi);
+	fclose(f);
+}
+
+/* ---- other scheduled calls ---- */
+
+TEST(copies_run_in_the_urgent_context)
+{
+	CUstream hi;
+	CUdeviceptr d1, d2;
+	void *h;
+	int from, n, in;
+
+	lv3("1");
+	hi = mk(-1);
+	ASSERT_EQ(cuMemAlloc(&d1, 64), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemAlloc(&d2, 64), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemAllocHost(&h, 64), CUDA_SUCCESS);
+	from = fake_log_count();
+	ASSERT_EQ(cuMemcpyAsync(d1, d2, 64, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemcpyHtoDAsync(d1, h, 64, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemcpyDtoHAsync(h, d1, 64, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemcpyDtoDAsync(d2, d1, 64, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	n = count_kind(from, FAKE_COPY, URGENT, &in);
+	ASSERT_EQ(n, 4);
+	ASSERT_EQ(in, 4);
+	ASSERT_EQ(cuMemFree(d1), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemFree(d2), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemFreeHost(h), CUDA_SUCCESS);
+}
+
+TEST(memsets_run_in_the_urgent_context)
+{
+	CUstream hi;
+	CUdeviceptr d;
+	int from, n, in;
+
+	lv3("1");
+	hi = mk(-1);
+	ASSERT_EQ(cuMemAlloc(&d, 4096), CUDA_SUCCESS);
+	from = fake_log_count();
+	ASSERT_EQ(cuMemsetD8Async(d, 1, 64, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemsetD16Async(d, 1, 32, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemsetD32Async(d, 1, 16, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemsetD2D8Async(d, 64, 1, 64, 4, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemsetD2D16Async(d, 64, 1, 32, 4, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuMemsetD2D32Async(d, 64, 1, 16, 4, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	n = count_kind(from, FAKE_MEMSET, URGENT, &in);
+	ASSERT_EQ(n, 6);
+	ASSERT_EQ(in, 6);
+	ASSERT_EQ(cuMemFree(d), CUDA_SUCCESS);
+}
+
+static int host_ran;
+
+static void host_fn(void *p)
+{
+	__atomic_store_n((int *)p, 1, __ATOMIC_RELEASE);
+}
+
+TEST(host_function_runs_in_the_urgent_context_after_earlier_work)
+{
+	CUstream hi;
+	struct fake_rec k, h;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(65, 10 * MS), hi);
+	ASSERT_EQ(cuLaunchHostFunc(hi, host_fn, &host_ran), CUDA_SUCCESS);
+	ASSERT_TRUE(WAIT_UNTIL(__atomic_load_n(&host_ran, __ATOMIC_ACQUIRE), 2000));
+	k = rec_of(65);
+	h = rec_of(FAKE_HOST_FN);
+	ASSERT_URGENT(h, hi);
+	ASSERT_GE(h.start, k.end);
+}
+
+TEST(memory_wait_and_write_run_in_the_urgent_context)
+{
+	CUstream hi;
+	CUdeviceptr d;
+	int from, n, in;
+
+	lv3("1");
+	hi = mk(-1);
+	ASSERT_EQ(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	from = fake_log_count();
+	ASSERT_EQ(cuStreamWriteValue32(hi, d, 1, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitValue32(hi, d, 1, CU_STREAM_WAIT_VALUE_GEQ), CUDA_SUCCESS);
+	go(CK(66, 0), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	n = count_kind(from, FAKE_WRITE_VALUE, URGENT, &in);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(in, 1);
+	n = count_kind(from, FAKE_WAIT_VALUE, URGENT, &in);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(in, 1);
+	ASSERT_URGENT(rec_of(66), hi);
+	ASSERT_EQ(cuMemFree(d), CUDA_SUCCESS);
+}
+
+TEST(graph_launch_runs_in_the_urgent_context)
+{
+	CUstream hi, lo;
+	CUgraph g;
+	CUgraphExec x;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuStreamBeginCapture(lo, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	go(K(67, 2 * MS), lo);
+	go(CK(68, 3 * MS), lo);
+	ASSERT_EQ(cuStreamEndCapture(lo, &g), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphLaunch(x, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	r = rec_of(FAKE_GRAPH);
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(r.nodes, 2);
+	ASSERT_EQ(r.end - r.start, 5 * MS);
+}
+
+/* ---- events ---- */
+
+TEST(event_recorded_on_an_urgent_stream_orders_a_lower_stream)
+{
+	CUstream hi, lo;
+	CUevent e;
+	struct fake_rec a, b;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	go(CK(69, 20 * MS), hi);
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(lo, e, 0), CUDA_SUCCESS);
+	go(CK(70, MS), lo);
+	a = rec_of(69);
+	b = rec_of(70);
+	ASSERT_URGENT(a, hi);
+	ASSERT_IN_PLACE(b, lo);
+	ASSERT_GE(b.start, a.end);
+	ASSERT_TWIN_EVENT();	/* the twin event's record */
+}
+
+TEST(event_record_with_flags_on_an_urgent_stream_orders_a_lower_stream)
+{
+	CUstream hi, lo;
+	CUevent e;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	go(CK(71, 20 * MS), hi);
+	ASSERT_EQ(cuEventRecordWithFlags(e, hi, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(lo, e, 0), CUDA_SUCCESS);
+	go(CK(72, MS), lo);
+	ASSERT_URGENT(rec_of(71), hi);
+	ASSERT_TWIN_EVENT();
+	ASSERT_GE(rec_of(72).start, rec_of(71).end);
+}
+
+TEST(urgent_stream_waits_an_event_of_a_lower_stream)
+{
+	CUstream hi, lo;
+	CUevent e;
+	struct fake_rec a, b;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	go(CK(73, 20 * MS), lo);
+	ASSERT_EQ(cuEventRecord(e, lo), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(hi, e, 0), CUDA_SUCCESS);
+	go(CK(74, MS), hi);
+	a = rec_of(73);
+	b = rec_of(74);
+	ASSERT_IN_PLACE(a, lo);
+	ASSERT_URGENT(b, hi);
+	ASSERT_GE(b.start, a.end);
+}
+
+TEST(event_wait_between_two_urgent_streams_is_kept)
+{
+	CUstream h1, h2;
+	CUevent e;
+
+	lv3("1");
+	h1 = mk(-1);
+	h2 = mk(-2);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	go(CK(75, 20 * MS), h1);
+	ASSERT_EQ(cuEventRecord(e, h1), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(h2, e, 0), CUDA_SUCCESS);
+	go(CK(76, MS), h2);
+	ASSERT_URGENT(rec_of(76), h2);
+	ASSERT_GE(rec_of(76).start, rec_of(75).end);
+}
+
+TEST(event_synchronize_query_and_elapsed_time_follow_the_urgent_record)
+{
+	CUstream hi;
+	CUevent a, b;
+	float ms = 0;
+
+	lv3("1");
+	hi = mk(-1);
+	ASSERT_EQ(cuEventCreate(&a, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventCreate(&b, 0), CUDA_SUCCESS);
+	go(CK(77, 0), hi);
+	ASSERT_EQ(cuEventRecord(a, hi), CUDA_SUCCESS);
+	go(CK(78, 30 * MS), hi);
+	ASSERT_EQ(cuEventRecord(b, hi), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(78), hi);
+	ASSERT_TWIN_EVENT();
+	ASSERT_EQ(cuEventQuery(b), CUDA_ERROR_NOT_READY);
+	ASSERT_EQ(cuEventSynchronize(b), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(78).end);
+	ASSERT_EQ(cuEventQuery(b), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventElapsedTime(&ms, a, b), CUDA_SUCCESS);
+	ASSERT_GE(ms * 1000, 29900);
+	ASSERT_LE(ms * 1000, 35000);
+}
+
+TEST(event_uses_its_last_record_whichever_context)
+{
+	CUstream hi, lo;
+	CUevent e, s;
+	float ms = 0;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuEventCreate(&e, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventCreate(&s, 0), CUDA_SUCCESS);
+	/* Recorded on the urgent stream behind a long kernel, then again on an
+	 * idle lower stream: the last record is done. */
+	go(CK(79, 200 * MS), hi);
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(79), hi);
+	ASSERT_TWIN_EVENT();
+	ASSERT_EQ(cuEventQuery(e), CUDA_ERROR_NOT_READY);
+	ASSERT_EQ(cuEventRecord(e, lo), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventQuery(e), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventSynchronize(e), CUDA_SUCCESS);
+	ASSERT_TRUE(fake_now() < rec_of(79).end);
+	/* And back: recorded on the urgent stream last. */
+	ASSERT_EQ(cuEventRecord(s, lo), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventQuery(e), CUDA_ERROR_NOT_READY);
+	ASSERT_EQ(cuEventSynchronize(e), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(79).end);
+	/* Elapsed time between a primary record and an urgent one. */
+	ASSERT_EQ(cuEventElapsedTime(&ms, s, e), CUDA_SUCCESS);
+	ASSERT_GE(ms, 150.0);
+}
+
+/* ---- synchronize, query, destroy, capture ---- */
+
+TEST(stream_synchronize_and_query_of_an_urgent_stream_cover_its_twin)
+{
+	CUstream hi;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(80, 30 * MS), hi);
+	ASSERT_URGENT(rec_of(80), hi);
+	ASSERT_EQ(cuStreamQuery(hi), CUDA_ERROR_NOT_READY);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(80).end);
+	ASSERT_EQ(cuStreamQuery(hi), CUDA_SUCCESS);
+}
+
+TEST(per_thread_synchronize_and_query_of_an_urgent_stream_cover_its_twin)
+{
+	CUstream hi;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(100, 30 * MS), hi);
+	ASSERT_URGENT(rec_of(100), hi);
+	ASSERT_EQ(cuStreamQuery_ptsz(hi), CUDA_ERROR_NOT_READY);
+	ASSERT_EQ(cuStreamSynchronize_ptsz(hi), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(100).end);
+}
+
+TEST(ctx_synchronize_covers_the_urgent_context)
+{
+	CUstream hi;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(81, 30 * MS), hi);
+	ASSERT_URGENT(rec_of(81), hi);
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(81).end);
+}
+
+TEST(stream_destroy_leaks_no_twin)
+{
+	int live, i;
+
+	lv3("1");
+	go(CK(82, 0), mk(-1));		/* the urgent context exists */
+	live = fake_live_streams();
+	for (i = 0; i < 20; i++) {
+		CUstream hi = mk(-1 - i % 5);
+
+		go(CK(83, 0), hi);
+		ASSERT_URGENT(rec_of(83), hi);
+		ASSERT_EQ(cuStreamDestroy(hi), CUDA_SUCCESS);
+	}
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	ASSERT_EQ(fake_live_streams(), live);
+}
+
+TEST(stream_destroy_with_twin_work_pending_lets_it_run)
+{
+	CUstream hi;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(84, 30 * MS), hi);
+	ASSERT_EQ(cuStreamDestroy(hi), CUDA_SUCCESS);
+	ASSERT_TRUE(fake_now() < rec_of(84).end);	/* returned at once */
+	ASSERT_URGENT(rec_of(84), hi);
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(84).end);
+}
+
+TEST(capture_on_an_urgent_stream_records_on_the_programs_stream)
+{
+	CUstream hi, lo;
+	CUgraph g;
+	CUgraphExec x;
+	CUstreamCaptureStatus st;
+	CUdeviceptr d;
+	struct fake_rec pre, cap, r;
+	int i, joined = 0;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	go(CK(85, 20 * MS), hi);		/* the twin's earlier work */
+	ASSERT_EQ(cuStreamBeginCapture(hi, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamIsCapturing(hi, &st), CUDA_SUCCESS);
+	ASSERT_EQ(st, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+	go(CK(86, 2 * MS), hi);
+	ASSERT_EQ(cuMemsetD8Async(d, 0, 64, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamEndCapture(hi, &g), CUDA_SUCCESS);
+	pre = rec_of(85);
+	cap = rec_of(86);
+	ASSERT_URGENT(pre, hi);
+	ASSERT_EQ(cap.captured, 1);
+	ASSERT_EQ(cap.stream, fake_stream_id(hi));
+	ASSERT_EQ(cap.ctx, 0);
+	/* The program's stream joined the twin's earlier work before the
+	 * capture: a command on it, not captured, ending after K(85). */
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.stream == fake_stream_id(hi) && !r.captured && r.ctx == 0 &&
+		    r.submit <= cap.submit && r.end >= pre.end)
+			joined = 1;
+	}
+	ASSERT_TRUE(joined);
+	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphLaunch(x, lo), CUDA_SUCCESS);
+	r = rec_of(FAKE_GRAPH);
+	ASSERT_EQ(r.nodes, 2);	/* the launch and the memset */
+	ASSERT_IN_PLACE(r, lo);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	/* After the capture the stream is urgent again. */
+	go(CK(87, 0), hi);
+	ASSERT_URGENT(rec_of(87), hi);
+	ASSERT_EQ(cuMemFree(d), CUDA_SUCCESS);
+}
+
+/* ---- Lv1 beside it ---- */
+
+TEST(lower_stream_is_not_held_by_work_in_the_urgent_context)
+{
+	CUstream hi, lo;
+	struct fake_rec h, r;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	go(CK(88, 0), lo);
+	go(CK(89, 60 * MS), hi);
+	go(CK(90, MS), lo);
+	h = rec_of(89);
+	r = rec_of(90);
+	ASSERT_URGENT(h, hi);
+	ASSERT_IN_PLACE(r, lo);
+	if (r.submit >= h.end)
+		xt_fail(__FILE__, __LINE__, "the lower stream's launch was held until the urgent kernel in the urgent context ended (submitted %.1f ms after the urgent one's submit, its end at %.1f ms); expected not held: the driver time-slices",
+			(double)(r.submit - h.submit) / 1e6, (double)(h.end - h.submit) / 1e6);
+	ASSERT_LE(r.submit - h.submit, 20 * MS);
+}
+
+TEST(lower_stream_is_still_held_by_urgent_work_on_the_programs_stream)
+{
+	CUstream hi, lo;
+	struct fake_rec h, r;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	go(K(91, 0), lo);
+	go(K(92, 40 * MS), hi);		/* uncarried: runs in the primary */
+	go(K(93, MS), lo);
+	h = rec_of(92);
+	r = rec_of(93);
+	ASSERT_IN_PLACE(h, hi);
+	ASSERT_GE(r.submit, h.end);	/* Lv1 */
+	ASSERT_LE(r.submit, h.end + 20 * MS);
+}
+
+/* ---- more translations ---- */
+
+TEST(launch_arguments_reach_the_twin_unchanged)
+{
+	void *params[2] = { (void *)1, (void *)2 }, *extra[1] = { NULL };
+	CUstream hi;
+	CUfunction f;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	f = func_of(mod_load("fakecubin k101=0"), "k101");
+	ASSERT_EQ(cuLaunchKernel(f, 7, 8, 9, 32, 2, 1, 4096, hi, params, extra), CUDA_SUCCESS);
+	r = rec_of(101);
+	ASSERT_URGENT(r, hi);
+	ASSERT_TRUE(r.params == params);
+	ASSERT_TRUE(r.extra == extra);
+	ASSERT_EQ(r.grid[0], 7);
+	ASSERT_EQ(r.grid[1], 8);
+	ASSERT_EQ(r.grid[2], 9);
+	ASSERT_EQ(r.block[0], 32);
+	ASSERT_EQ(r.block[1], 2);
+	ASSERT_EQ(r.smem, 4096);
+	ASSERT_EQ(r.variant, FAKE_LEGACY);
+}
+
+TEST(uncarried_ex_launch_runs_on_the_programs_stream_config_unchanged)
+{
+	CUlaunchConfig cfg;
+	CUstream hi;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(102, 10 * MS), hi);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+	cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+	cfg.hStream = hi;
+	ASSERT_EQ(cuLaunchKernelEx(&cfg, K(103, MS), NULL, NULL), CUDA_SUCCESS);
+	ASSERT_TRUE(cfg.hStream == hi);
+	r = rec_of(103);
+	ASSERT_IN_PLACE(r, hi);
+	ASSERT_GE(r.start, rec_of(102).end);
+}
+
+static CUstream cb_stream;
+static int cb_ran;
+
+static void CUDA_CB stream_cb(CUstream h, CUresult st, void *p)
+{
+	(void)st;
+	(void)p;
+	cb_stream = h;
+	__atomic_store_n(&cb_ran, 1, __ATOMIC_RELEASE);
+}
+
+TEST(stream_callback_gets_the_programs_stream)
+{
+	CUstream hi;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(104, 5 * MS), hi);
+	ASSERT_EQ(cuStreamAddCallback(hi, stream_cb, NULL, 0), CUDA_SUCCESS);
+	ASSERT_TRUE(WAIT_UNTIL(__atomic_load_n(&cb_ran, __ATOMIC_ACQUIRE), 2000));
+	ASSERT_URGENT(rec_of(FAKE_HOST_FN), hi);
+	if (cb_stream != hi)
+		xt_fail(__FILE__, __LINE__, "the callback got stream %p (fake id %d); expected the program's %p (fake id %d)",
+			(void *)cb_stream, fake_stream_id(cb_stream), (void *)hi, fake_stream_id(hi));
+}
+
+TEST(event_recorded_after_an_uncarried_launch_covers_it)
+{
+	CUstream hi, lo;
+	CUevent e;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	go(CK(105, 0), hi);		/* the twin exists */
+	go(K(106, 20 * MS), hi);	/* on the program's stream */
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(lo, e, 0), CUDA_SUCCESS);
+	go(CK(107, 0), lo);
+	ASSERT_IN_PLACE(rec_of(106), hi);
+	ASSERT_GE(rec_of(107).start, rec_of(106).end);
+	ASSERT_EQ(cuEventSynchronize(e), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(106).end);
+}
+
+TEST(urgent_stream_joined_to_a_capture_records_into_it)
+{
+	CUstream hi, lo;
+	CUevent fork_, join;
+	CUgraph g;
+	CUgraphExec x;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuEventCreate(&fork_, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventCreate(&join, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	go(CK(108, 0), hi);		/* the twin exists and has worked */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	/* As PyTorch captures a side stream: fork into it, join back. */
+	ASSERT_EQ(cuStreamBeginCapture(lo, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	go(CK(109, MS), lo);
+	ASSERT_EQ(cuEventRecord(fork_, lo), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(hi, fork_, 0), CUDA_SUCCESS);
+	go(CK(110, 2 * MS), hi);
+	ASSERT_EQ(cuEventRecord(join, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(lo, join, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamEndCapture(lo, &g), CUDA_SUCCESS);
+	r = rec_of(110);
+	ASSERT_EQ(r.captured, 1);
+	ASSERT_EQ(r.stream, fake_stream_id(hi));
+	ASSERT_EQ(r.ctx, 0);
+	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphLaunch(x, lo), CUDA_SUCCESS);
+	r = rec_of(FAKE_GRAPH);
+	ASSERT_EQ(r.end - r.start, 3 * MS);	/* both launches are in the graph */
+	/* After the capture, hi's work goes to the urgent context again. */
+	go(CK(111, 0), hi);
+	ASSERT_URGENT(rec_of(111), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(destroyed_urgent_handles_reused_by_lowest_streams_stay_put)
+{
+	CUstream hi, a, b;
+
+	lv3("1");
+	hi = mk(-1);
+	go(CK(112, 0), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamDestroy(hi), CUDA_SUCCESS);
+	a = mk(0);		/* the fake hands destroyed handles out again */
+	b = mk(0);
+	go(CK(113, 0), a);
+	go(CK(114, 0), b);
+	ASSERT_TRUE(a == hi || b == hi);
+	ASSERT_IN_PLACE(rec_of(113), a);
+	ASSERT_IN_PLACE(rec_of(114), b);
+}
+
+TEST(event_destroy_leaks_no_twin_event)
+{
+	CUstream hi;
+	int live = 0, i;
+
+	lv3("1");
+	hi = mk(-1);
+	for (i = 0; i < 21; i++) {
+		CUevent e;
+
+		ASSERT_EQ(cuEventCreate(&e, 0), CUDA_SUCCESS);
+		go(CK(115, 0), hi);
+		ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+		ASSERT_EQ(cuEventSynchronize(e), CUDA_SUCCESS);
+		ASSERT_EQ(cuEventDestroy(e), CUDA_SUCCESS);
+		if (i == 0)
+			live = fake_live_events();	/* the library's own, made once */
+	}
+	ASSERT_TWIN_EVENT();
+	ASSERT_EQ(fake_live_events(), live);
+}
+
+TEST(module_unload_unloads_its_twin)
+{
+	CUstream hi;
+	CUmodule m;
+
+	lv3("1");
+	hi = mk(-1);
+	m = mod_load("fakecubin k116=0");
+	go(func_of(m, "k116"), hi);
+	ASSERT_URGENT(rec_of(116), hi);
+	ASSERT_EQ(fake_module_count(URGENT), 1);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuModuleUnload(m), CUDA_SUCCESS);
+	ASSERT_EQ(fake_module_count(URGENT), 0);
+}
+
+TEST(sm_split_leaves_the_urgent_context_off)
+{
+	CUstream hi;
+
+	lv3("1");
+	setenv("XSCHED_CUDA_SM_SPLIT", "16", 1);
+	hi = mk(-1);
+	go(CK(117, 0), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_EQ(fake_ctx_count(), 0);
+	ASSERT_EQ(rec_of(117).ctx, 0);
+	ASSERT_EQ(rec_of(117).stream, fake_stream_id(hi));
+}
