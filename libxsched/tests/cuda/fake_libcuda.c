@@ -1384,6 +1384,7 @@ struct fmodule {
 	int n;
 	struct ffunc fn[MAX_FN];
 	struct fmodule *next;	/* every module: never leaked */
+	struct fmodule *next_free;	/* unloaded: handed out again first */
 };
 
 /* A CUkernel: context-free. */
@@ -1407,6 +1408,7 @@ struct flib {
  * loaded it from, which the program never saw. */
 static struct fmodule rt_module;
 static struct fmodule *all_modules;
+static struct fmodule *free_modules;	/* unloaded program modules, last first */
 static struct flib *all_libs;
 static int nmodules, nlibs;
 
@@ -1503,13 +1505,24 @@ static int parse_image(const void *image, char (*names)[32], uint64_t *ns)
 }
 
 /* mu held: a module of @n functions in context @c. */
-static struct fmodule *module_add(struct fctx *c, char (*names)[32], const uint64_t *ns, int n)
+static struct fmodule *module_add(struct fctx *c, char (*names)[32], const uint64_t *ns, int n,
+				  int reuse)
 {
-	struct fmodule *m = calloc(1, sizeof(*m));
+	struct fmodule *m = reuse ? free_modules : NULL, *next = NULL;
 	int i;
 
-	if (!m)
-		return NULL;
+	if (m) {		/* the handle and its functions' addresses come back */
+		free_modules = m->next_free;
+		next = m->next;
+		memset(m, 0, sizeof(*m));
+	} else {
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			return NULL;
+		next = all_modules;
+		all_modules = m;
+	}
+	m->next = next;
 	m->id = ++nmodules;
 	m->ctx = c;
 	m->n = n;
@@ -1519,8 +1532,6 @@ static struct fmodule *module_add(struct fctx *c, char (*names)[32], const uint6
 		m->fn[i].ns = ns[i];
 		attr_init(m->fn[i].attr);
 	}
-	m->next = all_modules;
-	all_modules = m;
 	return m;
 }
 
@@ -1540,7 +1551,7 @@ static CUresult module_load(CUmodule *pm, const void *image)
 		return CUDA_ERROR_INVALID_IMAGE;
 	pthread_mutex_lock(&mu);
 	c = cur_ctx();
-	m = c ? module_add(c, names, ns, n) : NULL;
+	m = c ? module_add(c, names, ns, n, 1) : NULL;
 	pthread_mutex_unlock(&mu);
 	if (!c)
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -1628,8 +1639,11 @@ API CUresult cuModuleUnload(CUmodule h)
 
 	pthread_mutex_lock(&mu);
 	m = as_module(h);
-	if (m && m != &rt_module && !m->lib)
+	if (m && m != &rt_module && !m->lib) {
 		m->unloaded = 1;
+		m->next_free = free_modules;
+		free_modules = m;
+	}
 	pthread_mutex_unlock(&mu);
 	return m && m != &rt_module && !m->lib ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
@@ -1739,7 +1753,7 @@ static struct fmodule *lib_module(struct flib *l, CUresult *err)
 		memcpy(names[i], l->k[i].name, sizeof(names[i]));
 		ns[i] = l->k[i].ns;
 	}
-	m = module_add(c, names, ns, l->n);
+	m = module_add(c, names, ns, l->n, 0);
 	if (!m) {
 		*err = CUDA_ERROR_OUT_OF_MEMORY;
 		return NULL;

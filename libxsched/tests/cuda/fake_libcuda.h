@@ -58,6 +58,10 @@
  *    cuLibraryGetKernel) cast to CUfunction launches on any context's
  *    stream.  cuKernelGetName fails (INVALID_HANDLE) for a CUfunction,
  *    cuFuncGetName and cuFuncGetModule for a CUkernel.
+ *  - cuModuleUnload: the module's functions are invalid (a launch answers
+ *    INVALID_HANDLE); the next module loaded gets the unloaded one's
+ *    handle and function addresses back first (as a destroyed stream's
+ *    handle, and as the driver's allocator does).
  *  - Images: a NUL-terminated text "fakecubin <name>=<ns> ..." (what else:
  *    CUDA_ERROR_INVALID_IMAGE); a function's run time is its <ns>; a
  *    function named k<digits> logs fake_rec.kernel = <digits>, any other
