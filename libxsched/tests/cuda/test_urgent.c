@@ -12,6 +12,7 @@
  * The urgent context is the first context the process creates: id 1 in
  * fake_rec.ctx; the primary is 0.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1411,4 +1412,147 @@ TEST(sm_split_leaves_the_urgent_context_off)
 	ASSERT_EQ(fake_ctx_count(), 0);
 	ASSERT_EQ(rec_of(117).ctx, 0);
 	ASSERT_EQ(rec_of(117).stream, fake_stream_id(hi));
+}
+
+TEST(module_loaded_from_a_file_is_carried)
+{
+	char path[] = "/tmp/xc-urgent-cubin-XXXXXX";
+	static const char img[] = "fakecubin k118=1000";
+	int fd = mkstemp(path);
+	CUstream hi;
+	CUmodule m = NULL;
+
+	lv3("1");
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(write(fd, img, sizeof(img)), (long)sizeof(img));
+	close(fd);
+	hi = mk(-1);
+	ASSERT_EQ(cuModuleLoad(&m, path), CUDA_SUCCESS);
+	unlink(path);		/* the library has its own copy by now */
+	go(func_of(m, "k118"), hi);
+	ASSERT_URGENT(rec_of(118), hi);
+	ASSERT_EQ(rec_of(118).fn, FAKE_FN_MODULE);
+}
+
+TEST(launch_of_an_unloaded_modules_function_fails_as_without_lv3)
+{
+	CUstream hi;
+	CUmodule m;
+	CUfunction f;
+	int n;
+
+	lv3("1");
+	hi = mk(-1);
+	m = mod_load("fakecubin k119=0");
+	f = func_of(m, "k119");
+	go(f, hi);		/* its twin exists */
+	ASSERT_URGENT(rec_of(119), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuModuleUnload(m), CUDA_SUCCESS);
+	n = fake_log_count();
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, hi, NULL, NULL),
+		  CUDA_ERROR_INVALID_HANDLE);
+	ASSERT_EQ(fake_log_count(), n);
+}
+
+TEST(function_of_a_librarys_module_runs_as_its_kernel)
+{
+	CUstream hi;
+	CUlibrary l;
+	CUmodule m = NULL;
+	struct fake_rec r;
+
+	lv3("1");
+	hi = mk(-1);
+	l = lib_load("fakecubin k120=1000 k121=1000");
+	ASSERT_EQ(cuLibraryGetModule(&m, l), CUDA_SUCCESS);
+	go(func_of(m, "k120"), hi);
+	r = rec_of(120);
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(r.fn, FAKE_FN_KERNEL);
+}
+
+TEST(attribute_of_a_cukernels_function_reaches_its_kernel)
+{
+	CUstream hi;
+	CUfunction ck, f = NULL;
+
+	lv3("1");
+	hi = mk(-1);
+	ck = CK(122, 0);
+	ASSERT_EQ(cuKernelGetFunction(&f, (CUkernel)ck), CUDA_SUCCESS);
+	ASSERT_EQ(cuFuncSetAttribute(f, SMEM_ATTR, 100000), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 80000, hi, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(122), hi);
+	ASSERT_EQ(rec_of(122).smem, 80000);
+}
+
+struct thr {
+	CUstream hi;
+	int cur;
+};
+
+static void *urgent_thread(void *p)
+{
+	struct thr *t = p;
+
+	go(CK(123, MS), t->hi);
+	ASSERT_EQ(cuStreamSynchronize(t->hi), CUDA_SUCCESS);
+	t->cur = fake_ctx_current();
+	return NULL;
+}
+
+TEST(urgent_calls_from_another_thread_leave_its_context_current)
+{
+	struct thr t;
+	pthread_t th;
+
+	lv3("1");
+	t.hi = mk(-1);
+	t.cur = -2;
+	ASSERT_EQ(pthread_create(&th, NULL, urgent_thread, &t), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_URGENT(rec_of(123), t.hi);
+	ASSERT_EQ(t.cur, 0);
+	ASSERT_EQ(fake_ctx_current(), 0);
+}
+
+TEST(module_loaded_at_an_unloaded_modules_address_is_carried)
+{
+	CUstream hi;
+	CUmodule a, b;
+	CUfunction fa, fb;
+
+	lv3("1");
+	hi = mk(-1);
+	a = mod_load("fakecubin k124=0");
+	fa = func_of(a, "k124");
+	go(fa, hi);
+	ASSERT_URGENT(rec_of(124), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuModuleUnload(a), CUDA_SUCCESS);
+	b = mod_load("fakecubin k125=2000000");
+	fb = func_of(b, "k125");
+	ASSERT_TRUE(b == a && fb == fa);	/* the driver hands the addresses out again */
+	go(fb, hi);
+	ASSERT_URGENT(rec_of(125), hi);
+	ASSERT_EQ(rec_of(125).end - rec_of(125).start, 2 * MS);
+}
+
+TEST(attribute_set_after_the_first_urgent_launch_reaches_a_librarys_kernel)
+{
+	CUstream hi;
+	CUmodule m = NULL;
+	CUfunction f;
+
+	lv3("1");
+	hi = mk(-1);
+	ASSERT_EQ(cuLibraryGetModule(&m, lib_load("fakecubin k126=0")), CUDA_SUCCESS);
+	f = func_of(m, "k126");
+	go(f, hi);		/* resolved: runs as the library's CUkernel */
+	ASSERT_URGENT(rec_of(126), hi);
+	ASSERT_EQ(cuFuncSetAttribute(f, SMEM_ATTR, 100000), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 80000, hi, NULL, NULL), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(126), hi);
+	ASSERT_EQ(rec_of(126).smem, 80000);
 }
