@@ -1095,20 +1095,24 @@ TEST(ctx_synchronize_covers_the_urgent_context)
 
 TEST(stream_destroy_leaks_no_twin)
 {
-	int live, i;
+	int live, events, i;
 
 	lv3("1");
 	go(CK(82, 0), mk(-1));		/* the urgent context exists */
 	live = fake_live_streams();
-	for (i = 0; i < 20; i++) {
+	events = 0;
+	for (i = 0; i < 21; i++) {
 		CUstream hi = mk(-1 - i % 5);
 
 		go(CK(83, 0), hi);
 		ASSERT_URGENT(rec_of(83), hi);
 		ASSERT_EQ(cuStreamDestroy(hi), CUDA_SUCCESS);
+		if (i == 0)
+			events = fake_live_events();	/* the library's own, made once */
 	}
 	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
 	ASSERT_EQ(fake_live_streams(), live);
+	ASSERT_EQ(fake_live_events(), events);	/* nor the twins' join events */
 }
 
 TEST(stream_destroy_with_twin_work_pending_lets_it_run)
