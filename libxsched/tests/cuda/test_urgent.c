@@ -321,7 +321,7 @@ TEST(fake_ctx_synchronize_covers_the_current_context_only)
 	ASSERT_EQ(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
 	s = mk(0);
 	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
-	go(CK(7, 40 * MS), s);
+	go(CK(7, 150 * MS), s);
 	go(K(8, 5 * MS), p);
 	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
 	t = fake_now();
@@ -1015,8 +1015,8 @@ TEST(event_synchronize_query_and_elapsed_time_follow_the_urgent_record)
 	ASSERT_GE(fake_now(), rec_of(78).end);
 	ASSERT_EQ(cuEventQuery(b), CUDA_SUCCESS);
 	ASSERT_EQ(cuEventElapsedTime(&ms, a, b), CUDA_SUCCESS);
-	ASSERT_GE(ms * 1000, 29900);
-	ASSERT_LE(ms * 1000, 35000);
+	ASSERT_GE(ms * 1000, 29900);	/* the kernel between them, and the gap */
+	ASSERT_LE(ms * 1000, 60000);	/* between two calls of this thread */
 }
 
 TEST(event_uses_its_last_record_whichever_context)
@@ -1060,7 +1060,7 @@ TEST(stream_synchronize_and_query_of_an_urgent_stream_cover_its_twin)
 
 	lv3("1");
 	hi = mk(-1);
-	go(CK(80, 30 * MS), hi);
+	go(CK(80, 100 * MS), hi);
 	ASSERT_URGENT(rec_of(80), hi);
 	ASSERT_EQ(cuStreamQuery(hi), CUDA_ERROR_NOT_READY);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
@@ -1074,7 +1074,7 @@ TEST(per_thread_synchronize_and_query_of_an_urgent_stream_cover_its_twin)
 
 	lv3("1");
 	hi = mk(-1);
-	go(CK(100, 30 * MS), hi);
+	go(CK(100, 100 * MS), hi);
 	ASSERT_URGENT(rec_of(100), hi);
 	ASSERT_EQ(cuStreamQuery_ptsz(hi), CUDA_ERROR_NOT_READY);
 	ASSERT_EQ(cuStreamSynchronize_ptsz(hi), CUDA_SUCCESS);
@@ -1087,7 +1087,7 @@ TEST(ctx_synchronize_covers_the_urgent_context)
 
 	lv3("1");
 	hi = mk(-1);
-	go(CK(81, 30 * MS), hi);
+	go(CK(81, 100 * MS), hi);
 	ASSERT_URGENT(rec_of(81), hi);
 	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
 	ASSERT_GE(fake_now(), rec_of(81).end);
@@ -1121,7 +1121,7 @@ TEST(stream_destroy_with_twin_work_pending_lets_it_run)
 
 	lv3("1");
 	hi = mk(-1);
-	go(CK(84, 30 * MS), hi);
+	go(CK(84, 150 * MS), hi);
 	ASSERT_EQ(cuStreamDestroy(hi), CUDA_SUCCESS);
 	ASSERT_TRUE(fake_now() < rec_of(84).end);	/* returned at once */
 	ASSERT_URGENT(rec_of(84), hi);
