@@ -187,7 +187,9 @@ static int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 	CUcontext ctx = NULL, old;
 	CUdevice dev = 0;
 	int prio = 0;
+	bool program_side = h & XU_PROGRAM_SIDE;
 
+	h &= ~(uintptr_t)XU_PROGRAM_SIDE;
 	if (xc_default_kind(h) == XSI_NOT_DEFAULT) {
 		if (xc_real.stream_get_ctx((CUstream)h, &ctx) != CUDA_SUCCESS)
 			return -ENOENT;
@@ -204,8 +206,10 @@ static int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 	d->priority = -prio;
 	d->device = (int32_t)dev;
 	d->context = (uintptr_t)ctx;
-	/* Its work runs in the urgent context: it holds nothing of this one. */
-	(void)xu_stream_urgent((CUstream)h, &d->device);
+	/* Its work runs in the urgent context: it holds nothing of this one;
+	 * what it runs in this one holds as any stream does. */
+	if (!program_side)
+		(void)xu_stream_urgent((CUstream)h, &d->device);
 	return 0;
 }
 
@@ -319,6 +323,7 @@ static int xc_is_capturing(uintptr_t h)
 {
 	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
 
+	h &= ~(uintptr_t)XU_PROGRAM_SIDE;
 	if (!xc_real.stream_is_capturing ||
 	    xc_real.stream_is_capturing((CUstream)h, &cs) != CUDA_SUCCESS)
 		return -EIO;
@@ -331,13 +336,17 @@ static int xc_is_capturing(uintptr_t h)
 static int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 {
 	CUcontext old, ctx = (CUcontext)d->context;
-	CUstream on = (CUstream)h;
+	CUstream on = NULL;
 	struct xc_mark *k;
 	CUstreamCaptureMode m;
 	bool sw;
 	CUresult r = CUDA_SUCCESS;
 
-	xu_mark_target((CUstream)h, &on, &ctx);	/* an urgent stream's twin */
+	if (h & XU_PROGRAM_SIDE)	/* an urgent stream's work in its context */
+		h &= ~(uintptr_t)XU_PROGRAM_SIDE;
+	else
+		xu_mark_target((CUstream)h, &on, &ctx);	/* its twin's */
+	on = on ? on : (CUstream)h;
 	if (!ctx || xc_real.ctx_push(ctx) != CUDA_SUCCESS)
 		return -EIO;
 	if (xc_is_capturing(h) > 0) {
@@ -752,8 +761,8 @@ static bool xc_init(void)
 	X(cuLaunchCooperativeKernel_ptsz, "cuLaunchCooperativeKernel", 1, 9000, COOP_P, COOP_A, h, ROUTE_F) \
 	X(cuLaunchHostFunc, "cuLaunchHostFunc", 0, 10000, HOSTFN_P, HOSTFN_A, h, ROUTE_H) \
 	X(cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 1, 10000, HOSTFN_P, HOSTFN_A, h, ROUTE_H) \
-	X(cuStreamAddCallback, "cuStreamAddCallback", 0, 5000, CB_P, CB_A, h, ROUTE_H) \
-	X(cuStreamAddCallback_ptsz, "cuStreamAddCallback", 1, 7000, CB_P, CB_A, h, ROUTE_H) \
+	X(cuStreamAddCallback, "cuStreamAddCallback", 0, 5000, CB_P, CB_A, h, ROUTE_CB) \
+	X(cuStreamAddCallback_ptsz, "cuStreamAddCallback", 1, 7000, CB_P, CB_A, h, ROUTE_CB) \
 	X(cuGraphLaunch, "cuGraphLaunch", 0, 10000, GRAPH_P, GRAPH_A, h, ROUTE_H) \
 	X(cuGraphLaunch_ptsz, "cuGraphLaunch", 1, 10000, GRAPH_P, GRAPH_A, h, ROUTE_H) \
 	X(cuMemcpyAsync, "cuMemcpyAsync", 0, 4000, CPY_P, CPY_A, h, ROUTE_H) \
@@ -913,10 +922,12 @@ static struct xsi_entry entries[E_COUNT];
 /* ---- scheduled hooks ---------------------------------------------------- */
 
 /* Where the call runs: an urgent stream's work goes to its twin in the
- * urgent context (cuda_urgent.c), a launched function translated with it. */
+ * urgent context (cuda_urgent.c), a launched function translated with it.
+ * Routed first: the hold is that of the side it runs on (xu_hold_key()). */
 #define ROUTE_H h = xu_route(h, NULL, XU_CARRY)
 #define ROUTE_F h = xu_route(h, &f, XU_CARRY)
 #define ROUTE_EX CUlaunchConfig cfg_copy_; cfg = xu_route_ex(cfg, &f, &cfg_copy_)
+#define ROUTE_CB h = xu_route_callback(h, &cb, &data)	/* it gets the program's stream */
 
 #define HOOK_S(sym, base, pt, since, P, A, S, R)			\
 	static CUresult (*real_##sym) P;				\
@@ -927,12 +938,13 @@ static struct xsi_entry entries[E_COUNT];
 									\
 		if (!xc_init() || !real_##sym)				\
 			return CUDA_ERROR_NOT_INITIALIZED;		\
-		if (xc_no_hold) {					\
-			R;						\
-			return real_##sym A;				\
-		}							\
-		xsi_hold_begin(&xc_rt, &entries[E_##sym], (uintptr_t)(S), &hold_); \
+		uintptr_t s_ = (uintptr_t)(S);				\
+									\
 		R;							\
+		if (xc_no_hold)						\
+			return real_##sym A;				\
+		xsi_hold_begin(&xc_rt, &entries[E_##sym],		\
+			       xu_hold_key(s_, (uintptr_t)(S)), &hold_); \
 		r = real_##sym A;					\
 		xsi_hold_end(&hold_, r == CUDA_SUCCESS);		\
 		return r;						\
@@ -1053,16 +1065,20 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 #define SYNC_HOOK(sym)							\
 	static CUresult hook_##sym(CUstream h)				\
 	{								\
-		struct xsi_sync *y;					\
+		struct xsi_sync *y, *y2;				\
 		CUresult r;						\
 									\
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
+		y2 = xu_twin(h) ? xsi_sync_begin(&xc_rt, stream_of(E_##sym, \
+			(CUstream)((uintptr_t)h | XU_PROGRAM_SIDE)), XSI_SCOPE_STREAM) : NULL; \
 		r = xu_twin(h) ? real_##sym(xu_twin(h)) : CUDA_SUCCESS;	\
 		if (r == CUDA_SUCCESS)					\
 			r = real_##sym(h);				\
 		xsi_sync_end(y, r == CUDA_SUCCESS);			\
+		if (y2)							\
+			xsi_sync_end(y2, r == CUDA_SUCCESS);		\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
@@ -1112,6 +1128,9 @@ EXPORT_AS(cuCtxSynchronize_v2)
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		if (xc_default_kind((uintptr_t)h) == XSI_NOT_DEFAULT)	\
 			(void)xsi_stream_destroyed(&xc_rt, (uintptr_t)h); \
+		if (xu_stream_urgent(h, NULL))				\
+			(void)xsi_stream_destroyed(&xc_rt,		\
+				(uintptr_t)h | XU_PROGRAM_SIDE);	\
 		xu_stream_destroyed(h);					\
 		return real_##sym(h);					\
 	}								\

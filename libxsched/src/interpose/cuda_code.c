@@ -24,6 +24,7 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@
 static struct {
 	CUresult (*ctx_push)(CUcontext);
 	CUresult (*ctx_pop)(CUcontext *);
+	CUresult (*ctx_get_device)(CUdevice *);
 	CUresult (*kernel_get_name)(const char **, CUkernel);
 	CUresult (*kernel_set_attribute)(CUfunction_attribute, int, CUkernel, CUdevice);
 	CUresult (*func_get_name)(const char **, CUfunction);
@@ -76,6 +78,7 @@ struct xu_fn {
 	CUfunction twin[XU_CODE_DEVS];
 	struct xu_attr attrs[XU_ATTRS];
 	unsigned int nattrs;
+	bool kernel_attrs;	/* FN_KERNEL: its attributes applied to the kernel */
 };
 
 struct xu_mod {
@@ -117,6 +120,7 @@ bool xu_code_init(void *h)
 {
 	REAL(ctx_push, "cuCtxPushCurrent_v2");
 	REAL(ctx_pop, "cuCtxPopCurrent_v2");
+	REAL(ctx_get_device, "cuCtxGetDevice");
 	REAL(kernel_get_name, "cuKernelGetName");
 	REAL(kernel_set_attribute, "cuKernelSetAttribute");
 	REAL(func_get_name, "cuFuncGetName");
@@ -172,9 +176,32 @@ static size_t image_size(const void *image)
 	return strlen(image) + 1;
 }
 
+/* A module file's contents, NUL-terminated (a PTX file is text). */
+static void *file_image(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && n < (1L << 31) &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			buf[n] = 0;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
 void xu_module_loaded(CUmodule m, const void *image, const char *path)
 {
-	struct xu_mod *md;
+	struct xu_mod *md, *old;
 	size_t n;
 
 	if (!lv3 || !m)
@@ -189,10 +216,17 @@ void xu_module_loaded(CUmodule m, const void *image, const char *path)
 		if (md->image)
 			memcpy(md->image, image, n);
 	} else if (path) {
-		md->path = strdup(path);
+		/* The file may change or go: what was loaded is kept. */
+		md->image = file_image(path);
+		md->path = md->image ? NULL : strdup(path);
 	}
 	pthread_mutex_lock(&code_lock);
-	if (!xu_tput(&mods, m, md)) {
+	old = xu_tget(&mods, m);	/* a handle the driver handed out again */
+	if (old && xu_tput(&mods, m, md)) {
+		free(old->image);
+		free(old->path);
+		free(old);
+	} else if (!old && !xu_tput(&mods, m, md)) {
 		free(md->image);
 		free(md->path);
 		free(md);
@@ -208,18 +242,27 @@ void xu_module_unloaded(CUmodule m)
 	if (!lv3)
 		return;
 	pthread_mutex_lock(&code_lock);
-	md = xu_tget(&mods, m);
-	if (md && !md->dead) {
-		md->dead = true;	/* its functions are invalid now too */
-		for (i = 0; i < XU_CODE_DEVS; i++) {
+	md = xu_tdel(&mods, m);
+	if (md) {
+		for (i = 0; i < XU_CODE_DEVS; i++)
 			if (md->twin[i])
 				ur.module_unload(md->twin[i]);
-			md->twin[i] = NULL;
-		}
 		free(md->image);
 		free(md->path);
-		md->image = NULL;
-		md->path = NULL;
+		free(md);
+	}
+	/* Its functions die with it; the driver may hand out their addresses
+	 * again for the next module. */
+	for (i = 0; i < XU_TABLE_SLOTS; i++) {
+		struct xu_fn *fn = fns.val[i];
+
+		if (fns.key[i] && fns.key[i] != XU_TOMB && fn && fn->mod == m &&
+		    fn->state != FN_KERNEL) {
+			fns.key[i] = XU_TOMB;
+			fns.val[i] = NULL;
+			free(fn->name);
+			free(fn);
+		}
 	}
 	pthread_mutex_unlock(&code_lock);
 }
@@ -318,6 +361,14 @@ static void attr_apply(const struct xu_attr *a, CUfunction t, CUkernel k, int de
 	}
 }
 
+/* The device a kernel attribute is for: the program's current one. */
+static int kernel_dev(void)
+{
+	CUdevice d = 0;
+
+	return ur.ctx_get_device && ur.ctx_get_device(&d) == CUDA_SUCCESS ? (int)d : 0;
+}
+
 void xu_function_attribute(CUfunction f, CUfunction_attribute attr, int v)
 {
 	struct xu_fn *fn;
@@ -336,10 +387,12 @@ void xu_function_attribute(CUfunction f, CUfunction_attribute attr, int v)
 			fn->attrs[i].val = v;
 			if (i == fn->nattrs)
 				fn->nattrs++;
-			/* Already carried: the twins get it as well. */
+			/* Already carried: the twins, or the kernel, get it as well. */
 			for (i = 0; i < XU_CODE_DEVS; i++)
 				if (fn->twin[i])
 					attr_apply(&fn->attrs[fn->nattrs - 1], fn->twin[i], NULL, (int)i);
+			if (fn->state == FN_KERNEL && fn->kernel_attrs)
+				attr_apply(&fn->attrs[fn->nattrs - 1], NULL, fn->k, kernel_dev());
 		}
 	}
 	pthread_mutex_unlock(&code_lock);
@@ -435,9 +488,12 @@ bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f)
 	if (fn && fn->state == FN_UNKNOWN) {
 		fn_resolve(fn);
 		first = true;
-		if (fn->state == FN_KERNEL)	/* attributes set on the function */
-			for (i = 0; i < fn->nattrs; i++)
-				attr_apply(&fn->attrs[i], NULL, fn->k, dev);
+	}
+	if (fn && fn->state == FN_KERNEL && !fn->kernel_attrs) {
+		/* attributes the program set on the function, before */
+		for (i = 0; i < fn->nattrs; i++)
+			attr_apply(&fn->attrs[i], NULL, fn->k, dev);
+		fn->kernel_attrs = true;
 	}
 	if (!fn) {
 		why = "too many functions to follow";

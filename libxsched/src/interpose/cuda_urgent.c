@@ -456,6 +456,45 @@ const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
 	return copy;
 }
 
+/* A stream callback is told its stream: the program's, not the twin. */
+struct xu_cb {
+	CUstreamCallback cb;
+	void *data;
+	CUstream h;
+};
+
+static void CUDA_CB callback_of_twin(CUstream twin, CUresult st, void *p)
+{
+	struct xu_cb c = *(struct xu_cb *)p;
+
+	(void)twin;
+	free(p);
+	c.cb(c.h, st, c.data);
+}
+
+CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data)
+{
+	CUstream on;
+	struct xu_cb *c;
+
+	if (!stream_get(h) || !*cb)
+		return h;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return xu_route(h, NULL, XU_STAY);
+	on = xu_route(h, NULL, XU_CARRY);
+	if (on == h) {
+		free(c);
+		return h;
+	}
+	c->cb = *cb;
+	c->data = *data;
+	c->h = h;
+	*cb = callback_of_twin;
+	*data = c;
+	return on;
+}
+
 void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx)
 {
 	struct xu_stream *s = stream_get(h);
@@ -464,6 +503,13 @@ void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx)
 		*on = s->twin;
 		*ctx = devs[s->dev].ctx;
 	}
+}
+
+uintptr_t xu_hold_key(uintptr_t h, uintptr_t on)
+{
+	if (on != h || !stream_get((CUstream)h))
+		return h;	/* in the urgent context, or not urgent */
+	return h | XU_PROGRAM_SIDE;
 }
 
 CUstream xu_twin(CUstream h)
@@ -479,8 +525,8 @@ CUresult xu_ctx_synchronize(void)
 	CUcontext c, old;
 	CUresult r;
 
-	if (!atomic_load(&nurgent) || ur.ctx_get_device(&dev) != CUDA_SUCCESS ||
-	    dev < 0 || dev >= XU_DEVS)
+	/* Not only while urgent streams live: a destroyed one's work runs on. */
+	if (!lv3 || ur.ctx_get_device(&dev) != CUDA_SUCCESS || dev < 0 || dev >= XU_DEVS)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&lock);
 	c = devs[dev].ctx;

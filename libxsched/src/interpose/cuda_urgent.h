@@ -39,6 +39,19 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how);
 /* cuLaunchKernelEx: @cfg's stream routed; *@copy holds the changed config. */
 const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
 				  CUlaunchConfig *copy);
+/* cuStreamAddCallback: routed, and the callback told the program's stream. */
+CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data);
+/*
+ * The core sees an urgent stream as two streams: its handle, on the pseudo
+ * device of its urgent context (what runs on the twin holds nothing of the
+ * program's context), and its handle | XU_PROGRAM_SIDE, on its own device
+ * (what runs on the program's stream, uncarried, holds lower streams as
+ * any urgent stream's work does).  Stream handles are aligned pointers;
+ * the default streams' (1, 2) are never urgent.
+ */
+#define XU_PROGRAM_SIDE 4
+/* The handle the core holds a call by: @h routed to @on. */
+uintptr_t xu_hold_key(uintptr_t h, uintptr_t on);
 /* Where @h's last command went, and that stream's context (marks). */
 void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
 /* The twin of @h, or NULL (synchronize and query cover it too). */
