@@ -100,7 +100,8 @@ class Job:
                     self.unit()
             self.stream.synchronize()
             g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g, stream=self.stream):
+            # thread_local: the batch thread's calls go on during the capture
+            with torch.cuda.graph(g, stream=self.stream, capture_error_mode="thread_local"):
                 self.unit()
         self.graph = g
 

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#define XU_TABLE_SLOTS 4096	/* a power of two */
+#define XU_TABLE_SLOTS 65536	/* a power of two: PyTorch programs make thousands of events */
 #define XU_TOMB ((void *)1)
 
 struct xu_table {
