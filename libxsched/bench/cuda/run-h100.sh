@@ -322,7 +322,7 @@ lv3_count() {
 
 lv3_smoke() {
 	say "smoke: a high-priority stream's ResNet-18 in the urgent context, XSCHED_LOG=debug"
-	XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
+	XSCHED_CUDA_LV3=1 XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
 import torch, torchvision
 x = torch.randn(4, 3, 224, 224, device="cuda")
 m = torchvision.models.resnet18(weights=None).cuda().eval()
@@ -354,14 +354,14 @@ plan_lv3() {
 	say "urgent alone ($n requests)"
 	run_py native "$t" alone --requests "$n" --tag alone
 	say "urgent beside the GEMM and SDPA, urgent context on ($n requests each)"
-	run_py xsched "$t" stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-lv3
+	XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-lv3
 	lv3_count
-	run_py xsched "$t" stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa-lv3
+	XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa-lv3
 	lv3_count
 }
 
-# The native twins of plan lv3, and the transparency suite with the urgent
-# context on.
+# The native twins of plan lv3, and the transparency suite on priority -1
+# streams with the urgent context on.
 plan_lv3_native() {
 	local n=$REQ_MAIN
 	info
@@ -372,7 +372,7 @@ plan_lv3_native() {
 	[ -n "$XLIB" ] || return 1
 	say "transparency on priority -1 streams (their work in the urgent context)"
 	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --urgent --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
-	XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --urgent --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
+	XSCHED_CUDA_LV3=1 XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --urgent --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched failed"
 	compare_transparency
 	lv3_count
 }

@@ -42,7 +42,6 @@
 #include "../internal.h"
 #include "interpose.h"
 #include "cuda_code.h"
-#include "cuda_keeper.h"
 #include "cuda_urgent.h"
 #include "handle_table.h"
 
@@ -63,7 +62,6 @@ static struct {
 	CUresult (*stream_get_ctx)(CUstream, CUcontext *);
 	CUresult (*stream_get_priority)(CUstream, int *);
 	CUresult (*stream_wait_event)(CUstream, CUevent, unsigned int);
-	CUresult (*stream_query)(CUstream);
 	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
 	CUresult (*event_create)(CUevent *, unsigned int);
 	CUresult (*event_destroy)(CUevent);
@@ -156,17 +154,17 @@ static void fork_child(void)
 	atomic_store(&ncaptures, 0);
 }
 
-static bool twins_idle(int dev);
-
 #define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
 
 void xu_init(void *h, bool split)
 {
 	const char *s = getenv("XSCHED_CUDA_LV3");
 
+	/* Off unless asked for: measured, it trades the urgent job's median
+	 * for its tail (Documentation/cuda.rst, "When it is worth it"). */
 	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
-		xs_err("cuda: XSCHED_CUDA_LV3='%s' is not 0 or 1; using 1 (urgent context on)", s);
-	if (s && !strcmp(s, "0"))
+		xs_err("cuda: XSCHED_CUDA_LV3='%s' is not 0 or 1; using 0 (urgent context off)", s);
+	if (!s || strcmp(s, "1"))
 		return;
 	if (split) {
 		xs_info("cuda: XSCHED_CUDA_SM_SPLIT is set: no urgent context (the two are alternatives)");
@@ -186,7 +184,6 @@ void xu_init(void *h, bool split)
 	REAL(stream_get_ctx, "cuStreamGetCtx");
 	REAL(stream_get_priority, "cuStreamGetPriority");
 	REAL(stream_wait_event, "cuStreamWaitEvent");
-	REAL(stream_query, "cuStreamQuery");
 	REAL(stream_is_capturing, "cuStreamIsCapturing");
 	REAL(event_create, "cuEventCreate");
 	REAL(event_destroy, "cuEventDestroy_v2");
@@ -196,13 +193,12 @@ void xu_init(void *h, bool split)
 	    !ur.ctx_get_current || !ur.ctx_get_device || !ur.ctx_sync || !ur.prio_range ||
 	    !ur.stream_create || !ur.stream_destroy || !ur.stream_get_ctx ||
 	    !ur.stream_get_priority || !ur.stream_wait_event || !ur.stream_is_capturing ||
-	    !ur.event_create || !ur.event_destroy || !ur.event_record || !ur.stream_query ||
+	    !ur.event_create || !ur.event_destroy || !ur.event_record ||
 	    !xu_code_init(h)) {
 		xs_warn("cuda: this libcuda lacks what the urgent context needs (cuFuncGetName and cuKernelGetName: CUDA 12.4+); Lv3 off");
 		return;
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	xk_init(h, twins_idle);
 	lv3 = true;
 }
 
@@ -437,10 +433,7 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how)
 		return h;
 	if (how == XU_STAY || capturing(h) || (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f)))
 		want = SIDE_ORIG;
-	if (side_set(s, want) != SIDE_TWIN)
-		return h;
-	xk_active(s->dev, devs[s->dev].ctx);
-	return s->twin;
+	return side_set(s, want) == SIDE_TWIN ? s->twin : h;
 }
 
 const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
@@ -590,28 +583,6 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 		for (i = 0; i < n; i++)
 			stream_free(gone[i]);
 	} while (n == 64);
-}
-
-/* Has device @dev's twins' work all completed?  (The keeper asks.) */
-static bool twins_idle(int dev)
-{
-	CUstream twins[64];
-	unsigned int i, n = 0;
-
-	pthread_mutex_lock(&lock);
-	for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
-		struct xu_stream *s = streams.val[i];
-
-		if (streams.key[i] && streams.key[i] != XU_TOMB && s && s->dev == dev && s->twin)
-			twins[n++] = s->twin;
-	}
-	pthread_mutex_unlock(&lock);
-	/* A stream destroyed meanwhile answers an error: it has nothing left
-	 * that a keeper could help. */
-	for (i = 0; i < n; i++)
-		if (ur.stream_query(twins[i]) == CUDA_ERROR_NOT_READY)
-			return false;
-	return true;
 }
 
 /* ---- events ------------------------------------------------------------------ */
