@@ -96,8 +96,8 @@ why=
 table=$(sed -n '/^    batch alone natively:/,/^$/p' "$top/$doc" | sed '/^$/d; s/^    //')
 head=$(python3 "$top/$bench/table.py" --summary /dev/null | grep '^|')
 cells=$(head -n 1 <<< "$head" | tr -cd '|' | wc -c)
-plans=$(sed -n 's/^\t\([a-z0-9]*\)) .*/\1/p' "$top/$bench/run-h100.sh")
-named=$(grep '^    .*run-h100\.sh ' "$top/$doc" | grep -o 'run-h100\.sh [a-z0-9 ]*' | cut -d' ' -f2- | tr ' ' '\n' | sed '/^$/d' | sort -u)
+plans=$(sed -n 's/^\t\([a-z0-9-]*\)) .*/\1/p' "$top/$bench/run-h100.sh")
+named=$(grep '^    .*run-h100\.sh ' "$top/$doc" | grep -o 'run-h100\.sh [a-z0-9 -]*' | cut -d' ' -f2- | tr ' ' '\n' | sed '/^$/d' | sort -u)
 if [ -z "$table" ]; then
 	why="no table.py --summary table (a literal block from 'batch alone natively:')"
 elif [ -z "$head" ] || [ "$(sed -n '2,3p' <<< "$table")" != "$head" ]; then

@@ -29,69 +29,98 @@
 #             each natively and preloaded; libxsched at threshold 64 beside
 #             ResNet-50 b16; the urgent loop waiting on the whole device
 #             beside the GEMM
-#   port1     the interposer on the interposition core (the shipped code):
+#   core-smoke
+#             the interposer on the interposition core (the shipped code):
 #             smoke test, per-launch overhead, transparency, urgent alone
 #             natively and preloaded with REQ_MAIN requests each
-#   port2     urgent beside the GEMM in one process (high priority),
+#   gemm-high
+#             urgent beside the GEMM in one process (high priority),
 #             natively and preloaded, REQ_MAIN requests each
-#   port3     urgent beside ResNet-50 b16 in one process (high priority) and
+#   r50b16-high-procs
+#             urgent beside ResNet-50 b16 in one process (high priority) and
 #             in two processes (equal), natively and preloaded, REQ_MAIN each
-#   green     the SM partition (XSCHED_CUDA_SM_SPLIT, preloaded): urgent
+#   green
+#             the SM partition (XSCHED_CUDA_SM_SPLIT, preloaded): urgent
 #             beside the GEMM in one process (high priority) on 16 SMs with
 #             Lv1 holds on and off (XSCHED_CUDA_HOLD=0), urgent alone on 16
 #             SMs, the GEMM alone natively and on the other 116 SMs, then
 #             urgent beside the GEMM on 32 SMs and the GEMM alone on 100;
 #             REQ_MAIN requests per urgent case
-#   capfix    after the in-flight cap's fix: per-launch overhead, ResNet-50
+#   capfix
+#             after the in-flight cap's fix: per-launch overhead, ResNet-50
 #             b16 alone beside an idle high-priority stream and urgent beside
 #             it in one process (high priority), natively and preloaded
-#   port4     urgent beside ResNet-50 b16 on an equal-priority stream (REQ_MAIN
+#   r50b16-equal-sdpa
+#             urgent beside ResNet-50 b16 on an equal-priority stream (REQ_MAIN
 #             requests) and beside SDPA on the high-priority stream (REQ),
 #             natively and preloaded
-#   port5     urgent alone (native), beside SDPA on the high-priority stream
+#   sdpa-high-split
+#             urgent alone (native), beside SDPA on the high-priority stream
 #             natively and preloaded, and beside the GEMM with SM split 16,
 #             REQ_MAIN requests each
-# The plans from port6 on are one or two cases each, to be combined on one
+# The plans from sdpa-high-xsched on are one or two cases each, to be combined on one
 # command line (versions and build once) and cut by BUDGET_S:
-#   port6     urgent beside SDPA on the high-priority stream, preloaded only
-#             (its native twin at 2000 requests is port5's), REQ_MAIN
-#   port7     urgent beside ResNet-50 b256 on the high-priority stream,
+#   sdpa-high-xsched
+#             urgent beside SDPA on the high-priority stream, preloaded only
+#             (its native twin at 2000 requests is sdpa-high-split's), REQ_MAIN
+#   r50b256-high
+#             urgent beside ResNet-50 b256 on the high-priority stream,
 #             natively and preloaded, REQ_MAIN each
-#   port8     urgent alone natively (the reference of the run), REQ_MAIN
-#   port9     urgent on 16 SMs (XSCHED_CUDA_SM_SPLIT=16, preloaded) alone and
+#   alone
+#             urgent alone natively (the reference of the run), REQ_MAIN
+#   split16-gemm
+#             urgent on 16 SMs (XSCHED_CUDA_SM_SPLIT=16, preloaded) alone and
 #             beside the GEMM (high priority), REQ_MAIN each
-#   port10    16 SMs beside ResNet-50 b16 and beside SDPA (high priority,
+#   split16-r50b16-sdpa
+#             16 SMs beside ResNet-50 b16 and beside SDPA (high priority,
 #             preloaded), REQ_MAIN each; then both batch jobs alone natively
 #             and on the other 116 SMs, 10 s each
-#   port11    urgent and the GEMM as two processes (equal priority), natively
+#   gemm-procs
+#             urgent and the GEMM as two processes (equal priority), natively
 #             and preloaded, REQ_MAIN each
-#   port12    the urgent tail: hiccup.py (host stalls, hiccup.jsonl) beside
+#   tail
+#             the urgent tail: hiccup.py (host stalls, hiccup.jsonl) beside
 #             urgent alone natively (REQ_MAIN), the same with each request
 #             one CUDA graph (REQ_MAIN) and the one-tiny-kernel request
 #             (REQ); then the GEMM and SDPA alone natively and on 116 SMs
-#   port13    urgent and ResNet-50 b256 as two processes (equal priority),
+#   r50b256-procs
+#             urgent and ResNet-50 b256 as two processes (equal priority),
 #             natively and preloaded, REQ_MAIN each
-#   port14    urgent beside ResNet-50 b256 on an equal-priority stream,
-#             natively and preloaded, REQ_MAIN each (the GEMM is port16:
+#   r50b256-equal
+#             urgent beside ResNet-50 b256 on an equal-priority stream,
+#             natively and preloaded, REQ_MAIN each (the GEMM is gemm-equal:
 #             2000 requests beside it outlast 220 s)
-#   port15    urgent and SDPA as two processes and on an equal-priority
+#   sdpa-procs-equal
+#             urgent and SDPA as two processes and on an equal-priority
 #             stream, natively and preloaded, REQ_MAIN each (about 4 minutes
 #             a case on the stream, where each request waits a whole SDPA
 #             kernel: one pair per device call; MODES="proc stream" picks)
-#   port16    urgent beside the GEMM on an equal-priority stream, where
+#   gemm-equal
+#             urgent beside the GEMM on an equal-priority stream, where
 #             each request waits a whole GEMM kernel (about 6 minutes for
 #             REQ_MAIN): one side per device call, SIDE=native or xsched
-#   port17    the SM splits plan green measures, at REQ_MAIN:
+#   split32-gemm
+#             the SM splits plan green measures, at REQ_MAIN:
 #             urgent on 32 SMs beside the GEMM (high priority) and the GEMM
 #             alone on 100, then 16 SMs beside it with Lv1 holds off
-#   port18    the lever on Lv1's batch cost: urgent beside ResNet-50 b16 on
+#   lv1-batch-cost
+#             the lever on Lv1's batch cost: urgent beside ResNet-50 b16 on
 #             the high-priority stream at threshold 64 (batch 32), natively
 #             and at the default threshold, REQ_MAIN each (cases gated one
 #             by one)
 #
+#   lv3
+#             the urgent context (XSCHED_CUDA_LV3=1): smoke test, the GEMM
+#             and SDPA alone, urgent alone, then urgent beside the GEMM and
+#             beside SDPA with the urgent context on, REQ_MAIN each
+#   lv3-native
+#             lv3's native twins (urgent beside the GEMM and SDPA on the
+#             high-priority stream) and transparency.py --urgent natively
+#             and with the urgent context on
+#
 # REQ (default 800) and REQ_MAIN (default 2000) set requests per case.
 # BUDGET_S (default: none) is the time the whole command may take: a case
-# (from port6 on: a pair of cases) starts only when its estimate still fits,
+# (from sdpa-high-xsched on: a pair of cases) starts only when its estimate still fits,
 # and no case runs past it, so what finished comes back before a device
 # call's limit.  Every urgent case also appends its per-request host and GPU
 # latencies to raw.jsonl.
@@ -342,7 +371,7 @@ print("smoke ok", torch.equal(a, b), float(a.sum()), float(c))
 
 # Does the urgent context (Lv3) keep urgent ResNet-18 within 1.5x (P50) and
 # 3x (P99) of alone beside the GEMM and SDPA, the batch job at 0.9 or more?
-# (the native twins of the two cases: plan lv3_native)
+# (the native twins of the two cases: plan lv3-native)
 plan_lv3() {
 	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 150))
 	info
@@ -396,7 +425,7 @@ print("smoke ok", torch.equal(a, b), float(a.sum()))
 		sed 's/stream [^:]*:/stream:/' | sort | uniq -c | sort -rn | head -30 | tee -a "$LOG"
 }
 
-plan_port1() {
+plan_core_smoke() {
 	info
 	build
 	[ -n "$XLIB" ] || return 1
@@ -406,14 +435,14 @@ plan_port1() {
 	alone_pair "$REQ_MAIN" $((REQ_MAIN / 20 + 100))
 }
 
-plan_port2() {
+plan_gemm_high() {
 	info
 	build
 	[ -n "$XLIB" ] || return 1
 	pair_main stream high gemm
 }
 
-plan_port3() {
+plan_r50b16_high_procs() {
 	info
 	build
 	[ -n "$XLIB" ] || return 1
@@ -461,7 +490,7 @@ plan_capfix() {
 	pair_main stream high r50b16
 }
 
-plan_port4() {
+plan_r50b16_equal_sdpa() {
 	info
 	build
 	[ -n "$XLIB" ] || return 1
@@ -469,7 +498,7 @@ plan_port4() {
 	pair stream high sdpa
 }
 
-plan_port5() {
+plan_sdpa_high_split() {
 	local n=$REQ_MAIN
 	info
 	build
@@ -481,7 +510,7 @@ plan_port5() {
 	XSCHED_CUDA_SM_SPLIT=16 run_py xsched $((n / 20 + 150)) stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-split16
 }
 
-# From port6 on: versions and build once per command line.
+# From sdpa-high-xsched on: versions and build once per command line.
 READY=
 setup() {
 	if [ -z "$READY" ]; then
@@ -541,7 +570,7 @@ split_alone() {
 	done
 }
 
-plan_port6() {
+plan_sdpa_high_xsched() {
 	local n=$REQ_MAIN
 	setup || return 1
 	gated_case "$(need_sdpa $n)" "stream high sdpa ($n requests): libxsched" \
@@ -549,19 +578,19 @@ plan_port6() {
 		--tag stream-high-sdpa
 }
 
-plan_port7() {
+plan_r50b256_high() {
 	setup || return 1
 	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) stream high r50b256
 }
 
-plan_port8() {
+plan_alone() {
 	local n=$REQ_MAIN
 	setup || return 1
 	gated_case "$(need $n)" "urgent alone ($n requests)" \
 		native $((n / 20 + 100)) alone --requests "$n" --tag alone
 }
 
-plan_port9() {
+plan_split16_gemm() {
 	local n=$REQ_MAIN
 	setup || return 1
 	split_case alone-split16 "$(need $n)" $((n / 20 + 100)) alone --prio high --requests "$n"
@@ -569,7 +598,7 @@ plan_port9() {
 		stream --batch gemm --prio high --requests "$n"
 }
 
-plan_port10() {
+plan_split16_r50b16_sdpa() {
 	local n=$REQ_MAIN
 	setup || return 1
 	split_case stream-high-r50b16-split16 "$(need $n)" $((n / 20 + 120)) \
@@ -579,7 +608,7 @@ plan_port10() {
 	split_alone r50b16 sdpa
 }
 
-plan_port12() {
+plan_tail() {
 	local n=$REQ_MAIN hp= left=3600
 	setup || return 1
 	[ -z "$END" ] || left=$((END - $(date +%s) - 15))
@@ -597,22 +626,22 @@ plan_port12() {
 	wait "$hp"
 }
 
-plan_port11() {
+plan_gemm_procs() {
 	setup || return 1
 	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) proc equal gemm
 }
 
-plan_port13() {
+plan_r50b256_procs() {
 	setup || return 1
 	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) proc equal r50b256
 }
 
-plan_port14() {
+plan_r50b256_equal() {
 	setup || return 1
 	gated_pair "$REQ_MAIN" "$(need "$REQ_MAIN")" $((REQ_MAIN / 20 + 120)) stream equal r50b256
 }
 
-plan_port15() {
+plan_sdpa_procs_equal() {
 	local n=$REQ_MAIN m
 	setup || return 1
 	for m in ${MODES:-proc stream}; do
@@ -624,7 +653,7 @@ plan_port15() {
 	done
 }
 
-plan_port16() {
+plan_gemm_equal() {
 	local n=$REQ_MAIN side=${SIDE:-native} nd
 	nd=$(need_gemm "$n")
 	setup || return 1
@@ -633,7 +662,7 @@ plan_port16() {
 		--tag stream-equal-gemm
 }
 
-plan_port17() {
+plan_split32_gemm() {
 	local n=$REQ_MAIN
 	setup || return 1
 	SPLIT=32 split_case stream-high-gemm-split32 "$(need $n)" $((n / 20 + 120)) \
@@ -644,7 +673,7 @@ plan_port17() {
 		$((n / 20 + 120)) stream --batch gemm --prio high --requests "$n"
 }
 
-plan_port18() {
+plan_lv1_batch_cost() {
 	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 120))
 	setup || return 1
 	XSCHED_THRESHOLD=64 XSCHED_BATCH=32 gated_case "$(need $n)" \
@@ -662,28 +691,28 @@ for p in "$@"; do
 	xsched) plan_xsched ;;
 	final) plan_final ;;
 	more) plan_more ;;
-	port1) plan_port1 ;;
-	port2) plan_port2 ;;
-	port3) plan_port3 ;;
+	core-smoke) plan_core_smoke ;;
+	gemm-high) plan_gemm_high ;;
+	r50b16-high-procs) plan_r50b16_high_procs ;;
 	capfix) plan_capfix ;;
-	port4) plan_port4 ;;
-	port5) plan_port5 ;;
+	r50b16-equal-sdpa) plan_r50b16_equal_sdpa ;;
+	sdpa-high-split) plan_sdpa_high_split ;;
 	green) plan_green ;;
-	port6) plan_port6 ;;
-	port7) plan_port7 ;;
-	port8) plan_port8 ;;
-	port9) plan_port9 ;;
-	port10) plan_port10 ;;
-	port11) plan_port11 ;;
-	port12) plan_port12 ;;
-	port13) plan_port13 ;;
-	port14) plan_port14 ;;
-	port15) plan_port15 ;;
-	port16) plan_port16 ;;
-	port17) plan_port17 ;;
-	port18) plan_port18 ;;
+	sdpa-high-xsched) plan_sdpa_high_xsched ;;
+	r50b256-high) plan_r50b256_high ;;
+	alone) plan_alone ;;
+	split16-gemm) plan_split16_gemm ;;
+	split16-r50b16-sdpa) plan_split16_r50b16_sdpa ;;
+	gemm-procs) plan_gemm_procs ;;
+	tail) plan_tail ;;
+	r50b256-procs) plan_r50b256_procs ;;
+	r50b256-equal) plan_r50b256_equal ;;
+	sdpa-procs-equal) plan_sdpa_procs_equal ;;
+	gemm-equal) plan_gemm_equal ;;
+	split32-gemm) plan_split32_gemm ;;
+	lv1-batch-cost) plan_lv1_batch_cost ;;
 	lv3) plan_lv3 ;;
-	lv3_native) plan_lv3_native ;;
+	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;
 	esac
