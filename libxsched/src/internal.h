@@ -16,7 +16,7 @@
  * wait and completed ops it uses) and an optional preemptor (how its
  * hardware queue stops: xq->pre/xq->preq, whose suspend, resume, poll and
  * query ops it uses).  For sim and mock XQueues both are the same platform
- * queue; a call queue's submitter is the calls platform (calls.c) and its
+ * queue; a call queue's submitter is the calls platform (platform/calls.c) and its
  * preemptor, if any, a kfd or sim queue; a kfd XQueue made by
  * xsched_xqueue_create_kfd() has a preemptor and a submitter without launch.
  */
@@ -280,7 +280,7 @@ uint64_t xs_now_ns(void);
 #define xs_err(...) xs_log(XS_LOG_ERROR, __VA_ARGS__)
 #define xs_warn(...) xs_log(XS_LOG_WARN, __VA_ARGS__)
 
-/* modq.c: a queue registered with /dev/xsched (sim, and kfd in module mode). */
+/* platform/modq.c: a queue registered with /dev/xsched (sim, and kfd in module mode). */
 struct xs_modq {
 	int qfd;		/* the queue fd */
 	int devfd;		/* the /dev/xsched client it was registered on */
@@ -331,13 +331,13 @@ void xs_policy_decide(const struct xs_pol_q *q, unsigned int n,
 		      uint64_t now_ns, uint64_t hyst_ns, int32_t *eff,
 		      struct xs_pol_out *out, uint64_t *recheck_ns);
 
-/* sim.c: the sim by ring address (XSCHED_REGISTER_BY_RING), a preemptor
+/* platform/sim.c: the sim by ring address (XSCHED_REGISTER_BY_RING), a preemptor
  * for sim queues a runtime made (the stand-in HSA runtime); -ENODEV when the
  * module has no sim backend. */
 int xs_sim_ring_open(struct xsched_platform **pp, const char *path);
 void xs_sim_ring_close(struct xsched_platform *p);
 
-/* calls.c: the submitter of call commands. */
+/* platform/calls.c: the submitter of call commands. */
 struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *ops,
 					  void *ctx);
 void xs_calls_platform_free(struct xsched_platform *p);
