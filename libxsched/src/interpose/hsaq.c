@@ -437,7 +437,7 @@ static void run_job(struct hq_stream *e, struct xsched_xqueue *xq)
 	pthread_mutex_unlock(&hq.lock);
 	if (!want || (want >= XSCHED_LV2 && !attach))
 		return;
-	ret = xs_xq_set_level_live(xq, want);
+	ret = xs_set_level_live(xq, want);
 	pthread_mutex_lock(&hq.lock);
 	if (!ret)
 		e->level = want;
