@@ -6,8 +6,8 @@
  * thread forgets at its exit.  Calls go one way: core.c (set-up, fork) and
  * dispatch.c over streams.c, over symbols.c and log.c.
  */
-#ifndef XSCHED_INTERPOSE_CORE_H
-#define XSCHED_INTERPOSE_CORE_H
+#ifndef XSCHED_INTERPOSE_CORE_STATE_H
+#define XSCHED_INTERPOSE_CORE_STATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -97,4 +97,4 @@ void xsi_drop_xq(struct xsched_xqueue *xq);
 void xsi_reap(struct xsi_runtime *rt);
 void xsi_forget(struct xsi_runtime *rt, struct xsi_stream *s, bool runs_on);
 
-#endif /* XSCHED_INTERPOSE_CORE_H */
+#endif /* XSCHED_INTERPOSE_CORE_STATE_H */
