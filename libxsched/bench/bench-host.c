@@ -18,7 +18,7 @@
  *      for the synchronize that releases it), with the stand-in preemptor's
  *      suspend and resume modelled as a 5 us ioctl: what the submitting
  *      thread pays for a policy decision.
- *   1c. The interposers' path (caller-held, interpose/core.c): ns a hook
+ *   1c. The interposers' path (caller-held, interpose/dispatch.c): ns a hook
  *      adds to a launch that does nothing, on an application stream, the
  *      legacy and the per-thread default stream, each alone; and an urgent
  *      stream's launch beside a busy lower stream, steady (the urgent

@@ -37,6 +37,18 @@ uint64_t xs_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* @ts: @timeout_ns from now, on CLOCK_MONOTONIC (the XQueues' conds). */
+void xs_abs_deadline(struct timespec *ts, int64_t timeout_ns)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += timeout_ns / 1000000000LL;
+	ts->tv_nsec += timeout_ns % 1000000000LL;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 static void config_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Configuration problems are always printed: they are the user's mistake. */
@@ -292,9 +304,4 @@ void xs_trace(const char *event, const char *fmt, ...)
 		trace_fd = -2;
 	}
 	pthread_mutex_unlock(&log_lock);
-}
-
-XS_EXPORT uint32_t xsched_version(void)
-{
-	return (uint32_t)XSCHED_LIB_VERSION_MAJOR << 16 | XSCHED_LIB_VERSION_MINOR;
 }

@@ -4,20 +4,21 @@
  * in-process scheduler.
  *
  * Locks:
- *   sched.lock (one per process) protects the scheduling state of every
- *     XQueue (the s_* fields), the XQueue list and the decision log.
+ *   sched.lock (one per process, sched_state.h) protects the scheduling
+ *     state of every XQueue (the s_* fields), the XQueue list and the
+ *     decision log.
  *   xq->lock protects the submission state of one XQueue (the fields between
  *     "submission state" and "end of submission state").
  * Order: sched.lock -> xq->lock.  Never take sched.lock while holding an
  * xq->lock; code that changes busy/idle drops xq->lock first and then calls
- * xs_sched_refresh().
+ * the XQueue's hook (xs_xq_changed(): xs_sched_refresh()).
  *
  * An XQueue has a submitter (how work enters: xq->plat/xq->pq, whose launch,
  * wait and completed ops it uses) and an optional preemptor (how its
  * hardware queue stops: xq->pre/xq->preq, whose suspend, resume, poll and
  * query ops it uses).  For sim and mock XQueues both are the same platform
- * queue; a call queue's submitter is the calls platform (calls.c) and its
- * preemptor, if any, a kfd or sim queue; a kfd XQueue made by
+ * queue; a call queue's submitter is the calls platform (platform/calls.c)
+ * and its preemptor, if any, a kfd or sim queue; a kfd XQueue made by
  * xsched_xqueue_create_kfd() has a preemptor and a submitter without launch.
  */
 #ifndef XSCHED_INTERNAL_H
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <errno.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <linux/xsched_kfd.h>
 
@@ -176,6 +178,7 @@ struct xsched_xqueue {
 	uint32_t id;
 	uint32_t group;			/* the policy's scope */
 	atomic_int refs;		/* list + monitor iterations */
+	const struct xs_xq_hook *hook;	/* the scheduler's (xs_sched_add()) */
 
 	/* Scheduling state, under sched.lock. */
 	struct xsched_xqueue *s_next;	/* sched list */
@@ -276,11 +279,12 @@ void xs_log_lock(bool lock);
 bool xs_trace_on(void);
 void xs_trace(const char *event, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint64_t xs_now_ns(void);
+void xs_abs_deadline(struct timespec *ts, int64_t timeout_ns);
 
 #define xs_err(...) xs_log(XS_LOG_ERROR, __VA_ARGS__)
 #define xs_warn(...) xs_log(XS_LOG_WARN, __VA_ARGS__)
 
-/* modq.c: a queue registered with /dev/xsched (sim, and kfd in module mode). */
+/* platform/modq.c: a queue registered with /dev/xsched (sim, and kfd in module mode). */
 struct xs_modq {
 	int qfd;		/* the queue fd */
 	int devfd;		/* the /dev/xsched client it was registered on */
@@ -331,13 +335,13 @@ void xs_policy_decide(const struct xs_pol_q *q, unsigned int n,
 		      uint64_t now_ns, uint64_t hyst_ns, int32_t *eff,
 		      struct xs_pol_out *out, uint64_t *recheck_ns);
 
-/* sim.c: the sim by ring address (XSCHED_REGISTER_BY_RING), a preemptor
+/* platform/sim.c: the sim by ring address (XSCHED_REGISTER_BY_RING), a preemptor
  * for sim queues a runtime made (the stand-in HSA runtime); -ENODEV when the
  * module has no sim backend. */
 int xs_sim_ring_open(struct xsched_platform **pp, const char *path);
 void xs_sim_ring_close(struct xsched_platform *p);
 
-/* calls.c: the submitter of call commands. */
+/* platform/calls.c: the submitter of call commands. */
 struct xsched_platform *xs_calls_platform(const struct xsched_call_ops *ops,
 					  void *ctx);
 void xs_calls_platform_free(struct xsched_platform *p);
@@ -356,21 +360,37 @@ unsigned int xs_calls_mode(struct xsched_xqueue *xq);
 /* Is @seq known completed, or covered by a mark? */
 bool xs_calls_covered(struct xsched_xqueue *xq, uint64_t seq);
 
-/* sched.c */
-void xs_sched_add(struct xsched_xqueue *xq);
-void xs_sched_kill(struct xsched_xqueue *xq);
-int xs_sched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
-		    uint64_t seq);
-int xs_sched_group_sync(uint32_t group);
-/* Bumped in a fork child: XQueues of an older generation are the parent's. */
-extern _Atomic unsigned int xs_fork_gen;
-static inline bool xs_foreign(const struct xsched_xqueue *xq)
+/* Is an XQueue in arbiter mode at @level registered with the arbiter?  Lv1
+ * is not: the module cannot hold back commands buffered in the library. */
+static inline bool xs_arb_at(bool arb_mode, unsigned int level)
 {
-	return xq->fork_gen != atomic_load_explicit(&xs_fork_gen,
-						    memory_order_relaxed);
+	return arb_mode && level >= 2;
 }
-void xs_fork_init(void);
+
+/* api.c: the entry points; those the interposers use beside xsched.h's. */
+/* A call queue for caller-held dispatch: no Lv1 worker is ever started. */
+int xs_xqueue_create_caller_held(struct xsched_xqueue **xqp, const struct xsched_call_ops *ops,
+				 void *ctx, const struct xsched_attr *attr);
+/*
+ * xsched_set_level() for a call queue whose launches go straight through:
+ * allowed while launched work is still in flight (a busy batch stream may
+ * never be idle), not while anything is buffered, held or suspended
+ * (-EBUSY).  In arbiter mode a change of registration still needs idle.
+ */
+int xs_set_level_live(struct xsched_xqueue *xq, unsigned int level);
+/* 0.1/0.2 entry points: the structs of XSCHED_*_SIZE_VER0 bytes. */
+int xs_query_v01(struct xsched_xqueue *xq, struct xsched_xq_info *info);
+int xs_decisions_v01(struct xsched_decision *out, unsigned int max);
+
+/* sched.c: XQueues join and leave the scheduler; the monitor thread; fork. */
+/* Schedule @xq: it gets its id and the scheduler's hook (xq->hook). */
+void xs_sched_add(struct xsched_xqueue *xq);
 void xs_sched_remove(struct xsched_xqueue *xq);
+void xs_fork_init(void);
+
+/* hold.c: the decisions, taken and applied under sched.lock. */
+void xs_sched_kill(struct xsched_xqueue *xq);
+/* The hook's implementation: busy, idle or failed may have changed. */
 void xs_sched_refresh(struct xsched_xqueue *xq);
 void xs_sched_kick_monitor(void);
 int xs_sched_user_suspend(struct xsched_xqueue *xq, unsigned int flags);
@@ -378,36 +398,111 @@ int xs_sched_user_resume(struct xsched_xqueue *xq);
 int xs_sched_set_priority(struct xsched_xqueue *xq, int32_t prio);
 /* @live: work launched may still be in flight (nothing buffered or held). */
 int xs_sched_set_level(struct xsched_xqueue *xq, unsigned int level, bool live);
-
-/* Is an XQueue in arbiter mode at @level registered with the arbiter?  Lv1
- * is not: the module cannot hold back commands buffered in the library. */
-static inline bool xs_arb_at(bool arb_mode, unsigned int level)
-{
-	return arb_mode && level >= 2;
-}
 void xs_sched_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info);
-void xs_xqueue_put(struct xsched_xqueue *xq);
-/* 0.1/0.2 entry points: the structs of XSCHED_*_SIZE_VER0 bytes. */
-int xs_query_v01(struct xsched_xqueue *xq, struct xsched_xq_info *info);
-int xs_decisions_v01(struct xsched_decision *out, unsigned int max);
+int xs_sched_depend(struct xsched_xqueue *xq, struct xsched_xqueue *src,
+		    uint64_t seq);
+int xs_sched_group_sync(uint32_t group);
+/* xsched_decisions() once its arguments are checked. */
+int xs_sched_decisions(struct xsched_decision *out, unsigned int max, size_t size);
+/* The XQueue whose work makes the policy hold @xq (a reference:
+ * xs_xqueue_put() it), or NULL. */
+struct xsched_xqueue *xs_sched_blocker(struct xsched_xqueue *xq);
 /* tests: number of XQueues alive, and a clean slate for the decision log */
 int xs_sched_count(void);
 void xs_sched_reset_log(void);
 
-/* xqueue.c */
-/*
- * xsched_set_level() for a call queue whose launches go straight through:
- * allowed while launched work is still in flight (a busy batch stream may
- * never be idle), not while anything is buffered, held or suspended
- * (-EBUSY).  In arbiter mode a change of registration still needs idle.
- */
-int xs_xq_set_level_live(struct xsched_xqueue *xq, unsigned int level);
+/* declog.c: the decision log; called with sched.lock held. */
+const char *xs_action_name(uint32_t action);
+const char *xs_reason_name(uint32_t reason);
+/* Append one record and print it (debug level, trace marker); @o: the XQueue
+ * @other, for its priority in the lines printed (NULL: not asked). */
+void xs_declog_add(const struct xsched_xqueue *q, const struct xsched_xqueue *o,
+		   uint32_t action, uint32_t reason, uint32_t other, int err,
+		   uint64_t now, uint64_t duration);
+int xs_declog_copy(struct xsched_decision *out, unsigned int max, size_t size);
+void xs_declog_reset(void);
+
+/* xqattr.c: an XQueue's settings, decided (pure). */
+#define XS_XQ_WARN_NO_ARBITER	(1U << 0)	/* XSCHED_ARBITER=1, no arbiter */
+#define XS_XQ_WARN_LEVEL_RANGE	(1U << 1)	/* XSCHED_LEVEL outside lmin..lmax */
+#define XS_XQ_WARN_LEVEL_MAX	(1U << 2)	/* XSCHED_LEVEL above lmax */
+#define XS_XQ_WARN_RING		(1U << 3)	/* Lv1 threshold above the ring */
+struct xs_xq_settings {
+	int32_t prio;
+	unsigned int level;
+	bool arb_mode;
+	unsigned int threshold, batch;
+	uint32_t group;
+	bool lv1_asked;			/* threshold or batch from attributes */
+	unsigned int lmin, lmax;	/* the levels the platforms allow */
+	unsigned int asked_threshold;	/* before xs_xq_fit_ring() */
+	unsigned int warn;		/* XS_XQ_WARN_* */
+};
+int xs_xq_decide(const struct xs_config *cfg, const struct xsched_attr *attr,
+		 const struct xs_platform_ops *plat, const struct xs_platform_ops *pre,
+		 struct xs_xq_settings *s);
+/* Fit threshold and batch from the environment to a ring of @ring commands;
+ * then xs_lv1_check(). */
+int xs_xq_fit_ring(struct xs_xq_settings *s, uint32_t ring);
+/* Lv1 threshold and batch valid for a ring of @ring commands? */
+int xs_lv1_check(unsigned int threshold, unsigned int batch, uint32_t ring);
+
+/* xqueue.c: the XQueue. */
+/* Bumped in a fork child: XQueues of an older generation are the parent's. */
+extern _Atomic unsigned int xs_fork_gen;
+static inline bool xs_foreign(const struct xsched_xqueue *xq)
+{
+	return xq->fork_gen != atomic_load_explicit(&xs_fork_gen,
+						    memory_order_relaxed);
+}
+/* What an XQueue tells whoever schedules it (sched.c installs it, as the
+ * module's arbiter installs struct xsched_queue_arbiter): called with no
+ * lock held. */
+struct xs_xq_hook {
+	/* Busy, idle or failed may have changed. */
+	void (*changed)(struct xsched_xqueue *xq);
+};
+/* Create an XQueue over submitter @plat (queue @handle) and preemptor @pre
+ * (the same queue, or NULL), its Lv1 worker started if @worker; not yet
+ * scheduled (xs_sched_add()). */
+int xs_xq_create(struct xsched_xqueue **xqp, struct xsched_platform *plat,
+		 struct xsched_platform *pre, uint64_t handle,
+		 const struct xsched_attr *attr, void *own_plat, bool worker);
+int xs_xq_set_preemptor(struct xsched_xqueue *xq, struct xsched_platform *pre,
+			uint64_t handle);
+void xs_xq_free(struct xsched_xqueue *xq);
+void xs_xqueue_put(struct xsched_xqueue *xq);
+/* Drop what a failed or destroyed XQueue can never launch. */
+void xs_xq_drop_buffered(struct xsched_xqueue *xq);
+/* Submit @count commands of the submitter's size; see xsched_submit(). */
+int xs_xq_submit(struct xsched_xqueue *xq, const void *cmds, unsigned int count,
+		 uint64_t *seq, int *status, uint64_t *taken);
+int xs_xq_wait(struct xsched_xqueue *xq, uint64_t seq, int64_t timeout_ns);
+int xs_xq_synchronize(struct xsched_xqueue *xq);
+int xs_xq_flush(struct xsched_xqueue *xq);
+int xs_xq_set_lv1(struct xsched_xqueue *xq, unsigned int threshold,
+		  unsigned int batch);
+/* xsched_query()'s submission and hardware fields, after the scheduler's. */
+void xs_xq_fill_info(struct xsched_xqueue *xq, struct xsched_xq_info *info);
 void xs_xq_lv1_stop(struct xsched_xqueue *xq, bool stop);
 int xs_xq_lv1_start_worker(struct xsched_xqueue *xq);
 void xs_xq_lv1_stop_worker(struct xsched_xqueue *xq);
 bool xs_xq_busy_locked(const struct xsched_xqueue *xq);
 void xs_xq_update_completed(struct xsched_xqueue *xq);
-void xs_xq_free(struct xsched_xqueue *xq);
+uint64_t xs_xq_launched(struct xsched_xqueue *xq);
+/* For caller.c: launch @n commands on the caller's thread (xq->lock held,
+ * dropped while waiting for ring room); fail the XQueue (locked); call the
+ * hook (no lock held). */
+int xs_xq_launch_direct(struct xsched_xqueue *xq, const unsigned char *cmds,
+			unsigned int n);
+void xs_xq_set_error(struct xsched_xqueue *xq, int err);
+void xs_xq_changed(struct xsched_xqueue *xq);
+static inline uint64_t xs_xq_hw_of(const struct xsched_xqueue *xq, uint64_t seq)
+{
+	return (uint64_t)((int64_t)seq + xq->hw_offset);
+}
+
+/* caller.c */
 /*
  * Caller-held dispatch, for a runtime whose calls cannot be copied: the
  * caller itself makes the call, between xs_xq_now_begin() (0: the call may
@@ -431,9 +526,6 @@ void xs_xq_free(struct xsched_xqueue *xq);
 #define XS_NOW_CAP	(1U << 0)
 #define XS_NOW_FORCE	(1U << 1)
 #define XS_NOW_MEMWAIT	(1U << 2)
-/* A call queue for caller-held dispatch: no Lv1 worker is ever started. */
-int xs_xqueue_create_caller_held(struct xsched_xqueue **xqp, const struct xsched_call_ops *ops,
-				 void *ctx, const struct xsched_attr *attr);
 int xs_xq_now_begin(struct xsched_xqueue *xq, unsigned int flags);
 void xs_xq_now_end(struct xsched_xqueue *xq, bool ran, unsigned int flags);
 /* Wait up to @timeout_ns while the policy (or the user) holds @xq. */
@@ -452,9 +544,5 @@ bool xs_xq_idle(struct xsched_xqueue *xq);
  * mark covers it (its completion can never be learned): the caller
  * destroys it now. */
 bool xs_xq_close(struct xsched_xqueue *xq, bool record);
-uint64_t xs_xq_launched(struct xsched_xqueue *xq);
-/* The XQueue whose work makes the policy hold @xq (a reference:
- * xs_xqueue_put() it), or NULL. */
-struct xsched_xqueue *xs_sched_blocker(struct xsched_xqueue *xq);
 
 #endif /* XSCHED_INTERNAL_H */

@@ -165,12 +165,12 @@ static void resolve_real(void)
 
 	/* ROCr's node first; the stand-in runtimes of tests may have none. */
 	f = xsi_real_dlvsym(RTLD_NEXT, "hsa_queue_create", HSAQ_VERSION);
-	real.create = (queue_create_fn)(f ? f : dlsym(RTLD_NEXT, "hsa_queue_create"));
+	real.create = (queue_create_fn)(f ? f : xsi_real_dlsym(RTLD_NEXT, "hsa_queue_create"));
 	f = xsi_real_dlvsym(RTLD_NEXT, "hsa_queue_destroy", HSAQ_VERSION);
-	real.destroy = (queue_destroy_fn)(f ? f : dlsym(RTLD_NEXT, "hsa_queue_destroy"));
+	real.destroy = (queue_destroy_fn)(f ? f : xsi_real_dlsym(RTLD_NEXT, "hsa_queue_destroy"));
 	f = xsi_real_dlvsym(RTLD_NEXT, "hsa_queue_load_write_index_relaxed", HSAQ_VERSION);
 	real.load_wi = (load_wi_fn)(f ? f :
-		       dlsym(RTLD_NEXT, "hsa_queue_load_write_index_relaxed"));
+		       xsi_real_dlsym(RTLD_NEXT, "hsa_queue_load_write_index_relaxed"));
 }
 
 /*
@@ -437,7 +437,7 @@ static void run_job(struct hq_stream *e, struct xsched_xqueue *xq)
 	pthread_mutex_unlock(&hq.lock);
 	if (!want || (want >= XSCHED_LV2 && !attach))
 		return;
-	ret = xs_xq_set_level_live(xq, want);
+	ret = xs_set_level_live(xq, want);
 	pthread_mutex_lock(&hq.lock);
 	if (!ret)
 		e->level = want;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "util.h"
-#include "kfd_dbg.h"
+#include "platform/kfd_dbg.h"
 
 TEST(kfd_fallback_env_parsed)
 {

@@ -32,7 +32,7 @@
 
 #include <xsched-kfd.h>
 
-#include "kfd_dbg.h"
+#include "platform/kfd_dbg.h"
 
 static int passed, failed, skipped;
 static int cur_failed;

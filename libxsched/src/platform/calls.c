@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "../internal.h"
 
 #define CALLS_MARKS 32	/* pending marks per queue */
 

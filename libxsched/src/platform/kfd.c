@@ -38,7 +38,7 @@
 
 #include <linux/xsched_kfd.h>
 
-#include "internal.h"
+#include "../internal.h"
 #include "kfd_dbg.h"
 
 struct xsched_kfd {

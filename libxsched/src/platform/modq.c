@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "../internal.h"
 
 int xs_ioctl(int fd, unsigned long req, void *arg)
 {

@@ -24,7 +24,7 @@
 #include <linux/xsched_kfd.h>
 #include <linux/xsched_sim.h>
 
-#include "internal.h"
+#include "../internal.h"
 #include "xsched-sim.h"
 
 struct sim_map {
