@@ -141,5 +141,17 @@ else
 	fail=$((fail + 1))
 fi
 
+# The layout of DESIGN.md section 8: no file-level call circle within the
+# module, the sim module, libxsched or xschedctl, and no file of theirs over
+# 900 lines (tools/check-layout.py; the module's objects are those sparse's
+# build just made).
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*) echo "$line"; pass=$((pass + 1)) ;;
+	"not ok "*) echo "$line"; fail=$((fail + 1)) ;;
+	"#"*) echo "$line" ;;
+	esac
+done < <(python3 "$top/tools/check-layout.py" 2>&1 || true)
+
 echo "lint: $pass passed, $fail failed"
 [ $fail -eq 0 ]
