@@ -145,13 +145,19 @@ fi
 # module, the sim module, libxsched or xschedctl, and no file of theirs over
 # 900 lines (tools/check-layout.py; the module's objects are those sparse's
 # build just made).
+layout=$(python3 "$top/tools/check-layout.py" 2>&1)
+if ! grep -q '^layout: [0-9]* passed' <<< "$layout"; then
+	echo "not ok layout (tools/check-layout.py gave no result)"
+	tail -n 10 <<< "$layout" | sed 's/^/#   /'
+	fail=$((fail + 1))
+fi
 while IFS= read -r line; do
 	case "$line" in
 	"ok "*) echo "$line"; pass=$((pass + 1)) ;;
 	"not ok "*) echo "$line"; fail=$((fail + 1)) ;;
 	"#"*) echo "$line" ;;
 	esac
-done < <(python3 "$top/tools/check-layout.py" 2>&1 || true)
+done <<< "$layout"
 
 echo "lint: $pass passed, $fail failed"
 [ $fail -eq 0 ]
