@@ -19,7 +19,7 @@
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
 #   hip-sim            hipcc-built HIP programs on the stand-in HIP/HSA runtimes
-#                      (tests/hip, test-only) on the sim GPU, alone and with
+#                      (tests/hip-sim, test-only) on the sim GPU, alone and with
 #                      libxsched.so preloaded, same VM
 #   vm-module          that VM: boot, module load, unload, and no kernel splat
 #   splat-gate         a VM with an injected kernel WARNING: the gate must fail the
@@ -187,7 +187,7 @@ if want vm; then
 	fi
 	# The HIP path: needs Debian's hipcc and libamdhip64-dev (tools/install-deps.sh).
 	if make -s -C "$top/libxsched" all TOP="$top" BUILD="$BUILD/libxsched" > "$logs/hip-build.log" 2>&1 &&
-		make -s -C "$top/tests/hip" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
+		make -s -C "$top/tests/hip-sim" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
 			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
 			>> "$logs/hip-build.log" 2>&1; then
 		expect="$expect hip-sim"

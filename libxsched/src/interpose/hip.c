@@ -27,7 +27,7 @@
  *
  * The table is the X-macro lists below: HIP_SCHEDULED, HIP_ORDERED,
  * HIP_HARMLESS (hooked), and HIP_UNHOOKED (stream and event functions that
- * are deliberately not hooked, and why).  tests/hip/coverage.py reads them.
+ * are deliberately not hooked, and why).  tests/libxsched/hip/coverage.py reads them.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -921,7 +921,7 @@ static uint64_t hold_max_ns(void)
 /*
  * Stream and event functions deliberately NOT hooked: they put no work on
  * a stream and wait for none, so neither holding nor ordering applies.
- * X(symbol, why).  (tests/hip/coverage.py accepts these when a library
+ * X(symbol, why).  (tests/libxsched/hip/coverage.py accepts these when a library
  * imports them; any other stream, event, launch, copy or synchronization
  * function it imports and the table lacks fails the check.)
  */

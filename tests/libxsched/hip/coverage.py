@@ -277,8 +277,8 @@ def main():
         print("coverage: %s" % ("FAILED" if bad else "the table and the library agree"))
         return 1 if bad else 0
     bins = fetch(a.cache)
-    prog = hipcc_program(a.cache, os.path.join(os.path.dirname(a.table),
-                                               "../../tests/hip/coverage_prog.hip"))
+    prog = hipcc_program(a.cache, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                               "coverage_prog.hip"))
     if prog:
         bins.append(prog)
     if not bins:

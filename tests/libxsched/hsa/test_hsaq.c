@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../unit/fake_rt.h"
+#include "fake_rt.h"
 #include "../unit/util.h"
-#include "../../src/interpose/hsaq.h"
+#include "../../../libxsched/src/interpose/hsaq.h"
 #include "fake_hsa.h"
 
 static struct mock_platform *mp;

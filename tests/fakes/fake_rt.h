@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../src/interpose/interpose.h"
+#include "../../libxsched/src/interpose/interpose.h"
 
 struct fake_stream {
 	int32_t priority;

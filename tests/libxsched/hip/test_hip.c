@@ -234,7 +234,7 @@ static void expect_line(const char *out, const char *line)
 		xt_fail(__FILE__, __LINE__, "expected '%s' in:\n%s", line, out);
 }
 
-/* A framework's way in (tests/hip/dlopen_prog.c): a program that does not
+/* A framework's way in (tests/libxsched/hip/dlopen_prog.c): a program that does not
  * link libamdhip64 dlopens it RTLD_LOCAL and looks up on that handle.  The
  * runtime is in no global scope there, so only the dlsym() override can
  * answer with a hook; the hooks find the runtime by its soname. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A small HIP program for the coverage check (tests/hip/coverage.py): compiled
+// A small HIP program for the coverage check (tests/libxsched/hip/coverage.py): compiled
 // by Debian's hipcc for gfx90a; only its import table is read (it never runs).
 #include <hip/hip_runtime.h>
 #include <cstdio>

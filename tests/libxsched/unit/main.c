@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The libxsched unit tests' main: runner.c, and no XQueue left behind. */
 #include "harness.h"
-#include "../../src/internal.h"
+#include "../../../libxsched/src/internal.h"
 
 /* No XQueue may outlive its test. */
 static void no_xqueue_left(void)

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../src/internal.h"
+#include "../../../libxsched/src/internal.h"
 
 struct mock_cmd {
 	uint32_t tag;		/* recorded in the execution log */

@@ -13,7 +13,7 @@
 #include "fake_libamdhip64.h"
 
 #define API __attribute__((visibility("default")))
-#include "../common/fake_timeline.h"
+#include "fake_timeline.h"
 
 #define MAX_REG 256
 

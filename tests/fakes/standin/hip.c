@@ -23,7 +23,7 @@
  *   returned.  Graphs are captured from one stream (kernels, copies, memsets)
  *   and replayed as the same packets.
  *
- * Kernels: the test kernels (tests/hip/progs/simkernels.h) are matched by
+ * Kernels: the test kernels (tests/hip-sim/progs/simkernels.h) are matched by
  * name and signature, accumulate/mark(uint64_t *, const uint64_t *, uint32_t,
  * uint64_t, uint64_t), and run as the sim kernels of that name with one
  * workgroup per block (standin.h has the packet layout).

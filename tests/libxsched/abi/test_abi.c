@@ -17,7 +17,7 @@
 
 #include <xsched.h>
 
-#include "../unit/harness.h"
+#include "harness.h"
 
 /* The entry points as a program linked against 0.1 sees them. */
 int old_query(struct xsched_xqueue *xq, void *info);

@@ -2,7 +2,7 @@
 /*
  * The kernels of the HIP test programs, and their CPU reference.
  *
- * On the stand-in runtime (tests/hip/standin) a kernel is matched by name and
+ * On the stand-in runtime (tests/fakes/standin) a kernel is matched by name and
  * runs as the sim GPU's built-in kernel of that name, one workgroup per block
  * of the launch; the device code below never runs there.  It computes the
  * same thing on a real GPU (thread 0 of each block does the work), so the

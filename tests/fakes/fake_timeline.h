@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The modelled GPU time that both fake runtimes of the interposer's host
- * tests keep (tests/cuda/fake_libcuda.c, tests/hip/fake_libamdhip64.c):
+ * tests keep (tests/fakes/fake_libcuda.c, tests/fakes/fake_libamdhip64.c):
  * a stream runs its commands one after the other in virtual time (a
  * command of d ns starts when the stream's previous one ends, or at
  * submission), and every command is logged as the runtime received it.

@@ -29,7 +29,7 @@
  *    handle is invalid from then on (hipErrorInvalidHandle).
  *  - Memory waits (hipStreamWaitValue32/64): a wait whose condition is
  *    false holds the stream's later commands until hipStreamWriteValue32/64
- *    or the host makes it true (tests/common/fake_timeline.h).
+ *    or the host makes it true (tests/fakes/fake_timeline.h).
  *  - Stream capture: a stream that waits on an event recorded in a capture
  *    joins that capture until the capture ends.
  */

@@ -8,7 +8,7 @@
 # scheduled (lib/xsched-hip-hooks, written at build time when `nm -D` shows
 # hipLaunchKernel, must exist), and both runs print the same checksum.
 # Each program is also checked for kernel splats, the suite for module
-# objects left alive (vm-gate), as in libxsched/tests/vm/run.sh.
+# objects left alive (vm-gate), as in tests/libxsched/vm/run.sh.
 cd "$(dirname "$0")" || exit 1
 . ./env.sh
 suite=hip-sim

@@ -11,7 +11,7 @@
 #include "fake_libcuda.h"
 
 #define API __attribute__((visibility("default")))
-#include "../common/fake_timeline.h"
+#include "fake_timeline.h"
 
 /* The _ptsz exports and old ABIs that cuda.h does not declare. */
 CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
