@@ -25,9 +25,9 @@ static struct xsched_xqueue *xq_of(uintptr_t h, uint32_t flags)
 	return s ? xsi_stream_xqueue(s) : NULL;
 }
 
-/* After fork() the child used to be able to suspend its parent's queues
- * (and had no monitor or worker threads for them). */
-TEST(defect_fork_child_cannot_touch_parent_queues)
+/* After fork() the child cannot suspend its parent's queues (it has no
+ * monitor or worker threads for them). */
+TEST(fork_child_cannot_touch_parent_queues)
 {
 	struct mock_platform *mp = mock_create(false, 3);
 	uint32_t h = mock_queue_create(mp, 64), h2 = mock_queue_create(mp, 64);

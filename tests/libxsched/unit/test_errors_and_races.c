@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Each defect found by the review of issue 14, with the test that showed it. */
+/*
+ * Refused platform calls and threads that meet: what the library keeps when a
+ * suspend or launch is refused, and when creates, destroys and submits race.
+ */
 #include <dirent.h>
 #include <stdatomic.h>
 
@@ -36,10 +39,9 @@ static void *churn(void *arg)
 	return NULL;
 }
 
-/* Destroying the last XQueue while another thread creates one: the
- * destroyer used to stay blocked while any XQueue lived (the new monitor
- * took over the old one's exit flag), and an eventfd leaked per race. */
-TEST(defect_destroy_while_create_neither_blocks_nor_leaks)
+/* Destroying the last XQueue while another thread creates one returns (each
+ * monitor has its own exit flag) and leaves no eventfd behind. */
+TEST(destroy_while_another_thread_creates_neither_blocks_nor_leaks)
 {
 	pthread_t t[2];
 	int fds0, i;
@@ -57,9 +59,9 @@ TEST(defect_destroy_while_create_neither_blocks_nor_leaks)
 	mock_destroy(churn_mp);
 }
 
-/* A policy suspend refused with EAGAIN (module reset, busy arbiter pass)
- * used to leave the queue marked held but running. */
-TEST(defect_policy_suspend_refused_with_eagain_is_retried)
+/* A policy suspend refused with EAGAIN (module reset, busy arbiter pass) is
+ * retried: a queue marked held is never left running. */
+TEST(policy_suspend_refused_with_eagain_is_retried)
 {
 	struct mock_platform *mp = mock_create(false, 3);
 	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
@@ -86,9 +88,9 @@ static void *destroy_thread(void *arg)
 	return (void *)(intptr_t)xsched_xqueue_destroy(arg);
 }
 
-/* Destroying a queue the policy holds used to block while any higher
- * queue was busy, though the header says it is resumed. */
-TEST(defect_destroying_a_held_queue_does_not_wait_for_the_higher_one)
+/* Destroying a queue the policy holds resumes it and returns while the higher
+ * queue is still busy, as xsched.h says. */
+TEST(destroying_a_held_queue_does_not_wait_for_the_higher_one)
 {
 	struct mock_platform *mp = mock_create(false, 3);
 	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
@@ -133,9 +135,9 @@ static void *submit_batches(void *arg)
 	return NULL;
 }
 
-/* A multi-command submit that waits for ring room used to be interleaved
- * by another thread's submit. */
-TEST(defect_multi_command_submit_is_atomic)
+/* A multi-command submit that waits for ring room reaches the ring as one
+ * run: another thread's submit never lands between its commands. */
+TEST(multi_command_submit_is_atomic)
 {
 	struct mock_platform *mp = mock_create(true, 3);
 	uint32_t h = mock_queue_create(mp, 4);
@@ -162,8 +164,9 @@ TEST(defect_multi_command_submit_is_atomic)
 	mock_destroy(mp);
 }
 
-/* A launch refused for a passing reason used to fail the XQueue for good. */
-TEST(defect_transient_launch_error_is_not_fatal)
+/* A launch refused for a passing reason (-EBUSY) fails that submit and is
+ * recorded, the XQueue stays usable; -EIO fails the XQueue. */
+TEST(transient_launch_error_is_not_fatal)
 {
 	struct mock_platform *mp = mock_create(false, 3);
 	uint32_t h = mock_queue_create(mp, 64);
@@ -187,8 +190,8 @@ TEST(defect_transient_launch_error_is_not_fatal)
 }
 
 /* After a launch refused with EAGAIN and nothing in flight, the Lv1 worker
- * used to sleep with commands buffered until the next submit. */
-TEST(defect_lv1_worker_retries_after_eagain_with_nothing_in_flight)
+ * retries by itself: buffered commands do not wait for the next submit. */
+TEST(lv1_worker_retries_after_eagain_with_nothing_in_flight)
 {
 	struct mock_platform *mp = mock_create(false, 3);
 	uint32_t h = mock_queue_create(mp, 64);
@@ -211,9 +214,9 @@ TEST(defect_lv1_worker_retries_after_eagain_with_nothing_in_flight)
 	mock_destroy(mp);
 }
 
-/* The Lv1 worker used to refill only at multiples of batch: with one
- * command buffered it waited for a whole batch to complete. */
-TEST(defect_lv1_refills_as_soon_as_there_is_room_for_what_is_buffered)
+/* The Lv1 worker refills as soon as there is room for what is buffered, not
+ * at multiples of batch: one buffered command goes out after one completion. */
+TEST(lv1_refills_as_soon_as_there_is_room_for_what_is_buffered)
 {
 	struct mock_platform *mp = mock_create(false, 3);
 	uint32_t h = mock_queue_create(mp, 64);
@@ -231,11 +234,10 @@ TEST(defect_lv1_refills_as_soon_as_there_is_room_for_what_is_buffered)
 	mock_destroy(mp);
 }
 
-/* destroy() used to return while the monitor still held a reference (it
- * polls a busy queue that holds others): the hardware queue stayed bound
- * and binding it again at once failed with -EBUSY.  Found by the stress
- * test in test_fork.c. */
-TEST(defect_destroy_releases_the_hardware_queue_before_returning)
+/* destroy() returns only once the monitor (which polls a busy queue that
+ * holds others) dropped its reference: the hardware queue is unbound and
+ * can be bound again at once, with no -EBUSY. */
+TEST(destroy_releases_the_hardware_queue_before_returning)
 {
 	struct mock_platform *mp = mock_create(true, 3);
 	uint32_t hl = mock_queue_create(mp, 64), hh = mock_queue_create(mp, 64);
