@@ -199,7 +199,8 @@ if want vm; then
 	cp "$top/tools/check-vm.sh" "$vm/"
 	mkdir -p "$vm/tools"
 	cp "$tools/xschedctl" "$tools/xsched-demo" "$tools/xsched-load" "$tools/jsonflat" \
-		"$tools/ptyscreen" "$tools/xsched-stuck" "$top/tests/tools/run.sh" "$vm/tools/"
+		"$tools/ptyscreen" "$tools/xsched-stuck" "$top/tests/tools/run.sh" \
+		"$top/tests/harness/vm-runner.sh" "$vm/tools/"
 	note "booting ${QEMU_KERNEL:-$KREL} in QEMU with $module"
 	qemu --module "$module" --module "$sim_module" --copy "$vm" --rmmod --timeout "${VM_TIMEOUT:-2400}" -- \
 		"cd vm && KSFT='$ksft_only' ./check-vm.sh" 2>&1 | tee "$logs/vm.log"

@@ -7,16 +7,16 @@
 # status), it passes preloaded with XSCHED_LOG=debug showing its streams
 # scheduled (lib/xsched-hip-hooks, written at build time when `nm -D` shows
 # hipLaunchKernel, must exist), and both runs print the same checksum.
-# Each program is also checked for kernel splats, the suite for module
-# objects left alive (vm-gate), as in tests/libxsched/vm/run.sh.
+# The runner library (vm-runner.sh, installed beside) runs each program under
+# the time limit; a kernel splat while a program's two runs went is one more
+# failed test (PROGRAM_no_splat), module objects left alive another.
 cd "$(dirname "$0")" || exit 1
+# shellcheck source=tests/hip-sim/env.sh
 . ./env.sh
+# shellcheck source=tests/harness/vm-runner.sh
+. ./vm-runner.sh
 suite=hip-sim
-passed=0
-failed=0
-gate=0
-command -v vm-gate >/dev/null 2>&1 && gate=1
-[ "$gate" = 1 ] || echo "# $suite: vm-gate not found: the kernel log and live objects are not checked"
+vr_begin $suite
 # Never a silent fallback: without libxsched.so, or with one built without
 # the HIP interposer, every preloaded test fails (the build refuses the first).
 preload=libxsched.so.0
@@ -24,44 +24,40 @@ preload=libxsched.so.0
 [ -e lib/xsched-hip-hooks ] ||
 	echo "# $suite: libxsched.so exports no hipLaunchKernel: the preloaded runs are not scheduled and fail"
 
-# Each program under vm-limit (XSCHED_TEST_TIMEOUT): a hang fails it.
-limited=vm-limit
-command -v vm-limit >/dev/null 2>&1 || limited=
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-bad() { echo "not ok $1: $2"; failed=$((failed + 1)); }
-
 for t in null_stream streams graph per_thread; do
 	echo "# $suite: $t"
-	[ "$gate" = 1 ] && mark=$(vm-gate mark)
-	out=$($limited ./$t 2>&1)
-	rc=$?
+	vr_mark
+	vr_capture "./$t"
+	out=$vr_out
+	rc=$vr_rc
 	echo "$out" | sed 's/^/#   /'
 	sum=$(echo "$out" | grep -E "^$t: checksum " | tail -n 1)
 	if [ "$rc" = 0 ] && echo "$out" | grep -q "^$t: PASS$" && [ -n "$sum" ]; then
-		ok "$t"
+		vr_ok "$t"
 	else
-		bad "$t" "exit $rc"
+		vr_bad "$t" "exit $rc"
 	fi
-	pout=$(LD_PRELOAD=$preload XSCHED_LOG=debug $limited ./$t 2>&1)
-	prc=$?
+	vr_capture env LD_PRELOAD=$preload XSCHED_LOG=debug "./$t"
+	pout=$vr_out
+	prc=$vr_rc
 	echo "$pout" | grep -v '^xsched' | sed 's/^/#   preloaded: /'
 	psum=$(echo "$pout" | grep -E "^$t: checksum " | tail -n 1)
 	if [ "$prc" != 0 ] || ! echo "$pout" | grep -q "^$t: PASS$"; then
-		bad "${t}_preloaded" "exit $prc"
+		vr_bad "${t}_preloaded" "exit $prc"
 	elif [ ! -e lib/xsched-hip-hooks ] ||
 		! echo "$pout" | grep -E '^xsched.*(stream|queue)' | grep -qi 'hip'; then
 		echo "$pout" | grep '^xsched' | head -n 20 | sed 's/^/#   /'
-		bad "${t}_preloaded" "no XSCHED_LOG=debug line shows a HIP stream scheduled"
+		vr_bad "${t}_preloaded" "no XSCHED_LOG=debug line shows a HIP stream scheduled"
 	else
-		ok "${t}_preloaded"
+		vr_ok "${t}_preloaded"
 	fi
 	if [ -n "$sum" ] && [ "$sum" = "$psum" ]; then
-		ok "${t}_same_output_preloaded"
+		vr_ok "${t}_same_output_preloaded"
 	else
-		bad "${t}_same_output_preloaded" "'$sum' alone, '$psum' preloaded"
+		vr_bad "${t}_same_output_preloaded" "'$sum' alone, '$psum' preloaded"
 	fi
-	if [ "$gate" = 1 ] && ! vm-gate log "$mark" "$t"; then
-		bad "${t}_no_splat" "the kernel logged a splat"
+	if ! vr_splat "$t"; then
+		vr_bad "${t}_no_splat" "the kernel logged a splat"
 	fi
 done
 # The stand-in's queue pool, which the interposer's queue discovery relies on:
@@ -78,10 +74,7 @@ verdict=$(echo "$pool" | awk '{ q[$4] = q[$4] " " $8; n[$4]++ }
 		split(q[-1], h, " "); split(q[0], m, " "); split(q[1], l, " ")
 		if (h[1] == m[1] || h[1] == l[1] || m[1] == l[1]) { print "two priorities share a queue"; exit }
 		print "ok" }')
-if [ "$verdict" = ok ]; then ok queue_pool; else bad queue_pool "$verdict"; fi
+if [ "$verdict" = ok ]; then vr_ok queue_pool; else vr_bad queue_pool "$verdict"; fi
 
-if [ "$gate" = 1 ] && ! vm-gate objects "$suite"; then
-	bad "${suite}_objects" "module objects left alive after the suite"
-fi
-echo "$suite: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+vr_objects "${suite}_objects"
+vr_end
