@@ -178,7 +178,7 @@ if want vm; then
 	expect="xsched-kselftest tools"
 	if [ -f "$top/libxsched/Makefile" ]; then
 		if make -s -C "$top/libxsched" vmtests TOP="$top" OUT="$vm/libxsched" \
-			> "$logs/libxsched-build.log" 2>&1; then
+			KSFT_DIR="$KSRC/tools/testing/selftests" > "$logs/libxsched-build.log" 2>&1; then
 			expect="$expect libxsched-vm"
 		else
 			cat "$logs/libxsched-build.log"
@@ -277,7 +277,7 @@ if want kfd && [ -n "${KFD_SRC:-}" ]; then
 	kfdlib=0
 	if [ -f "$top/libxsched/Makefile" ]; then
 		if make -s -C "$top/libxsched" vmtests-kfd TOP="$top" OUT="$vmk/libxsched_kfd" \
-			> "$logs/libxsched-kfd-build.log" 2>&1; then
+			KSFT_DIR="$KSRC/tools/testing/selftests" > "$logs/libxsched-kfd-build.log" 2>&1; then
 			kfdlib=1
 		else
 			cat "$logs/libxsched-kfd-build.log"

@@ -20,6 +20,25 @@
 
 #define MS 1000000ULL
 
+/* Not a test: a load for the tools suite; a failed step says why and stops. */
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("#   %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		return 1;						\
+	}								\
+} while (0)
+
+#define CHECK_EQ(got, want) do {					\
+	long long _g = (long long)(got), _w = (long long)(want);	\
+	if (_g != _w) {							\
+		printf("#   %s:%d: %s: expected %lld (%s), got %lld\n",	\
+		       __FILE__, __LINE__, #got, _w, #want, _g);	\
+		return 1;						\
+	}								\
+} while (0)
+
 static int count(uint32_t queue, uint32_t action, uint32_t reason, uint32_t other)
 {
 	struct xsched_decision d[64];

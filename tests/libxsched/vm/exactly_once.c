@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmutil.h"
+#include "vm_test.h"
 
 #define BATCH_KERNELS 40
 #define URGENT_KERNELS 60
@@ -97,20 +97,22 @@ static void *feed(void *arg)
 	return NULL;
 }
 
-static int check_stream(struct stream *s, const char *name)
+static int check_stream(struct __test_metadata *_metadata, struct stream *s, const char *name)
 {
 	char what[64];
 	int i;
 
 	for (i = 0; i < s->n; i++) {
 		snprintf(what, sizeof(what), "%s kernel %d", name, i);
-		CHECK(vm_check_output(s->buf.cpu + s->k[i].off, s->k[i].grid,
-				      s->k[i].steps, s->k[i].seed, what), "output differs");
+		ASSERT_TRUE(vm_check_output(s->buf.cpu + s->k[i].off, s->k[i].grid, s->k[i].steps,
+					    s->k[i].seed, what))
+			TH_LOG("output differs");
 	}
 	return 0;
 }
 
-static int run(struct vm_env *env, unsigned int batch_level, int urgent_streams)
+static void run(struct __test_metadata *_metadata,
+		struct vm_env *env, unsigned int batch_level, int urgent_streams)
 {
 	struct stream *b, *u;
 	struct xsched_xq_info info;
@@ -119,13 +121,13 @@ static int run(struct vm_env *env, unsigned int batch_level, int urgent_streams)
 
 	b = calloc(1, sizeof(*b));
 	u = calloc(2, sizeof(*u));
-	CHECK(b && u, "out of memory");
+	ASSERT_TRUE(b && u) TH_LOG("out of memory");
 	/* Batch: up to 3 waves per slot, up to 40 steps of 0.5 ms. */
-	CHECK_EQ(make_stream(env, b, batch_level, 0, BATCH_KERNELS, 3 * env->slots, 40,
-			     500000, 7 + batch_level), 0);
+	ASSERT_EQ(0, make_stream(env, b, batch_level, 0, BATCH_KERNELS, 3 * env->slots, 40,
+			     500000, 7 + batch_level));
 	for (i = 0; i < urgent_streams; i++) {
-		CHECK_EQ(make_stream(env, &u[i], XSCHED_LV3, 10 + i, URGENT_KERNELS,
-				     env->slots, 8, 200000, 100 + (unsigned int)i), 0);
+		ASSERT_EQ(0, make_stream(env, &u[i], XSCHED_LV3, 10 + i, URGENT_KERNELS,
+				     env->slots, 8, 200000, 100 + (unsigned int)i));
 		u[i].random_gaps = true;
 	}
 	pthread_create(&tb, NULL, feed, b);
@@ -134,73 +136,72 @@ static int run(struct vm_env *env, unsigned int batch_level, int urgent_streams)
 	pthread_join(tb, NULL);
 	for (i = 0; i < urgent_streams; i++)
 		pthread_join(tu[i], NULL);
-	CHECK_EQ(b->err, 0);
-	for (i = 0; i < urgent_streams; i++)
-		CHECK_EQ(u[i].err, 0);
-	CHECK_EQ(check_stream(b, "batch"), 0);
-	for (i = 0; i < urgent_streams; i++)
-		CHECK_EQ(check_stream(&u[i], "urgent"), 0);
-	CHECK_EQ(xsched_query(b->xq, &info, sizeof(info)), 0);
+	ASSERT_EQ(0, b->err);
+	for (i = 0; i < urgent_streams; i++) {
+		ASSERT_EQ(0, u[i].err);
+	}
+	ASSERT_EQ(0, check_stream(_metadata, b, "batch"));
+	for (i = 0; i < urgent_streams; i++) {
+		ASSERT_EQ(0, check_stream(_metadata, &u[i], "urgent"));
+	}
+	ASSERT_EQ(0, xsched_query(b->xq, &info, sizeof(info)));
 	printf("#   batch Lv%u: held %llu times (%llu us), %llu hardware suspends, %llu bytes saved\n",
 	       batch_level, (unsigned long long)info.suspends,
 	       (unsigned long long)(info.suspended_ns / 1000),
 	       (unsigned long long)info.hw_suspends,
 	       (unsigned long long)info.hw_saved_bytes);
-	CHECK_EQ(info.suspends, info.resumes);
+	ASSERT_EQ(info.resumes, info.suspends);
 	if (batch_level == XSCHED_LV1) {
 		/*
 		 * Coverage, from the library's own count: its stop path ran.
 		 * Lv1 never suspends the hardware queue.
 		 */
-		CHECK(info.suspends >= 3, "the library held the batch queue only %llu times",
-		      (unsigned long long)info.suspends);
-		CHECK_EQ(info.hw_suspends, 0);
+		ASSERT_TRUE(info.suspends >= 3)
+			TH_LOG("the library held the batch queue only %llu times",
+			       (unsigned long long)info.suspends);
+		ASSERT_EQ(0, info.hw_suspends);
 	} else {
 		/* The module's count of suspends that completed on the GPU. */
-		CHECK(info.hw_suspends >= 3, "the module suspended the batch queue only %llu times",
-		      (unsigned long long)info.hw_suspends);
-		if (batch_level == XSCHED_LV3)
-			CHECK(info.hw_saved_bytes > 0, "no wave was saved mid-kernel");
-		else
-			CHECK_EQ(info.hw_saved_bytes, 0);
+		ASSERT_TRUE(info.hw_suspends >= 3)
+			TH_LOG("the module suspended the batch queue only %llu times",
+			       (unsigned long long)info.hw_suspends);
+		if (batch_level == XSCHED_LV3) {
+			ASSERT_TRUE(info.hw_saved_bytes > 0) TH_LOG("no wave was saved mid-kernel");
+		} else {
+			ASSERT_EQ(0, info.hw_saved_bytes);
+		}
 	}
-	CHECK_EQ(info.completed, BATCH_KERNELS);
-	for (i = 0; i < urgent_streams; i++)
-		CHECK_EQ(xsched_xqueue_destroy(u[i].xq), 0);
-	CHECK_EQ(xsched_xqueue_destroy(b->xq), 0);
+	ASSERT_EQ(BATCH_KERNELS, info.completed);
+	for (i = 0; i < urgent_streams; i++) {
+		ASSERT_EQ(0, xsched_xqueue_destroy(u[i].xq));
+	}
+	ASSERT_EQ(0, xsched_xqueue_destroy(b->xq));
 	free(b);
 	free(u);
-	return 0;
 }
 
-static int batch_lv1_random_urgent_arrivals(struct vm_env *env)
+TEST_F_TIMEOUT(vm, batch_lv1_random_urgent_arrivals, 300)
 {
-	return run(env, XSCHED_LV1, 1);
+	struct vm_env *env = &self->env;
+	run(_metadata, env, XSCHED_LV1, 1);
 }
 
-static int batch_lv2_random_urgent_arrivals(struct vm_env *env)
+TEST_F_TIMEOUT(vm, batch_lv2_random_urgent_arrivals, 300)
 {
-	return run(env, XSCHED_LV2, 1);
+	struct vm_env *env = &self->env;
+	run(_metadata, env, XSCHED_LV2, 1);
 }
 
-static int batch_lv3_random_urgent_arrivals(struct vm_env *env)
+TEST_F_TIMEOUT(vm, batch_lv3_random_urgent_arrivals, 300)
 {
-	return run(env, XSCHED_LV3, 1);
+	struct vm_env *env = &self->env;
+	run(_metadata, env, XSCHED_LV3, 1);
 }
 
-static int batch_lv3_two_urgent_priorities(struct vm_env *env)
+TEST_F_TIMEOUT(vm, batch_lv3_two_urgent_priorities, 300)
 {
-	return run(env, XSCHED_LV3, 2);
+	struct vm_env *env = &self->env;
+	run(_metadata, env, XSCHED_LV3, 2);
 }
 
-int main(int argc, char **argv)
-{
-	static const struct vm_test tests[] = {
-		{ "batch_lv1_random_urgent_arrivals", batch_lv1_random_urgent_arrivals },
-		{ "batch_lv2_random_urgent_arrivals", batch_lv2_random_urgent_arrivals },
-		{ "batch_lv3_random_urgent_arrivals", batch_lv3_random_urgent_arrivals },
-		{ "batch_lv3_two_urgent_priorities", batch_lv3_two_urgent_priorities },
-	};
-
-	return vm_run("exactly_once", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
-}
+TEST_HARNESS_MAIN

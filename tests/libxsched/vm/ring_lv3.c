@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "vmutil.h"
+#include "vm_test.h"
 #include "../../../libxsched/src/interpose/hsaq.h"
 
 /* The call XQueue's completion marks: nothing is submitted through it here. */
@@ -60,8 +60,9 @@ static int sim_queue_with_ring(struct vm_env *env, uint64_t ring, uint32_t *id)
 	return 0;
 }
 
-static int save_and_resume_by_ring(struct vm_env *env)
+TEST_F_TIMEOUT(vm, save_and_resume_by_ring, 300)
 {
+	struct vm_env *env = &self->env;
 	struct xsched_attr a = vm_attr(XSCHED_LV1, 0);
 	const uint32_t grid = 2 * env->slots, steps = 300;
 	struct xsched_sim_packet p;
@@ -75,14 +76,15 @@ static int save_and_resume_by_ring(struct vm_env *env)
 	uint32_t id = 0;
 	void *page = ring_page();
 
-	CHECK(page != NULL, "mmap");
+	ASSERT_TRUE(page != NULL) TH_LOG("mmap");
 	ring = (uint64_t)(uintptr_t)page;
-	CHECK_EQ(sim_queue_with_ring(env, ring, &id), 0);
-	CHECK_EQ(vm_buf_alloc(env, &buf, vm_words(grid)), 0);
-	CHECK_EQ(xsched_xqueue_create_calls(&xq, &ops, NULL, &a), 0);
-	CHECK_EQ(xs_hsaq_attach_default(xq, ring, &via), 0);
-	CHECK(strstr(via, "sim") != NULL, "attached by %s, expected the sim by ring", via);
-	CHECK_EQ(xsched_set_level(xq, XSCHED_LV3), 0);
+	ASSERT_EQ(0, sim_queue_with_ring(env, ring, &id));
+	ASSERT_EQ(0, vm_buf_alloc(env, &buf, vm_words(grid)));
+	ASSERT_EQ(0, xsched_xqueue_create_calls(&xq, &ops, NULL, &a));
+	ASSERT_EQ(0, xs_hsaq_attach_default(xq, ring, &via));
+	ASSERT_TRUE(strstr(via, "sim") != NULL)
+		TH_LOG("attached by %s, expected the sim by ring", via);
+	ASSERT_EQ(0, xsched_set_level(xq, XSCHED_LV3));
 
 	/* The runtime's own kernel, written into its queue, not through xsched. */
 	p = vm_packet(buf.gpu, grid, steps, 200000, 0x71e9);
@@ -90,38 +92,37 @@ static int save_and_resume_by_ring(struct vm_env *env)
 	sub.queue_id = id;
 	sub.count = 1;
 	sub.packets = (uint64_t)(uintptr_t)&p;
-	CHECK_EQ(ioctl(xsched_sim_fd(env->sim), XSCHED_IOC_SIM_SUBMIT, &sub), 0);
+	ASSERT_EQ(0, ioctl(xsched_sim_fd(env->sim), XSCHED_IOC_SIM_SUBMIT, &sub));
 	while (vm_marks_sum(buf.cpu, grid) < env->slots)
 		usleep(1000);
 
-	CHECK_EQ(xsched_suspend(xq, 0), 0);
-	CHECK_EQ(xsched_query(xq, &info, sizeof(info)), 0);
+	ASSERT_EQ(0, xsched_suspend(xq, 0));
+	ASSERT_EQ(0, xsched_query(xq, &info, sizeof(info)));
 	done = vm_marks_sum(buf.cpu, grid);
 	printf("# suspended by ring at Lv%u: %llu of %llu steps done, %llu bytes saved, %llu us\n",
 	       info.level, (unsigned long long)done,
 	       (unsigned long long)grid * steps, (unsigned long long)info.hw_saved_bytes,
 	       (unsigned long long)(info.hw_last_suspend_ns / 1000));
-	CHECK_EQ(info.level, XSCHED_LV3);
-	CHECK_EQ(info.hw_suspends, 1);
-	CHECK(info.hw_saved_bytes > 0, "SAVE saved no wave state");
-	CHECK(done < (uint64_t)grid * steps, "not stopped partway");
+	ASSERT_EQ(XSCHED_LV3, info.level);
+	ASSERT_EQ(1, info.hw_suspends);
+	ASSERT_TRUE(info.hw_saved_bytes > 0) TH_LOG("SAVE saved no wave state");
+	ASSERT_TRUE(done < (uint64_t)grid * steps) TH_LOG("not stopped partway");
 	usleep(20000);
-	CHECK_EQ(vm_marks_sum(buf.cpu, grid), done);	/* stopped means stopped */
-	CHECK_EQ(xsched_resume(xq), 0);
+	ASSERT_EQ(done, vm_marks_sum(buf.cpu, grid));	/* stopped means stopped */
+	ASSERT_EQ(0, xsched_resume(xq));
 
 	memset(&w, 0, sizeof(w));
 	w.queue_id = id;
 	w.seq = sub.seq;
 	w.timeout_ns = 120ULL * 1000000000ULL;
-	CHECK_EQ(ioctl(xsched_sim_fd(env->sim), XSCHED_IOC_SIM_WAIT, &w), 0);
-	CHECK(vm_check_output(buf.cpu, grid, steps, 0x71e9, "kernel stopped by ring"),
-	      "output");
-	CHECK_EQ(xsched_xqueue_destroy(xq), 0);
+	ASSERT_EQ(0, ioctl(xsched_sim_fd(env->sim), XSCHED_IOC_SIM_WAIT, &w));
+	ASSERT_TRUE(vm_check_output(buf.cpu, grid, steps, 0x71e9, "kernel stopped by ring"))
+		TH_LOG("output");
+	ASSERT_EQ(0, xsched_xqueue_destroy(xq));
 	munmap(page, 4096);
-	return 0;
 }
 
-static int unknown_ring_gets_no_preemptor(struct vm_env *env)
+TEST_F_TIMEOUT(vm, unknown_ring_gets_no_preemptor, 300)
 {
 	struct xsched_attr a = vm_attr(XSCHED_LV1, 0);
 	struct xsched_xqueue *xq;
@@ -129,24 +130,14 @@ static int unknown_ring_gets_no_preemptor(struct vm_env *env)
 	void *page = ring_page();
 	int ret;
 
-	(void)env;
-	CHECK(page != NULL, "mmap");
-	CHECK_EQ(xsched_xqueue_create_calls(&xq, &ops, NULL, &a), 0);
+	ASSERT_TRUE(page != NULL) TH_LOG("mmap");
+	ASSERT_EQ(0, xsched_xqueue_create_calls(&xq, &ops, NULL, &a));
 	/* no sim queue has this ring, and the VM has no KFD */
 	ret = xs_hsaq_attach_default(xq, (uint64_t)(uintptr_t)page, &via);
-	CHECK(ret < 0, "attached a ring no queue has, by %s", via);
-	CHECK_EQ(xsched_set_level(xq, XSCHED_LV3), -EOPNOTSUPP);
-	CHECK_EQ(xsched_xqueue_destroy(xq), 0);
+	ASSERT_TRUE(ret < 0) TH_LOG("attached a ring no queue has, by %s", via);
+	ASSERT_EQ(-EOPNOTSUPP, xsched_set_level(xq, XSCHED_LV3));
+	ASSERT_EQ(0, xsched_xqueue_destroy(xq));
 	munmap(page, 4096);
-	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct vm_test tests[] = {
-		{ "save_and_resume_by_ring", save_and_resume_by_ring },
-		{ "unknown_ring_gets_no_preemptor", unknown_ring_gets_no_preemptor },
-	};
-
-	return vm_run("ring_lv3", tests, 2, argc, argv);
-}
+TEST_HARNESS_MAIN

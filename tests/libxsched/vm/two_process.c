@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "vmutil.h"
+#include "vm_test.h"
 
 /*
  * The workgroup is simulated time; the arbiter's pass and the CUs' save cost
@@ -160,7 +160,8 @@ struct pair_result {
 };
 
 /* The batch process (this one) beside a forked urgent process. */
-static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr)
+static void run_pair(struct __test_metadata *_metadata,
+		     struct vm_env *env, uint32_t arbiter, struct pair_result *pr)
 {
 	struct xsched_attr a = attr(0, arbiter);
 	int up[2], down[2], status, i;
@@ -173,13 +174,13 @@ static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr
 	char c;
 
 	memset(pr, 0, sizeof(*pr));
-	CHECK_EQ(vm_buf_alloc(env, &bb, vm_words(env->slots)), 0);
-	CHECK_EQ(xsched_sim_queue_create(env->sim, 16, &qid), 0);
+	ASSERT_EQ(0, vm_buf_alloc(env, &bb, vm_words(env->slots)));
+	ASSERT_EQ(0, xsched_sim_queue_create(env->sim, 16, &qid));
 	/* Fork before this process has any XQueue (and library threads). */
-	CHECK(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	ASSERT_TRUE(!pipe(up) && !pipe(down)) TH_LOG("pipe: %s", strerror(errno));
 	fflush(stdout);
 	pid = fork();
-	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	ASSERT_TRUE(pid >= 0) TH_LOG("fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(up[0]);
 		close(down[1]);
@@ -190,40 +191,43 @@ static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr
 	if (read_full(up[0], &c, 1)) {
 		/* The child failed before registering: get its reason. */
 		waitpid(pid, &status, 0);
-		CHECK(0, "the urgent process failed to start");
+		ASSERT_TRUE(0) TH_LOG("the urgent process failed to start");
 	}
 
-	CHECK_EQ(xsched_xqueue_create_sim(&batch, env->sim, qid, &a), 0);
+	ASSERT_EQ(0, xsched_xqueue_create_sim(&batch, env->sim, qid, &a));
 	p = vm_packet(bb.gpu, env->slots, BATCH_STEPS, BATCH_STEP_NS, 77);
-	CHECK_EQ(xsched_submit(batch, &p, 1, &bseq), 0);
+	ASSERT_EQ(0, xsched_submit(batch, &p, 1, &bseq));
 	/* Wait until the batch workgroups run (occupy every slot). */
 	t0 = vm_now_ns();
 	for (;;) {
-		CHECK_EQ(xsched_query(batch, &pr->batch, sizeof(pr->batch)), 0);
+		ASSERT_EQ(0, xsched_query(batch, &pr->batch, sizeof(pr->batch)));
 		if (pr->batch.hw_steps_done >= env->slots)
 			break;
-		CHECK(vm_now_ns() - t0 < 10000000000ULL, "the batch kernel did not start");
+		ASSERT_TRUE(vm_now_ns() - t0 < 10000000000ULL)
+			TH_LOG("the batch kernel did not start");
 		usleep(1000);
 	}
 	pr->batch_suspend_ret = xsched_suspend(batch, XSCHED_SUSPEND_NONBLOCK);
-	if (!pr->batch_suspend_ret)
-		CHECK_EQ(xsched_resume(batch), 0);
-	CHECK_EQ(write(down[1], "g", 1), 1);
-	CHECK_EQ(read_full(up[0], &pr->urg, sizeof(pr->urg)), 0);
+	if (!pr->batch_suspend_ret) {
+		ASSERT_EQ(0, xsched_resume(batch));
+	}
+	ASSERT_EQ(1, write(down[1], "g", 1));
+	ASSERT_EQ(0, read_full(up[0], &pr->urg, sizeof(pr->urg)));
 	waitpid(pid, &status, 0);
 	close(up[0]);
 	close(down[1]);
-	CHECK(!pr->urg.err, "urgent process: %s at line %d", strerror(-pr->urg.err),
-	      pr->urg.line);
-	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "urgent process status %d", status);
+	ASSERT_TRUE(!pr->urg.err)
+		TH_LOG("urgent process: %s at line %d", strerror(-pr->urg.err), pr->urg.line);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("urgent process status %d", status);
 
-	CHECK_EQ(xsched_synchronize(batch), 0);
-	CHECK(vm_check_output(bb.cpu, env->slots, BATCH_STEPS, 77, "batch"),
-	      "batch output differs from the CPU reference");
-	CHECK_EQ(xsched_query(batch, &pr->batch, sizeof(pr->batch)), 0);
+	ASSERT_EQ(0, xsched_synchronize(batch));
+	ASSERT_TRUE(vm_check_output(bb.cpu, env->slots, BATCH_STEPS, 77, "batch"))
+		TH_LOG("batch output differs from the CPU reference");
+	ASSERT_EQ(0, xsched_query(batch, &pr->batch, sizeof(pr->batch)));
 	/* Every step exactly once: none lost or repeated across saves. */
-	CHECK_EQ(pr->batch.hw_steps_done, (uint64_t)env->slots * BATCH_STEPS);
-	CHECK_EQ(pr->urg.steps_done, (uint64_t)URG_KERNELS * URG_GRID * URG_STEPS);
+	ASSERT_EQ((uint64_t)env->slots * BATCH_STEPS, pr->batch.hw_steps_done);
+	ASSERT_EQ((uint64_t)URG_KERNELS * URG_GRID * URG_STEPS, pr->urg.steps_done);
 	for (i = 0; i < URG_KERNELS; i++)
 		if (pr->urg.lat_ns[i] > pr->max_lat_ns)
 			pr->max_lat_ns = pr->urg.lat_ns[i];
@@ -231,8 +235,7 @@ static int run_pair(struct vm_env *env, uint32_t arbiter, struct pair_result *pr
 							    XSCHED_ACT_SUSPEND);
 	pr->arb_resume_decisions = count_arbiter_decisions(xsched_xqueue_id(batch),
 							   XSCHED_ACT_RESUME);
-	CHECK_EQ(xsched_xqueue_destroy(batch), 0);
-	return 0;
+	ASSERT_EQ(0, xsched_xqueue_destroy(batch));
 }
 
 static void print_pair(const char *what, const struct pair_result *pr)
@@ -248,51 +251,40 @@ static void print_pair(const char *what, const struct pair_result *pr)
 	       pr->arb_suspend_decisions, pr->arb_resume_decisions);
 }
 
-static int arbiter_urgent_process_preempts_batch_process(struct vm_env *env)
+TEST_F_TIMEOUT(vm, arbiter_urgent_process_preempts_batch_process, 300)
 {
+	struct vm_env *env = &self->env;
 	struct pair_result pr;
 
-	if (run_pair(env, 1, &pr))
-		return 1;
+	run_pair(_metadata, env, 1, &pr);
 	print_pair("arbiter on", &pr);
-	CHECK_EQ(pr.batch.arbiter, 1);
-	CHECK_EQ(pr.urg.arbiter, 1);
+	ASSERT_EQ(1, pr.batch.arbiter);
+	ASSERT_EQ(1, pr.urg.arbiter);
 	/* One owner of an arbitrated queue's state: the module. */
-	CHECK_EQ(pr.batch_suspend_ret, -EBUSY);
-	CHECK_EQ(pr.urg.suspend_ret, -EBUSY);
-	CHECK(pr.batch.hw_arbiter_suspends >= 1, "the module's arbiter never suspended the batch queue");
-	CHECK(pr.max_lat_ns * 2 < BATCH_WG_NS,
-	      "urgent latency %llu us is not below half the %llu ms batch workgroup",
-	      (unsigned long long)(pr.max_lat_ns / 1000),
-	      (unsigned long long)(BATCH_WG_NS / 1000000));
+	ASSERT_EQ(-EBUSY, pr.batch_suspend_ret);
+	ASSERT_EQ(-EBUSY, pr.urg.suspend_ret);
+	ASSERT_TRUE(pr.batch.hw_arbiter_suspends >= 1)
+		TH_LOG("the module's arbiter never suspended the batch queue");
+	ASSERT_TRUE(pr.max_lat_ns * 2 < BATCH_WG_NS)
+		TH_LOG("urgent latency %llu us is not below half the %llu ms batch workgroup",
+		       (unsigned long long)(pr.max_lat_ns / 1000),
+		       (unsigned long long)(BATCH_WG_NS / 1000000));
 	/* The library saw it happen and logged it. */
-	CHECK(pr.arb_suspend_decisions >= 1, "no arbiter suspend decision recorded");
-	CHECK(pr.arb_resume_decisions >= 1, "no arbiter resume decision recorded");
-	return 0;
+	ASSERT_TRUE(pr.arb_suspend_decisions >= 1) TH_LOG("no arbiter suspend decision recorded");
+	ASSERT_TRUE(pr.arb_resume_decisions >= 1) TH_LOG("no arbiter resume decision recorded");
 }
 
-static int no_arbiter_two_processes_do_not_see_each_other(struct vm_env *env)
+TEST_F_TIMEOUT(vm, no_arbiter_two_processes_do_not_see_each_other, 300)
 {
+	struct vm_env *env = &self->env;
 	struct pair_result pr;
 
-	if (run_pair(env, 0, &pr))
-		return 1;
+	run_pair(_metadata, env, 0, &pr);
 	print_pair("arbiter off", &pr);
-	CHECK_EQ(pr.batch.arbiter, 0);
-	CHECK_EQ(pr.batch.hw_arbiter_suspends, 0);
-	CHECK_EQ(pr.batch_suspend_ret, 0);	/* the library's own hold works */
-	CHECK_EQ(pr.urg.suspend_ret, 0);
-	return 0;
+	ASSERT_EQ(0, pr.batch.arbiter);
+	ASSERT_EQ(0, pr.batch.hw_arbiter_suspends);
+	ASSERT_EQ(0, pr.batch_suspend_ret);	/* the library's own hold works */
+	ASSERT_EQ(0, pr.urg.suspend_ret);
 }
 
-int main(int argc, char **argv)
-{
-	static const struct vm_test tests[] = {
-		{ "arbiter_urgent_process_preempts_batch_process",
-		  arbiter_urgent_process_preempts_batch_process },
-		{ "no_arbiter_two_processes_do_not_see_each_other",
-		  no_arbiter_two_processes_do_not_see_each_other },
-	};
-
-	return vm_run("two_process", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
-}
+TEST_HARNESS_MAIN

@@ -132,51 +132,6 @@ uint32_t vm_marks_between(const uint64_t *dst, uint32_t grid, uint64_t lo,
 	return n;
 }
 
-int vm_run(const char *suite, const struct vm_test *tests, int n, int argc,
-	   char **argv)
-{
-	int i, passed = 0, failed = 0;
-
-	for (i = 0; i < n; i++) {
-		struct vm_env env;
-		int status;
-		pid_t pid;
-
-		if (argc > 1 && !strstr(tests[i].name, argv[1]))
-			continue;
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			int rc;
-
-			alarm(300);
-			if (!vm_env_open(&env))
-				_exit(1);
-			rc = tests[i].fn(&env);
-			if (!rc)	/* a failed test may have left XQueues behind */
-				vm_env_close(&env);
-			fflush(stdout);
-			_exit(rc ? 1 : 0);
-		}
-		if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-			perror("fork");
-			return 2;
-		}
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			printf("ok %d %s\n", i + 1, tests[i].name);
-			passed++;
-		} else {
-			if (WIFSIGNALED(status))
-				printf("#   killed by signal %d%s\n", WTERMSIG(status),
-				       WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
-			printf("not ok %d %s\n", i + 1, tests[i].name);
-			failed++;
-		}
-	}
-	printf("%s: %d passed, %d failed\n", suite, passed, failed);
-	return failed ? 1 : 0;
-}
-
 struct xsched_attr vm_attr(unsigned int level, int32_t prio)
 {
 	struct xsched_attr a;

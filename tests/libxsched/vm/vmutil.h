@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers for the VM tests: sim setup, the MARK kernel's CPU reference (its
- * results and its step marks), and a tiny harness (VM_TEST/CHECK) with a
- * closing count line.
+ * results and its step marks).  The tests run on kselftest_harness.h
+ * (vm_test.h); these helpers assert nothing, they answer.
  */
 #ifndef XSCHED_VMUTIL_H
 #define XSCHED_VMUTIL_H
@@ -65,34 +65,5 @@ struct xsched_attr vm_attr(unsigned int level, int32_t prio);
 /* A new sim queue (ring of 256 packets) and an XQueue on it. */
 int vm_new_xq(struct vm_env *env, struct xsched_xqueue **xq,
 	      const struct xsched_attr *a);
-
-/* Harness: a test returns 0 on success; CHECK prints and returns 1. */
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		printf("#   %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-		return 1;						\
-	}								\
-} while (0)
-
-#define CHECK_EQ(got, want) do {					\
-	long long _g = (long long)(got), _w = (long long)(want);	\
-	if (_g != _w) {							\
-		printf("#   %s:%d: %s: expected %lld (%s), got %lld\n",	\
-		       __FILE__, __LINE__, #got, _w, #want, _g);	\
-		return 1;						\
-	}								\
-} while (0)
-
-typedef int (*vm_test_fn)(struct vm_env *env);
-struct vm_test {
-	const char *name;
-	vm_test_fn fn;
-};
-/* Runs each test (in a child process), prints "ok"/"not ok" lines and
- * "<suite>: N passed, N failed"; returns the exit status. */
-int vm_run(const char *suite, const struct vm_test *tests, int n, int argc,
-	   char **argv);
 
 #endif
