@@ -18,7 +18,9 @@
  * Suspending a real HSA queue needs an AMD GPU and a HIP program: that is
  * tests/kselftest/xsched_kfd's kfd_hw (make HW=1), not here.
  *
- * Prints "libxsched-kfd-vm: N passed, N failed, N skipped".
+ * On kselftest_harness.h: the fixtures module and debugger attach in each
+ * test's own process (a KFD process is per process), so a test never sees
+ * what an earlier one left; without /dev/kfd every test skips.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,41 +35,9 @@
 #include <xsched-kfd.h>
 
 #include "kfd_dbg.h"
+#include "kselftest_harness.h"
 
-static int passed, failed, skipped;
-static int cur_failed;
-
-#define CHECK_EQ(got, want) do {						\
-	long long _g = (long long)(got), _w = (long long)(want);		\
-	if (_g != _w) {								\
-		printf("#   %s:%d: %s: expected %lld (%s), got %lld\n",	\
-		       __FILE__, __LINE__, #got, _w, #want, _g);		\
-		cur_failed = 1;							\
-	}									\
-} while (0)
-
-static void begin(const char *name)
-{
-	printf("# %s\n", name);
-	cur_failed = 0;
-}
-
-static void end(const char *name)
-{
-	if (cur_failed) {
-		printf("not ok %s\n", name);
-		failed++;
-	} else {
-		printf("ok %s\n", name);
-		passed++;
-	}
-}
-
-static void skip(const char *name, const char *why)
-{
-	printf("ok %s # SKIP %s\n", name, why);
-	skipped++;
-}
+#define BOGUS_RING	0x7ffe12340000ULL
 
 static int count_fds(void)
 {
@@ -84,67 +54,100 @@ static int count_fds(void)
 	return n - 1;	/* the DIR's own fd */
 }
 
-static void module_mode(void)
+#define SKIP_WITHOUT_KFD() do {						\
+	if (access("/dev/kfd", F_OK))					\
+		SKIP(return, "no /dev/kfd (amdgpu.ko not loaded)");	\
+} while (0)
+
+/* ---- module mode: attached through /dev/xsched ---- */
+
+FIXTURE(module) {
+	struct xsched_kfd *k;
+};
+
+FIXTURE_SETUP(module)
 {
-	struct xsched_kfd *k = NULL;
+	int ret;
+
+	SKIP_WITHOUT_KFD();
+	unsetenv("XSCHED_KFD_FALLBACK");
+	ret = xsched_kfd_open(&self->k, -1, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("xsched_kfd_open (module): %s", strerror(-ret));
+}
+
+FIXTURE_TEARDOWN(module)
+{
+	if (self->k)
+		xsched_kfd_close(self->k);
+}
+
+TEST_F(module, module_open_attach)
+{
 	struct xsched_kfd_info info;
+
+	memset(&info, 0xff, sizeof(info));
+	EXPECT_EQ(0, xsched_kfd_query(self->k, &info));
+	EXPECT_EQ(XSCHED_KFD_MODULE, info.mode);
+	printf("#   attached through /dev/xsched, KFD process has %u GPUs\n", info.gpu_count);
+}
+
+TEST_F(module, module_bogus_ring_enoent)
+{
+	struct xsched_xqueue *xq = NULL;
+
+	EXPECT_EQ(-ENOENT, xsched_xqueue_create_kfd(&xq, self->k, BOGUS_RING, NULL));
+	EXPECT_EQ(-ENOENT, xsched_xqueue_create_kfd(&xq, self->k, 0, NULL));
+	EXPECT_EQ(NULL, xq);
+}
+
+TEST_F(module, module_lv1_lv2_eopnotsupp)
+{
 	struct xsched_xqueue *xq = NULL;
 	struct xsched_attr a;
-	int fd, ret;
 
-	begin("module_open_attach");
-	unsetenv("XSCHED_KFD_FALLBACK");
-	ret = xsched_kfd_open(&k, -1, NULL);
-	CHECK_EQ(ret, 0);
-	if (ret) {
-		end("module_open_attach");
-		return;
-	}
-	memset(&info, 0xff, sizeof(info));
-	CHECK_EQ(xsched_kfd_query(k, &info), 0);
-	CHECK_EQ(info.mode, XSCHED_KFD_MODULE);
-	printf("#   attached through /dev/xsched, KFD process has %u GPUs\n", info.gpu_count);
-	end("module_open_attach");
-
-	begin("module_bogus_ring_enoent");
-	CHECK_EQ(xsched_xqueue_create_kfd(&xq, k, 0x7ffe12340000ULL, NULL), -ENOENT);
-	CHECK_EQ(xsched_xqueue_create_kfd(&xq, k, 0, NULL), -ENOENT);
-	CHECK_EQ(xq == NULL, 1);
-	end("module_bogus_ring_enoent");
-
-	begin("module_lv1_lv2_eopnotsupp");
 	memset(&a, 0, sizeof(a));
 	a.flags = XSCHED_ATTR_LEVEL;
 	a.level = XSCHED_LV1;
-	CHECK_EQ(xsched_xqueue_create_kfd(&xq, k, 0x7ffe12340000ULL, &a), -EOPNOTSUPP);
+	EXPECT_EQ(-EOPNOTSUPP, xsched_xqueue_create_kfd(&xq, self->k, BOGUS_RING, &a));
 	a.level = XSCHED_LV2;
-	CHECK_EQ(xsched_xqueue_create_kfd(&xq, k, 0x7ffe12340000ULL, &a), -EOPNOTSUPP);
-	end("module_lv1_lv2_eopnotsupp");
-	xsched_kfd_close(k);
+	EXPECT_EQ(-EOPNOTSUPP, xsched_xqueue_create_kfd(&xq, self->k, BOGUS_RING, &a));
+}
 
-	begin("module_callers_fd");
+TEST(module_callers_fd)
+{
+	struct xsched_kfd *k = NULL;
+	struct xsched_kfd_info info;
+	int fd;
+
+	SKIP_WITHOUT_KFD();
+	unsetenv("XSCHED_KFD_FALLBACK");
 	fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
-	CHECK_EQ(fd >= 0, 1);
-	k = NULL;
-	CHECK_EQ(xsched_kfd_open(&k, fd, NULL), 0);
+	EXPECT_LE(0, fd);
+	EXPECT_EQ(0, xsched_kfd_open(&k, fd, NULL));
 	if (k) {
-		CHECK_EQ(xsched_kfd_fd(k), fd);
-		CHECK_EQ(xsched_kfd_query(k, &info), 0);
-		CHECK_EQ(info.mode, XSCHED_KFD_MODULE);
+		EXPECT_EQ(fd, xsched_kfd_fd(k));
+		EXPECT_EQ(0, xsched_kfd_query(k, &info));
+		EXPECT_EQ(XSCHED_KFD_MODULE, info.mode);
 		xsched_kfd_close(k);
 	}
-	CHECK_EQ(fcntl(fd, F_GETFD) >= 0, 1);	/* still the caller's */
+	EXPECT_LE(0, fcntl(fd, F_GETFD)) TH_LOG("the caller's fd was closed");
 	close(fd);
-	end("module_callers_fd");
-
-	begin("module_refuses_non_kfd_fd_without_fallback");
-	fd = open("/dev/null", O_RDWR);
-	k = (void *)1;
-	CHECK_EQ(xsched_kfd_open(&k, fd, NULL), -EINVAL);
-	CHECK_EQ(k == NULL, 1);
-	close(fd);
-	end("module_refuses_non_kfd_fd_without_fallback");
 }
+
+TEST(module_refuses_non_kfd_fd_without_fallback)
+{
+	struct xsched_kfd *k = (void *)1;
+	int fd;
+
+	SKIP_WITHOUT_KFD();
+	unsetenv("XSCHED_KFD_FALLBACK");
+	fd = open("/dev/null", O_RDWR);
+	EXPECT_EQ(-EINVAL, xsched_kfd_open(&k, fd, NULL));
+	EXPECT_EQ(NULL, k);
+	close(fd);
+}
+
+/* ---- debugger mode: KFD's debugger API on the own pid ---- */
 
 /* A raw DBG_TRAP call on the own pid, as a second opinion on KFD's state. */
 static int raw_dbg(int kfd, uint32_t op, int evfd)
@@ -164,105 +167,130 @@ static int raw_dbg(int kfd, uint32_t op, int evfd)
 	return ioctl(kfd, AMDKFD_IOC_DBG_TRAP, &a) < 0 ? -errno : 0;
 }
 
-static void debugger_mode(void)
-{
-	struct xsched_kfd *k = NULL, *k2 = NULL;
-	struct xsched_kfd_info info;
-	struct xsched_xqueue *xq = NULL;
-	int fds0, kfd, evfd, ret;
+FIXTURE(debugger) {
+	struct xsched_kfd *k;
+	int fds0;		/* fds before the library opened anything */
+};
 
-	begin("debugger_enable_on_own_pid");
-	fds0 = count_fds();
+FIXTURE_SETUP(debugger)
+{
+	int ret;
+
+	SKIP_WITHOUT_KFD();
+	self->fds0 = count_fds();
 	setenv("XSCHED_KFD_FALLBACK", "debugger", 1);
-	ret = xsched_kfd_open(&k, -1, NULL);
+	ret = xsched_kfd_open(&self->k, -1, NULL);
 	printf("#   xsched_kfd_open (debugger API) = %d (%s)\n", ret,
 	       ret ? strerror(-ret) : "ok");
-	CHECK_EQ(ret, 0);
-	if (ret) {
-		end("debugger_enable_on_own_pid");
-		return;
-	}
+	ASSERT_EQ(0, ret);
+}
+
+FIXTURE_TEARDOWN(debugger)
+{
+	if (self->k)
+		xsched_kfd_close(self->k);
+}
+
+TEST_F(debugger, debugger_enable_on_own_pid)
+{
+	struct xsched_kfd_info info;
+
 	memset(&info, 0xff, sizeof(info));
-	CHECK_EQ(xsched_kfd_query(k, &info), 0);
+	EXPECT_EQ(0, xsched_kfd_query(self->k, &info));
 	printf("#   mode %u, KFD uAPI %u.%u, runtime_state %u\n", info.mode,
 	       info.kfd_major, info.kfd_minor, info.runtime_state);
-	CHECK_EQ(info.mode, XSCHED_KFD_DEBUGGER);
-	CHECK_EQ(info.kfd_major, 1);
-	CHECK_EQ(info.kfd_minor >= 13, 1);
+	EXPECT_EQ(XSCHED_KFD_DEBUGGER, info.mode);
+	EXPECT_EQ(1, info.kfd_major);
+	EXPECT_LE(13, info.kfd_minor);
 	/* nobody called runtime enable: KFD defers activation (no runlist
 	 * refresh, GFXOFF untouched) and says DISABLED */
-	CHECK_EQ(info.runtime_state, 0);
-	end("debugger_enable_on_own_pid");
+	EXPECT_EQ(0, info.runtime_state);
+}
 
-	begin("debugger_bogus_ring_enoent");
-	CHECK_EQ(xsched_xqueue_create_kfd(&xq, k, 0x7ffe12340000ULL, NULL), -ENOENT);
-	end("debugger_bogus_ring_enoent");
+TEST_F(debugger, debugger_bogus_ring_enoent)
+{
+	struct xsched_xqueue *xq = NULL;
 
-	begin("debugger_second_enable_ealready");
-	CHECK_EQ(xsched_kfd_open(&k2, -1, NULL), -EALREADY);
-	CHECK_EQ(k2 == NULL, 1);
-	end("debugger_second_enable_ealready");
+	EXPECT_EQ(-ENOENT, xsched_xqueue_create_kfd(&xq, self->k, BOGUS_RING, NULL));
+}
 
-	begin("debugger_module_register_refused_while_debugged");
-	{
-		/* The module attaches, but sees KFD's debug_trap_enabled and
-		 * refuses any kfd register with EBUSY (before the ring lookup,
-		 * so even a bogus ring gives EBUSY, not ENOENT). */
-		struct xsched_kfd *km = NULL;
+TEST_F(debugger, debugger_second_enable_ealready)
+{
+	struct xsched_kfd *k2 = NULL;
 
-		unsetenv("XSCHED_KFD_FALLBACK");
-		ret = xsched_kfd_open(&km, xsched_kfd_fd(k), NULL);
-		printf("#   module attach while debug mode is on: %d\n", ret);
-		CHECK_EQ(ret, 0);
-		if (km) {
-			CHECK_EQ(xsched_xqueue_create_kfd(&xq, km, 0x7ffe12340000ULL, NULL),
-				 -EBUSY);
-			xsched_kfd_close(km);
-		}
-		setenv("XSCHED_KFD_FALLBACK", "debugger", 1);
+	EXPECT_EQ(-EALREADY, xsched_kfd_open(&k2, -1, NULL));
+	EXPECT_EQ(NULL, k2);
+}
+
+/*
+ * The module attaches, but sees KFD's debug_trap_enabled and refuses any kfd
+ * register with EBUSY (before the ring lookup, so even a bogus ring gives
+ * EBUSY, not ENOENT).
+ */
+TEST_F(debugger, debugger_module_register_refused_while_debugged)
+{
+	struct xsched_xqueue *xq = NULL;
+	struct xsched_kfd *km = NULL;
+	int ret;
+
+	unsetenv("XSCHED_KFD_FALLBACK");
+	ret = xsched_kfd_open(&km, xsched_kfd_fd(self->k), NULL);
+	printf("#   module attach while debug mode is on: %d\n", ret);
+	EXPECT_EQ(0, ret);
+	if (km) {
+		EXPECT_EQ(-EBUSY, xsched_xqueue_create_kfd(&xq, km, BOGUS_RING, NULL));
+		xsched_kfd_close(km);
 	}
-	end("debugger_module_register_refused_while_debugged");
+	setenv("XSCHED_KFD_FALLBACK", "debugger", 1);
+}
 
-	xsched_kfd_close(k);
+/*
+ * After a second enable refused and the module's attach beside it (what the
+ * tests above do), closing leaves KFD with no debug state and no fd behind.
+ */
+TEST_F(debugger, debugger_close_leaves_no_state)
+{
+	struct xsched_xqueue *xq = NULL;
+	struct xsched_kfd *k2 = NULL, *km = NULL;
+	int kfd, evfd;
 
-	begin("debugger_close_leaves_no_state");
-	CHECK_EQ(count_fds(), fds0);
+	(void)xsched_kfd_open(&k2, -1, NULL);
+	unsetenv("XSCHED_KFD_FALLBACK");
+	if (!xsched_kfd_open(&km, xsched_kfd_fd(self->k), NULL)) {
+		(void)xsched_xqueue_create_kfd(&xq, km, BOGUS_RING, NULL);
+		xsched_kfd_close(km);
+	}
+	setenv("XSCHED_KFD_FALLBACK", "debugger", 1);
+	xsched_kfd_close(self->k);
+	self->k = NULL;
+	EXPECT_EQ(self->fds0, count_fds());
 	kfd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
 	evfd = eventfd(0, EFD_CLOEXEC);
 	/* not debug enabled any more: every op but ENABLE gives EINVAL */
-	CHECK_EQ(raw_dbg(kfd, KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT, -1), -EINVAL);
-	CHECK_EQ(raw_dbg(kfd, KFD_IOC_DBG_TRAP_ENABLE, evfd), 0);
-	CHECK_EQ(raw_dbg(kfd, KFD_IOC_DBG_TRAP_DISABLE, -1), 0);
-	CHECK_EQ(raw_dbg(kfd, KFD_IOC_DBG_TRAP_SUSPEND_QUEUES, -1), -EINVAL);
+	EXPECT_EQ(-EINVAL, raw_dbg(kfd, KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT, -1));
+	EXPECT_EQ(0, raw_dbg(kfd, KFD_IOC_DBG_TRAP_ENABLE, evfd));
+	EXPECT_EQ(0, raw_dbg(kfd, KFD_IOC_DBG_TRAP_DISABLE, -1));
+	EXPECT_EQ(-EINVAL, raw_dbg(kfd, KFD_IOC_DBG_TRAP_SUSPEND_QUEUES, -1));
 	close(evfd);
 	close(kfd);
-	end("debugger_close_leaves_no_state");
+}
 
-	begin("auto_falls_back_when_dev_xsched_absent");
+TEST(auto_falls_back_when_dev_xsched_absent)
+{
+	struct xsched_kfd *k = NULL;
+	struct xsched_kfd_info info;
+	int fds0;
+
+	SKIP_WITHOUT_KFD();
+	fds0 = count_fds();
 	unsetenv("XSCHED_KFD_FALLBACK");
-	k = NULL;
-	CHECK_EQ(xsched_kfd_open(&k, -1, "/nonexistent/xsched"), 0);
+	EXPECT_EQ(0, xsched_kfd_open(&k, -1, "/nonexistent/xsched"));
 	if (k) {
-		CHECK_EQ(xsched_kfd_query(k, &info), 0);
-		CHECK_EQ(info.mode, XSCHED_KFD_DEBUGGER);
+		EXPECT_EQ(0, xsched_kfd_query(k, &info));
+		EXPECT_EQ(XSCHED_KFD_DEBUGGER, info.mode);
 		xsched_kfd_close(k);
 	}
-	CHECK_EQ(count_fds(), fds0);
-	end("auto_falls_back_when_dev_xsched_absent");
+	EXPECT_EQ(fds0, count_fds());
 }
 
-int main(void)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (access("/dev/kfd", F_OK)) {
-		skip("all", "no /dev/kfd (amdgpu.ko not loaded)");
-		printf("libxsched-kfd-vm: %d passed, %d failed, %d skipped\n", passed,
-		       failed, skipped);
-		return 0;
-	}
-	module_mode();
-	debugger_mode();
-	printf("libxsched-kfd-vm: %d passed, %d failed, %d skipped\n", passed, failed,
-	       skipped);
-	return failed ? 1 : 0;
-}
+TEST_HARNESS_MAIN
