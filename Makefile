@@ -5,9 +5,9 @@
 # make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
 # make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level,
 #                 a latency CDF plot and a timeline of one urgent request (build/demo/),
-#                 and one run through the HIP path (tests/hip programs, libxsched preloaded)
+#                 and one run through the HIP path (tests/hip-sim programs, libxsched preloaded)
 # make bench      libxsched benchmark in a VM, then the fused-kernel case through the
-#                 HIP path (tests/hip: hipcc programs on the test-only stand-in runtime)
+#                 HIP path (tests/hip-sim: hipcc programs on the test-only stand-in runtime)
 # make check-hip-real  the HIP interposer against all four of Debian's ROCm stacks
 #                 (5.2.3, 5.7.1, 6.4.3, 7.2.4: host checks and a VM each; make check
 #                 runs 6.4.3 only; about 3 minutes once fetched, the first run
@@ -116,12 +116,12 @@ demo: module $(BUILD)/tools/xsched-demo $(BUILD)/tools/xsched-once $(BUILD)/tool
 	@CACHE=$(CACHE) KREL=$(KREL) $(TOP)/tools/demo/run-demo.sh $(BUILD)/demo $(BUILD)/tools \
 		$(MODULE) '$(DEMO_ARGS)' $(VM_SETTLE) $(HIP_VM)
 
-# The HIP programs and the stand-in runtime they run on in the VM (tests/hip);
+# The HIP programs and the stand-in runtime they run on in the VM (tests/hip-sim);
 # libxsched.so for their preloaded runs.
 HIP_VM = $(BUILD)/hip/vm
 hip-vm:
 	$(MAKE) -C libxsched all TOP=$(TOP)
-	$(MAKE) -C tests/hip vm TOP=$(TOP) BUILD=$(BUILD) OUT=$(HIP_VM) \
+	$(MAKE) -C tests/hip-sim vm TOP=$(TOP) BUILD=$(BUILD) OUT=$(HIP_VM) \
 		XSCHED_SO=$(TOP)/build/libxsched/libxsched.so.0
 
 bench: module hip-vm

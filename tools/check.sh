@@ -19,7 +19,7 @@
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
 #   hip-sim            hipcc-built HIP programs on the stand-in HIP/HSA runtimes
-#                      (tests/hip, test-only) on the sim GPU, alone and with
+#                      (tests/hip-sim, test-only) on the sim GPU, alone and with
 #                      libxsched.so preloaded, same VM
 #   vm-module          that VM: boot, module load, unload, and no kernel splat
 #   splat-gate         a VM with an injected kernel WARNING: the gate must fail the
@@ -178,7 +178,7 @@ if want vm; then
 	expect="xsched-kselftest tools"
 	if [ -f "$top/libxsched/Makefile" ]; then
 		if make -s -C "$top/libxsched" vmtests TOP="$top" OUT="$vm/libxsched" \
-			> "$logs/libxsched-build.log" 2>&1; then
+			KSFT_DIR="$KSRC/tools/testing/selftests" > "$logs/libxsched-build.log" 2>&1; then
 			expect="$expect libxsched-vm"
 		else
 			cat "$logs/libxsched-build.log"
@@ -187,7 +187,7 @@ if want vm; then
 	fi
 	# The HIP path: needs Debian's hipcc and libamdhip64-dev (tools/install-deps.sh).
 	if make -s -C "$top/libxsched" all TOP="$top" BUILD="$BUILD/libxsched" > "$logs/hip-build.log" 2>&1 &&
-		make -s -C "$top/tests/hip" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
+		make -s -C "$top/tests/hip-sim" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
 			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
 			>> "$logs/hip-build.log" 2>&1; then
 		expect="$expect hip-sim"
@@ -199,7 +199,8 @@ if want vm; then
 	cp "$top/tools/check-vm.sh" "$vm/"
 	mkdir -p "$vm/tools"
 	cp "$tools/xschedctl" "$tools/xsched-demo" "$tools/xsched-load" "$tools/jsonflat" \
-		"$tools/ptyscreen" "$tools/xsched-stuck" "$top/tests/tools/run.sh" "$vm/tools/"
+		"$tools/ptyscreen" "$tools/xsched-stuck" "$top/tests/tools/run.sh" \
+		"$top/tests/harness/vm-runner.sh" "$vm/tools/"
 	note "booting ${QEMU_KERNEL:-$KREL} in QEMU with $module"
 	qemu --module "$module" --module "$sim_module" --copy "$vm" --rmmod --timeout "${VM_TIMEOUT:-2400}" -- \
 		"cd vm && KSFT='$ksft_only' ./check-vm.sh" 2>&1 | tee "$logs/vm.log"
@@ -276,7 +277,7 @@ if want kfd && [ -n "${KFD_SRC:-}" ]; then
 	kfdlib=0
 	if [ -f "$top/libxsched/Makefile" ]; then
 		if make -s -C "$top/libxsched" vmtests-kfd TOP="$top" OUT="$vmk/libxsched_kfd" \
-			> "$logs/libxsched-kfd-build.log" 2>&1; then
+			KSFT_DIR="$KSRC/tools/testing/selftests" > "$logs/libxsched-kfd-build.log" 2>&1; then
 			kfdlib=1
 		else
 			cat "$logs/libxsched-kfd-build.log"

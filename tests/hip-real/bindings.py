@@ -25,7 +25,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "../../libxsched/tests/hip"))
+                                "../libxsched/hip"))
 import coverage  # noqa: E402
 
 

@@ -9,7 +9,7 @@
 # Fetches the suite's runtime, ROCm libraries and hipcc (tools/fetch-rocm.sh:
 # unpacked under .cache/rocm/SUITE/root, never installed), then:
 #   exports_match_the_table  the runtime's versioned exports against the hook
-#                            table (libxsched/tests/hip/coverage.py): every
+#                            table (tests/libxsched/hip/coverage.py): every
 #                            function that takes a stream is hooked at the
 #                            runtime's node or listed unhooked; every C++
 #                            export that takes a stream is in HIP_CXX_NAMES
@@ -66,14 +66,14 @@ if [ -z "$runtime" ] || [ ! -f "$header" ]; then
 fi
 echo "# $name: $(basename "$(readlink -f "$runtime")"), HIP $(sed -n 's/^#define HIP_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' "$root/usr/include/hip/hip_version.h" | paste -sd.)"
 
-out=$(python3 "$top/libxsched/tests/hip/coverage.py" --table "$table" --lib "$xsched" \
+out=$(python3 "$top/tests/libxsched/hip/coverage.py" --table "$table" --lib "$xsched" \
 	--cache /nonexistent --header "$header" --runtime "$runtime" --headers-only 2>&1)
 rc=$?
 echo "$out" | sed 's/^/#   /'
 if [ $rc = 0 ]; then ok exports_match_the_table; else bad exports_match_the_table "see above"; fi
 
 out=$(python3 "$top/tests/hip-real/selfcalls.py" --table "$table" \
-	--tests "$top/libxsched/tests/hip/test_hip.c" --fake "$fake" "$runtime" 2>&1)
+	--tests "$top/tests/libxsched/hip/test_hip.c" --fake "$fake" "$runtime" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/#   /'
 if [ $rc = 0 ]; then ok self_calls_are_tested; else bad self_calls_are_tested "see above"; fi
@@ -86,7 +86,7 @@ trap 'rm -rf "$work"' EXIT
 in_root=/tmp/$(basename "$work")
 cp -L "$xsched" "$work/libxsched.so.0"
 cp "$loadlibs" "$work/loadlibs"
-cp "$top/libxsched/tests/hip/coverage_prog.hip" "$work/prog.hip"
+cp "$top/tests/libxsched/hip/coverage_prog.hip" "$work/prog.hip"
 # $1: a /bin/sh command line run in the chroot; its output on stdout.
 in_chroot() {
 	# shellcheck disable=SC2016
@@ -122,7 +122,7 @@ if out=$(in_chroot "cd $in_root && hipcc --offload-arch=gfx90a -o hipcc_prog pro
 	check_bindings "timeout 60 ./hipcc_prog >/dev/null; exit 0" --file hipcc_prog
 else
 	echo "$out" | tail -n 20 | sed 's/^/#   /'
-	bad bindings_hipcc_prog "the suite's hipcc could not build tests/hip/coverage_prog.hip"
+	bad bindings_hipcc_prog "the suite's hipcc could not build tests/libxsched/hip/coverage_prog.hip"
 fi
 
 # The ROCm libraries PyTorch links, those the suite ships built against its

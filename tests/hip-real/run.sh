@@ -26,13 +26,15 @@
 #                                  runtime with no GPU), reached after all the
 #                                  above: the same status and lines alone and
 #                                  preloaded
-# Each program run is checked for kernel splats (vm-gate).
+# Each program runs under the time limit and is checked for kernel splats
+# (the runner library, vm-runner.sh, installed beside).
 cd "$(dirname "$0")" || exit 1
+# shellcheck source=tests/harness/vm-runner.sh
+. ./vm-runner.sh
 here=$(pwd)
 suite=${1:-hip-real}
 runtime=$(cat runtime)
-passed=0
-failed=0
+vr_begin "$suite"
 # The busybox guest has no glibc loader of its own: the suite's is in lib/.
 if [ ! -e /lib64/ld-linux-x86-64.so.2 ]; then
 	mkdir -p /lib64
@@ -40,25 +42,17 @@ if [ ! -e /lib64/ld-linux-x86-64.so.2 ]; then
 fi
 export LD_LIBRARY_PATH="$here/lib"
 unset XSCHED_LOG XSCHED_PRIORITY XSCHED_LEVEL
-gate=0
-command -v vm-gate >/dev/null 2>&1 && gate=1
-[ "$gate" = 1 ] || echo "# $suite: vm-gate not found: the kernel log is not checked"
-
-# Each program under vm-limit (XSCHED_TEST_TIMEOUT): a hang fails it.
-limited=vm-limit
-command -v vm-limit >/dev/null 2>&1 || limited=
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-bad() { echo "not ok $1: $2"; failed=$((failed + 1)); }
 show() { echo "$2" | sed "s/^/#   $1: /"; }
 # $1 = what, rest = the command; sets out and rc.
 probe() {
 	what=$1
 	shift
-	[ "$gate" = 1 ] && mark=$(vm-gate mark)
-	out=$($limited "$@" 2>&1)
-	rc=$?
-	if [ "$gate" = 1 ] && ! vm-gate log "$mark" "$what"; then
-		bad "${what}_no_splat" "the kernel logged a splat"
+	vr_mark
+	vr_capture "$@"
+	out=$vr_out
+	rc=$vr_rc
+	if ! vr_splat "$what"; then
+		vr_bad "${what}_no_splat" "the kernel logged a splat"
 	fi
 }
 
@@ -73,9 +67,9 @@ show preloaded "$pre"
 # $1 = which run, $2 = its status, $3 = its output
 finished() {
 	if [ "$2" = 0 ] && [ "$(echo "$3" | tail -n 1)" = "hip-probe: done" ]; then
-		ok "probe_$1"
+		vr_ok "probe_$1"
 	else
-		bad "probe_$1" "exit $2, last line '$(echo "$3" | tail -n 1)'"
+		vr_bad "probe_$1" "exit $2, last line '$(echo "$3" | tail -n 1)'"
 	fi
 }
 finished alone "$arc" "$alone"
@@ -86,18 +80,18 @@ finished preloaded "$prc" "$pre"
 mine=$(echo "$pre" | grep '^xsched\[')
 rest=$(echo "$pre" | grep -v '^xsched\[')
 if [ "$rest" = "$alone" ]; then
-	ok same_output
+	vr_ok same_output
 else
 	echo "$alone" > /tmp/hip-real.alone
 	echo "$rest" > /tmp/hip-real.preloaded
 	diff /tmp/hip-real.alone /tmp/hip-real.preloaded | sed 's/^/#   diff: /'
-	bad same_output "the preloaded run printed other lines"
+	vr_bad same_output "the preloaded run printed other lines"
 fi
 if [ "$(echo "$mine" | grep -c .)" = 1 ] && echo "$mine" | grep -q 'no usable HIP device'; then
-	ok no_device_notice
+	vr_ok no_device_notice
 else
 	show libxsched "$mine"
-	bad no_device_notice "expected one libxsched line saying there is no usable HIP device"
+	vr_bad no_device_notice "expected one libxsched line saying there is no usable HIP device"
 fi
 
 # "binding file ./hip-probe [0] to DIR/LIB [0]: normal symbol `SYM' [NODE]"
@@ -135,10 +129,10 @@ check_bindings() {
 		done
 	fi
 	if [ -z "$why" ]; then
-		ok "$1"
+		vr_ok "$1"
 	else
 		show "$1" "$3"
-		bad "$1" "$why"
+		vr_bad "$1" "$why"
 	fi
 }
 check_bindings bindings_preloaded libxsched.so.0 "$(bindings env LD_PRELOAD=libxsched.so.0 ./hip-probe)"
@@ -154,14 +148,13 @@ echo "# $suite: hipStreamCreate with no GPU: exit $src alone, $sprc preloaded"
 # It must have got as far as the stream: a probe that never ran fails alike too.
 if ! echo "$salone" | grep -q '^hipStreamDestroy(NULL): '; then
 	show alone "$salone"
-	bad stream_crash_alike "the probe did not get as far as hipStreamCreate"
+	vr_bad stream_crash_alike "the probe did not get as far as hipStreamCreate"
 elif [ "$src" = "$sprc" ] && [ "$salone" = "$spre" ]; then
-	ok stream_crash_alike
+	vr_ok stream_crash_alike
 else
 	show alone "$salone"
 	show preloaded "$spre"
-	bad stream_crash_alike "exit $src alone, $sprc preloaded, or other lines"
+	vr_bad stream_crash_alike "exit $src alone, $sprc preloaded, or other lines"
 fi
 
-echo "$suite: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+vr_end

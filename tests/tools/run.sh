@@ -1,33 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the VM: xschedctl and the demo against the loaded module.
-# Last line: "tools: N passed, N failed".  A test also fails when the kernel
-# logged a splat while it ran (vm-gate, installed by tools/qemu-run.sh).
-pass=0
-fail=0
-gate=0
-if command -v vm-gate >/dev/null 2>&1; then
-	gate=1
-else
-	echo "# tools: vm-gate not found: the kernel log is not checked"
-fi
-# Each test in a shell of its own under vm-limit (XSCHED_TEST_TIMEOUT, here
-# 300 s unless set): a hang fails that test, named, and the suite goes on.
-limited=
-command -v vm-limit >/dev/null 2>&1 &&
-	limited="env XSCHED_TEST_TIMEOUT=${XSCHED_TEST_TIMEOUT:-300} vm-limit sh $0 --one"
+# Last line: "tools: N passed, N failed".  Each test runs in a shell of its
+# own under the time limit (XSCHED_TEST_TIMEOUT, here 300 s unless set; the
+# runner library, vm-runner.sh, installed beside): a hang fails that test,
+# named, and the suite goes on; so does a kernel splat while it ran.
+here=$(cd "$(dirname "$0")" && pwd)
 t() {
 	name=$1
 	shift
-	[ "$gate" = 1 ] && mark=$(vm-gate mark)
-	# shellcheck disable=SC2086 # $limited is a command line
-	if out=$($limited "$@" 2>&1) && { [ "$gate" = 0 ] || out=$(vm-gate log "$mark" "$name"); }; then
-		echo "ok $name"
-		pass=$((pass + 1))
+	vr_mark
+	vr_capture sh "$0" --one "$@"
+	if [ "$vr_rc" = 0 ] && vr_out=$(vr_splat "$name"); then
+		vr_ok "$name"
 	else
 		echo "not ok $name"
-		echo "$out" | sed 's/^/#   /'
-		fail=$((fail + 1))
+		echo "$vr_out" | sed 's/^/#   /'
+		vr_count 0 1 0
 	fi
 }
 
@@ -339,12 +328,17 @@ no_leaked_objects() {
 	cat /sys/kernel/debug/xsched/objects && vm-gate objects "all suites"
 }
 
-# "run.sh --one FUNCTION": the one test vm-limit runs.
+# "run.sh --one FUNCTION": the one test the runner runs under its limit.
 if [ "${1:-}" = --one ]; then
 	shift
 	"$@"
 	exit
 fi
+
+# shellcheck source=tests/harness/vm-runner.sh
+. "$here/vm-runner.sh"
+vr_begin tools
+vr_limit "${XSCHED_TEST_TIMEOUT:-300}"
 
 t xschedctl_version version
 t xschedctl_rejects_unknown_knob bad_knob
@@ -368,5 +362,4 @@ t xschedctl_admin_commands admin_commands
 t vm_limit_names_a_program_stuck_in_the_kernel stuck_program_is_named
 t queues_table_empty_after_demo queues_empty_after
 t no_leaked_objects_after_all_suites no_leaked_objects
-echo "tools: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+vr_end

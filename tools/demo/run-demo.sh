@@ -10,7 +10,7 @@
 # ~40 s): xsched-demo -S (its tables, and each case's latencies as
 # "xsched-samples" lines), then `xschedctl timeline` around xsched-once (one
 # urgent request preempting the batch queue), the JSON printed between marker
-# lines: qemu-run streams only the guest's output.  With HIP_DIR (tests/hip's
+# lines: qemu-run streams only the guest's output.  With HIP_DIR (tests/hip-sim's
 # guest folder, `make hip-vm`), then the fused-kernel case through the HIP path:
 # the same hipcc-built program alone and with libxsched.so preloaded, on the
 # test-only stand-in HIP runtime (Documentation/hip.rst).  On the host the sample

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The in-flight cap's cost on the host, against the fake libcuda
- * (tests/cuda), whose kernels complete after their modelled wall-clock time:
+ * (tests/fakes/fake_libcuda.c), whose kernels complete after their modelled wall-clock time:
  * total ns per kernel for N launches of a kernel of K ns on one stream, then
  * a stream synchronize, as launch_overhead.cu measures it on a GPU.  Run it
  * with and without LD_PRELOAD=libxsched-cuda.so.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The interposer's own cost per launch, on the host: 2M launches of a
- * zero-length kernel into the fake libcuda (tests/cuda), best of 5.  Run it
+ * zero-length kernel into the fake libcuda (tests/fakes/fake_libcuda.c), best of 5.  Run it
  * with and without LD_PRELOAD=libxsched-cuda.so; argument "low": the stream
  * is a lower stream (a higher one exists and is idle).  See
  * Documentation/cuda.rst for the build line.

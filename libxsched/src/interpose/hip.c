@@ -28,7 +28,7 @@
  * The table is the X-macro lists of hip_table.h: HIP_SCHEDULED, HIP_ORDERED,
  * HIP_HARMLESS (hooked), and HIP_UNHOOKED (stream and event functions that
  * are deliberately not hooked, and why), expanded here into hooks and the
- * entry table; tests/hip/coverage.py reads them.  hip_decls.h declares the
+ * entry table; tests/libxsched/hip/coverage.py reads them.  hip_decls.h declares the
  * entry points older headers lack; hip_ops.c is the runtime's ops for the
  * core.
  */

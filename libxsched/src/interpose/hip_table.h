@@ -5,7 +5,7 @@
  * HIP_ORDERED, HIP_ORDERED_OWN, HIP_HARMLESS: hooked; HIP_CXX_NAMES: C++
  * exports of hooked entries; HIP_UNHOOKED: deliberately not hooked, and
  * why) with the parameter lists their hooks take.  hip.c expands them into
- * hooks and the entry table; libxsched/tests/hip/coverage.py and
+ * hooks and the entry table; tests/libxsched/hip/coverage.py and
  * tests/hip-real read them from this file.
  */
 #ifndef XSCHED_INTERPOSE_HIP_TABLE_H
@@ -423,7 +423,7 @@
 /*
  * Stream and event functions deliberately NOT hooked: they put no work on
  * a stream and wait for none, so neither holding nor ordering applies.
- * X(symbol, why).  (tests/hip/coverage.py accepts these when a library
+ * X(symbol, why).  (tests/libxsched/hip/coverage.py accepts these when a library
  * imports them; any other stream, event, launch, copy or synchronization
  * function it imports and the table lacks fails the check.)
  */
