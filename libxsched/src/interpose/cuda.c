@@ -472,30 +472,35 @@ RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 
 /* ---- the urgent context's bookkeeping (cuda_urgent.c, cuda_code.c) -------- */
 
-static CUresult (*real_cuEventCreate)(CUevent *, unsigned int);
-static CUresult hook_cuEventCreate(CUevent *ev, unsigned int flags)
-{
-	CUresult r;
-
-	READY(cuEventCreate);
-	r = real_cuEventCreate(ev, flags);
-	if (r == CUDA_SUCCESS && ev)
-		xu_event_created(*ev, flags);
-	return r;
-}
-EXPORT_AS(cuEventCreate)
-
-#define EVDESTROY_HOOK(sym)						\
-	static CUresult (*real_##sym)(CUevent);				\
-	static CUresult hook_##sym(CUevent ev)				\
+/* Bookkeeping after the driver succeeded (NOTE) or before the call (FIRST). */
+#define NOTE_HOOK(sym, P, A, note)					\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
 	{								\
+		CUresult r;						\
+									\
 		READY(sym);						\
-		xu_event_destroyed(ev);					\
-		return real_##sym(ev);					\
+		r = real_##sym A;					\
+		if (r == CUDA_SUCCESS) {				\
+			note;						\
+		}							\
+		return r;						\
 	}								\
 	EXPORT_AS(sym)
-EVDESTROY_HOOK(cuEventDestroy)
-EVDESTROY_HOOK(cuEventDestroy_v2)
+#define FIRST_HOOK(sym, P, A, first)					\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		READY(sym);						\
+		first;							\
+		return real_##sym A;					\
+	}								\
+	EXPORT_AS(sym)
+
+NOTE_HOOK(cuEventCreate, (CUevent *ev, unsigned int fl), (ev, fl),
+	  if (ev) xu_event_created(*ev, fl))
+FIRST_HOOK(cuEventDestroy, (CUevent ev), (ev), xu_event_destroyed(ev))
+FIRST_HOOK(cuEventDestroy_v2, (CUevent ev), (ev), xu_event_destroyed(ev))
 
 /* A record on an urgent stream is made on the event's twin (cuda_urgent.c). */
 #define RECORD_HOOK(sym, P, A)						\
@@ -555,114 +560,31 @@ ELAPSED_HOOK(cuEventElapsedTime)
 ELAPSED_HOOK(cuEventElapsedTime_v2)
 
 /* Code the program loads: what the urgent context may load again. */
-#define LOAD_HOOK(sym, P, A, image, path)				\
-	static CUresult (*real_##sym) P;				\
-	static CUresult hook_##sym P					\
-	{								\
-		CUresult r;						\
-									\
-		READY(sym);						\
-		r = real_##sym A;					\
-		if (r == CUDA_SUCCESS && m)				\
-			xu_module_loaded(*m, image, path);		\
-		return r;						\
-	}								\
-	EXPORT_AS(sym)
-LOAD_HOOK(cuModuleLoadData, (CUmodule *m, const void *img), (m, img), img, NULL)
-LOAD_HOOK(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n, CUjit_option *o,
-			       void **v), (m, img, n, o, v), img, NULL)
-LOAD_HOOK(cuModuleLoadFatBinary, (CUmodule *m, const void *img), (m, img), img, NULL)
-LOAD_HOOK(cuModuleLoad, (CUmodule *m, const char *path), (m, path), NULL, path)
-
-#define LIBLOAD_HOOK(sym, P, A)						\
-	static CUresult (*real_##sym) P;				\
-	static CUresult hook_##sym P					\
-	{								\
-		CUresult r;						\
-									\
-		READY(sym);						\
-		r = real_##sym A;					\
-		if (r == CUDA_SUCCESS && lib)				\
-			xu_library_loaded(*lib);			\
-		return r;						\
-	}								\
-	EXPORT_AS(sym)
+NOTE_HOOK(cuModuleLoadData, (CUmodule *m, const void *img), (m, img),
+	  if (m) xu_module_loaded(*m, img, NULL))
+NOTE_HOOK(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n, CUjit_option *o,
+			       void **v), (m, img, n, o, v),
+	  if (m) xu_module_loaded(*m, img, NULL))
+NOTE_HOOK(cuModuleLoadFatBinary, (CUmodule *m, const void *img), (m, img),
+	  if (m) xu_module_loaded(*m, img, NULL))
+NOTE_HOOK(cuModuleLoad, (CUmodule *m, const char *path), (m, path),
+	  if (m) xu_module_loaded(*m, NULL, path))
 #define LIB_OPTS CUjit_option *jo, void **jv, unsigned int njo, CUlibraryOption *lo, \
 	void **lv, unsigned int nlo
-LIBLOAD_HOOK(cuLibraryLoadData, (CUlibrary *lib, const void *code, LIB_OPTS),
-	     (lib, code, jo, jv, njo, lo, lv, nlo))
-LIBLOAD_HOOK(cuLibraryLoadFromFile, (CUlibrary *lib, const char *file, LIB_OPTS),
-	     (lib, file, jo, jv, njo, lo, lv, nlo))
-
-static CUresult (*real_cuModuleUnload)(CUmodule);
-static CUresult hook_cuModuleUnload(CUmodule m)
-{
-	READY(cuModuleUnload);
-	xu_module_unloaded(m);
-	return real_cuModuleUnload(m);
-}
-EXPORT_AS(cuModuleUnload)
-
-static CUresult (*real_cuLibraryUnload)(CUlibrary);
-static CUresult hook_cuLibraryUnload(CUlibrary lib)
-{
-	READY(cuLibraryUnload);
-	xu_library_unloaded(lib);
-	return real_cuLibraryUnload(lib);
-}
-EXPORT_AS(cuLibraryUnload)
-
-static CUresult (*real_cuLibraryGetModule)(CUmodule *, CUlibrary);
-static CUresult hook_cuLibraryGetModule(CUmodule *m, CUlibrary lib)
-{
-	CUresult r;
-
-	READY(cuLibraryGetModule);
-	r = real_cuLibraryGetModule(m, lib);
-	if (r == CUDA_SUCCESS && m)
-		xu_module_of_library(*m, lib);
-	return r;
-}
-EXPORT_AS(cuLibraryGetModule)
-
-static CUresult (*real_cuKernelGetFunction)(CUfunction *, CUkernel);
-static CUresult hook_cuKernelGetFunction(CUfunction *f, CUkernel k)
-{
-	CUresult r;
-
-	READY(cuKernelGetFunction);
-	r = real_cuKernelGetFunction(f, k);
-	if (r == CUDA_SUCCESS && f)
-		xu_function_of_kernel(*f, k);
-	return r;
-}
-EXPORT_AS(cuKernelGetFunction)
-
-static CUresult (*real_cuFuncSetAttribute)(CUfunction, CUfunction_attribute, int);
-static CUresult hook_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
-{
-	CUresult r;
-
-	READY(cuFuncSetAttribute);
-	r = real_cuFuncSetAttribute(f, a, v);
-	if (r == CUDA_SUCCESS)
-		xu_function_attribute(f, a, v);
-	return r;
-}
-EXPORT_AS(cuFuncSetAttribute)
-
-static CUresult (*real_cuFuncSetCacheConfig)(CUfunction, CUfunc_cache);
-static CUresult hook_cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
-{
-	CUresult r;
-
-	READY(cuFuncSetCacheConfig);
-	r = real_cuFuncSetCacheConfig(f, c);
-	if (r == CUDA_SUCCESS)
-		xu_function_cache_config(f, c);
-	return r;
-}
-EXPORT_AS(cuFuncSetCacheConfig)
+NOTE_HOOK(cuLibraryLoadData, (CUlibrary *lib, const void *code, LIB_OPTS),
+	  (lib, code, jo, jv, njo, lo, lv, nlo), if (lib) xu_library_loaded(*lib))
+NOTE_HOOK(cuLibraryLoadFromFile, (CUlibrary *lib, const char *file, LIB_OPTS),
+	  (lib, file, jo, jv, njo, lo, lv, nlo), if (lib) xu_library_loaded(*lib))
+FIRST_HOOK(cuModuleUnload, (CUmodule m), (m), xu_module_unloaded(m))
+FIRST_HOOK(cuLibraryUnload, (CUlibrary lib), (lib), xu_library_unloaded(lib))
+NOTE_HOOK(cuLibraryGetModule, (CUmodule *m, CUlibrary lib), (m, lib),
+	  if (m) xu_module_of_library(*m, lib))
+NOTE_HOOK(cuKernelGetFunction, (CUfunction *f, CUkernel k), (f, k),
+	  if (f) xu_function_of_kernel(*f, k))
+NOTE_HOOK(cuFuncSetAttribute, (CUfunction f, CUfunction_attribute a, int v), (f, a, v),
+	  xu_function_attribute(f, a, v))
+NOTE_HOOK(cuFuncSetCacheConfig, (CUfunction f, CUfunc_cache c), (f, c),
+	  xu_function_cache_config(f, c))
 
 /* Not scheduled, but kept in the stream's order across the move. */
 #define HOOK_R(sym, base, pt, since, P, A, how)				\
