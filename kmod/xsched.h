@@ -304,14 +304,19 @@ bool xsched_backend_loaded(u32 backend);
 /* main.c: the debugfs folder a backend module puts its own knobs in */
 struct dentry *xsched_debugfs_dir(void);
 
-/* kfd.c: real amdgpu queues; answers -ENODEV when built without KFD_SRC */
+/*
+ * The kfd backend, real amdgpu queues (kfd*.c, kfd_backend.h); kfd_none.c
+ * answers -ENODEV in its place when built without KFD_SRC.
+ */
 struct xkfd_attach;
+/* kfd_attach.c */
 bool xkfd_available(void);
 int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *a);
 void xkfd_detach(struct xkfd_attach *attach);
+/* kfd.c */
 struct xsched_queue *xkfd_register(struct xkfd_attach *attach, u64 ring,
 				   s32 priority);
-/* Test knobs in the core's debugfs folder (kfd.c: the KFD model). */
+/* Test knobs in the core's debugfs folder (kfd_model.c: the KFD model). */
 void xkfd_debugfs(struct dentry *root);
 
 #endif /* XSCHED_H */
