@@ -3,7 +3,7 @@
 #
 # Compile tests for the kfd backend: which KFD internals the amdgpu tree in
 # KFD_SRC has.  Writes one #define per feature found to OUT.  Run by Kbuild
-# with the compiler and flags kfd.o is built with:
+# with the compiler and flags the kfd backend (kfd*.o) is built with:
 #
 #   kfd_conftest.sh OUT CC [FLAGS...]
 #

@@ -218,20 +218,44 @@ void xsched_objects_debugfs(struct dentry *root);
 /* At unload: reports every count that is not zero. */
 void xsched_objects_exit(void);
 
-/* queue.c */
+/* queue.c: the queue object */
 struct xsched_queue *xsched_queue_create(u32 backend,
 					 const struct xsched_backend_ops *ops,
 					 void *priv, const void *device,
 					 s32 priority);
 void xsched_queue_put(struct xsched_queue *q);
 struct xsched_queue *xsched_queue_get_by_uid(u32 uid);
-int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
-			    struct xsched_register __user *ureg, size_t usize);
+void xsched_queue_unlist(struct xsched_queue *q);
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes);
 void xsched_queue_failed(struct xsched_queue *q, int err);
 void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr);
 int xsched_priority_check(s32 priority, s32 old);
+void xsched_queues_debugfs(struct dentry *root);
+void xsched_queues_exit(void);
+
+/* A blocked XSCHED_IOC_SUSPEND: told the outcome of its own suspend. */
+struct xsched_waiter {
+	struct list_head node;		/* q->waiters, under state_lock */
+	u32 seq;
+	bool done;
+	int result;
+	u64 ns, saved_bytes;
+};
+
+/* queue.c, the state machine as the queue fd and the arbiter drive it */
+u32 xsched_queue_state(struct xsched_queue *q);
+/* The backend's progress, checked; the caller holds the fd or q->lock. */
+void xsched_queue_read_progress(struct xsched_queue *q, struct xsched_progress *p);
+bool xsched_queue_progress_ref(struct xsched_queue *q, struct xsched_progress *p);
+int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
+			       u32 *seq, struct xsched_waiter *w,
+			       struct xsched_queue *busy, s32 busy_prio, bool admin);
+int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
+
+/* queue_fd.c: the queue fd */
+int xsched_queue_install_fd(struct xsched_queue *q, struct xsched_register *reg,
+			    struct xsched_register __user *ureg, size_t usize);
 /* The queue fd's ioctls, also for XSCHED_IOC_ADMIN (@admin: on its behalf). */
 int xsched_queue_suspend(struct xsched_queue *q, struct xsched_suspend *s,
 			 bool admin);
@@ -239,21 +263,13 @@ int xsched_queue_resume(struct xsched_queue *q, struct xsched_resume *r,
 			bool admin);
 int xsched_queue_set_priority(struct xsched_queue *q,
 			      struct xsched_set_priority *sp);
-void xsched_queues_debugfs(struct dentry *root);
-void xsched_queues_exit(void);
-/* queue.c, the state machine as the arbiter drives it */
-u32 xsched_queue_state(struct xsched_queue *q);
-bool xsched_queue_progress_ref(struct xsched_queue *q, struct xsched_progress *p);
-int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
-			       u32 *seq, struct xsched_waiter *w,
-			       struct xsched_queue *busy, s32 busy_prio, bool admin);
-int xsched_queue_do_resume(struct xsched_queue *q, u64 *suspended_ns);
 
 /*
- * What a queue tells its arbiter.  queue.c calls the arbiter only through
- * this table, which arbiter.c installs at init; arbiter.c drives queues
- * through queue.c's state machine above.  So the two files depend one way
- * (arbiter.c -> queue.c), and queue.c builds and can be tested without it.
+ * What a queue tells its arbiter.  queue.c and queue_fd.c call the arbiter
+ * only through this table, which arbiter.c installs at init; arbiter.c
+ * drives queues through queue.c's state machine above.  So the files depend
+ * one way (arbiter.c -> queue.c), and queue.c builds and can be tested
+ * without it.
  */
 struct xsched_queue_arbiter {
 	/* XSCHED_REGISTER_ARBITRATE: 0 or -EDQUOT/-ENOMEM, before the fd exists. */
@@ -268,6 +284,8 @@ struct xsched_queue_arbiter {
 };
 
 void xsched_queue_set_arbiter(const struct xsched_queue_arbiter *arb);
+/* The table installed (queue.c); NULL before init and after exit. */
+extern const struct xsched_queue_arbiter *xsched_queue_arb;
 
 /* arbiter.c */
 int xsched_arbiter_init(void);
@@ -286,14 +304,19 @@ bool xsched_backend_loaded(u32 backend);
 /* main.c: the debugfs folder a backend module puts its own knobs in */
 struct dentry *xsched_debugfs_dir(void);
 
-/* kfd.c: real amdgpu queues; answers -ENODEV when built without KFD_SRC */
+/*
+ * The kfd backend, real amdgpu queues (kfd*.c, kfd_backend.h); kfd_none.c
+ * answers -ENODEV in its place when built without KFD_SRC.
+ */
 struct xkfd_attach;
+/* kfd_attach.c */
 bool xkfd_available(void);
 int xkfd_attach(struct xkfd_attach **attach, struct xsched_kfd_attach *a);
 void xkfd_detach(struct xkfd_attach *attach);
+/* kfd.c */
 struct xsched_queue *xkfd_register(struct xkfd_attach *attach, u64 ring,
 				   s32 priority);
-/* Test knobs in the core's debugfs folder (kfd.c: the KFD model). */
+/* Test knobs in the core's debugfs folder (kfd_model.c: the KFD model). */
 void xkfd_debugfs(struct dentry *root);
 
 #endif /* XSCHED_H */

@@ -18,7 +18,7 @@ mkdir -p "$out/kmod/sim"
 cp "$top/Kbuild" "$out/"
 cp -r "$top/include" "$out/"
 cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$top"/kmod/*.sh "$out/kmod/"
-cp "$top"/kmod/sim/*.c "$top"/kmod/sim/Kbuild "$out/kmod/sim/"
+cp "$top"/kmod/sim/*.[ch] "$top"/kmod/sim/Kbuild "$out/kmod/sim/"
 rm -f "$out/kmod/xsched_kfd.mod.c" "$out/kmod/sim/xsched_sim.mod.c"
 if ! make -C "$kdir" M="$out" KFD_SRC="$kfd" modules > "$out/build.log" 2>&1; then
 	cat "$out/build.log" >&2

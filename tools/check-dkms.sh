@@ -41,7 +41,7 @@ mkdir -p "$src/kmod/sim" "$out/tree" "$mods/$KREL"
 cp "$top/dkms.conf" "$top/Kbuild" "$src/"
 cp -r "$top/include" "$src/"
 cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$top"/kmod/*.sh "$src/kmod/"
-cp "$top"/kmod/sim/*.c "$top"/kmod/sim/Kbuild "$src/kmod/sim/"
+cp "$top"/kmod/sim/*.[ch] "$top"/kmod/sim/Kbuild "$src/kmod/sim/"
 rm -f "$src/kmod/$name.mod.c" "$src/kmod/sim/xsched_sim.mod.c"
 dkms=(dkms --dkmstree "$out/tree" --sourcetree "$out/src" --installtree "$mods")
 

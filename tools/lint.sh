@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0
 fail=0
 
-for f in "$top"/kmod/*.[ch] "$top"/kmod/sim/*.c "$top"/include/uapi/linux/*.h; do
+for f in "$top"/kmod/*.[ch] "$top"/kmod/sim/*.[ch] "$top"/include/uapi/linux/*.h; do
 	rel=${f#"$top"/}
 	# trace.h follows the TRACE_EVENT layout checkpatch does not know.
 	ignore=SPDX_LICENSE_TAG,FILE_PATH_CHANGES
