@@ -185,28 +185,27 @@ static struct xsi_entry entries[E_COUNT];
 
 /* Where the call runs: an urgent stream's work goes to its twin in the
  * urgent context (cuda_urgent.c), a launched function translated with it.
- * Routed first: the hold is that of the side it runs on (xu_hold_key()). */
-#define ROUTE_H h = xu_route(h, NULL, XU_CARRY)
-#define ROUTE_F h = xu_route(h, &f, XU_CARRY)
-#define ROUTE_EX CUlaunchConfig cfg_copy_; cfg = xu_route_ex(cfg, &f, &cfg_copy_)
-#define ROUTE_CB h = xu_route_callback(h, &cb, &data)	/* it gets the program's stream */
+ * Routed first: the hold is that of the side it runs on (k_, xu_route()). */
+#define ROUTE_H h = xu_route(h, NULL, XU_CARRY, &k_)
+#define ROUTE_F h = xu_route(h, &f, XU_CARRY, &k_)
+#define ROUTE_EX CUlaunchConfig cfg_copy_; cfg = xu_route_ex(cfg, &f, &cfg_copy_, &k_)
+#define ROUTE_CB h = xu_route_callback(h, &cb, &data, &k_)	/* it gets the program's stream */
 
 #define HOOK_S(sym, base, pt, since, P, A, S, R)			\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\
 	{								\
 		struct xsi_hold hold_;					\
+		uintptr_t k_;						\
 		CUresult r;						\
 									\
 		if (!xc_init() || !real_##sym)				\
 			return CUDA_ERROR_NOT_INITIALIZED;		\
-		uintptr_t s_ = (uintptr_t)(S);				\
-									\
+		k_ = (uintptr_t)(S);					\
 		R;							\
 		if (xc_no_hold)						\
 			return real_##sym A;				\
-		xsi_hold_begin(&xc_rt, &entries[E_##sym],		\
-			       xu_hold_key(s_, (uintptr_t)(S)), &hold_); \
+		xsi_hold_begin(&xc_rt, &entries[E_##sym], k_, &hold_);	\
 		r = real_##sym A;					\
 		xsi_hold_end(&hold_, r == CUDA_SUCCESS);		\
 		return r;						\
@@ -327,15 +326,18 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 #define SYNC_HOOK(sym)							\
 	static CUresult hook_##sym(CUstream h)				\
 	{								\
-		struct xsi_sync *y, *y2;				\
+		struct xsi_sync *y, *y2 = NULL;				\
+		CUstream tw_;						\
 		CUresult r;						\
 									\
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
-		y2 = xu_twin(h) ? xsi_sync_begin(&xc_rt, stream_of(E_##sym, \
-			(CUstream)((uintptr_t)h | XU_PROGRAM_SIDE)), XSI_SCOPE_STREAM) : NULL; \
-		r = xu_twin(h) ? real_##sym(xu_twin(h)) : CUDA_SUCCESS;	\
+		tw_ = xu_twin(h);					\
+		if (tw_)	/* and the urgent stream's program side */	\
+			y2 = xsi_sync_begin(&xc_rt, stream_of(E_##sym,	\
+				(CUstream)((uintptr_t)h | XU_PROGRAM_SIDE)), XSI_SCOPE_STREAM); \
+		r = tw_ ? real_##sym(tw_) : CUDA_SUCCESS;		\
 		if (r == CUDA_SUCCESS)					\
 			r = real_##sym(h);				\
 		xsi_sync_end(y, r == CUDA_SUCCESS);			\
@@ -593,7 +595,7 @@ NOTE_HOOK(cuFuncSetCacheConfig, (CUfunction f, CUfunc_cache c), (f, c),
 	{								\
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
-		h = xu_route(h, NULL, how);				\
+		h = xu_route(h, NULL, how, NULL);			\
 		return real_##sym A;					\
 	}								\
 	EXPORT_AS(sym)

@@ -52,7 +52,6 @@ static struct {
 	CUresult (*ctx_create_v2)(CUcontext *, unsigned int, CUdevice);
 	CUresult (*ctx_push)(CUcontext);
 	CUresult (*ctx_pop)(CUcontext *);
-	CUresult (*ctx_get_current)(CUcontext *);
 	CUresult (*ctx_get_device)(CUdevice *);
 	CUresult (*ctx_get_flags)(unsigned int *);
 	CUresult (*ctx_sync)(void);
@@ -174,7 +173,6 @@ void xu_init(void *h, bool split)
 	REAL(ctx_create_v2, "cuCtxCreate_v2");
 	REAL(ctx_push, "cuCtxPushCurrent_v2");
 	REAL(ctx_pop, "cuCtxPopCurrent_v2");
-	REAL(ctx_get_current, "cuCtxGetCurrent");
 	REAL(ctx_get_device, "cuCtxGetDevice");
 	REAL(ctx_get_flags, "cuCtxGetFlags");
 	REAL(ctx_sync, "cuCtxSynchronize");
@@ -190,7 +188,7 @@ void xu_init(void *h, bool split)
 	REAL(event_record, "cuEventRecord");
 	REAL(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
 	if (!(ur.ctx_create_v4 || ur.ctx_create_v2) || !ur.ctx_push || !ur.ctx_pop ||
-	    !ur.ctx_get_current || !ur.ctx_get_device || !ur.ctx_sync || !ur.prio_range ||
+	    !ur.ctx_get_device || !ur.ctx_sync || !ur.prio_range ||
 	    !ur.stream_create || !ur.stream_destroy || !ur.stream_get_ctx ||
 	    !ur.stream_get_priority || !ur.stream_wait_event || !ur.stream_is_capturing ||
 	    !ur.event_create || !ur.event_destroy || !ur.event_record ||
@@ -424,7 +422,7 @@ static bool capturing(CUstream h)
 	       cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how)
+CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 {
 	struct xu_stream *s = stream_get(h);
 	int want = SIDE_TWIN;
@@ -433,24 +431,28 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how)
 		return h;
 	if (how == XU_STAY || capturing(h) || (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f)))
 		want = SIDE_ORIG;
-	return side_set(s, want) == SIDE_TWIN ? s->twin : h;
+	if (side_set(s, want) == SIDE_TWIN)
+		return s->twin;
+	if (key)	/* its work in the program's context holds as such */
+		*key = (uintptr_t)h | XU_PROGRAM_SIDE;
+	return h;
 }
 
 const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
-				  CUlaunchConfig *copy)
+				  CUlaunchConfig *copy, uintptr_t *key)
 {
 	enum xu_how how = XU_CARRY;
 	CUstream on;
 	unsigned int i;
 
-	if (!cfg || !stream_get(cfg->hStream))
+	if (!cfg)
 		return cfg;
 	for (i = 0; i < cfg->numAttrs && cfg->attrs; i++) {
 		if (cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT ||
 		    cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT)
 			how = XU_STAY;	/* it names an event of the program's context */
 	}
-	on = xu_route(cfg->hStream, f, how);
+	on = xu_route(cfg->hStream, f, how, key);
 	if (on == cfg->hStream)
 		return cfg;
 	*copy = *cfg;
@@ -474,7 +476,7 @@ static void CUDA_CB callback_of_twin(CUstream twin, CUresult st, void *p)
 	c.cb(c.h, st, c.data);
 }
 
-CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data)
+CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data, uintptr_t *key)
 {
 	CUstream on;
 	struct xu_cb *c;
@@ -483,8 +485,8 @@ CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data)
 		return h;
 	c = malloc(sizeof(*c));
 	if (!c)
-		return xu_route(h, NULL, XU_STAY);
-	on = xu_route(h, NULL, XU_CARRY);
+		return xu_route(h, NULL, XU_STAY, key);
+	on = xu_route(h, NULL, XU_CARRY, key);
 	if (on == h) {
 		free(c);
 		return h;
@@ -505,13 +507,6 @@ void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx)
 		*on = s->twin;
 		*ctx = devs[s->dev].ctx;
 	}
-}
-
-uintptr_t xu_hold_key(uintptr_t h, uintptr_t on)
-{
-	if (on != h || !stream_get((CUstream)h))
-		return h;	/* in the urgent context, or not urgent */
-	return h | XU_PROGRAM_SIDE;
 }
 
 CUstream xu_twin(CUstream h)
@@ -685,7 +680,7 @@ void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h)
 	 * belongs, after the twin's work. */
 	if (!e || (e->flags & CU_EVENT_INTERPROCESS) || !event_twin(e, devs[s->dev].ctx))
 		how = XU_STAY;
-	*h = xu_route(*h, NULL, how);
+	*h = xu_route(*h, NULL, how, NULL);
 	if (*h == rc->h) {
 		rc->captured = e && capturing(rc->h);
 		return;
@@ -725,7 +720,7 @@ void xu_wait_event(CUstream *h, CUevent *ev)
 
 	/* A wait on an event recorded into a capture joins that capture: the
 	 * stream must then be on the program's side. */
-	*h = xu_route(*h, NULL, e && atomic_load(&e->captured) ? XU_STAY : XU_CARRY);
+	*h = xu_route(*h, NULL, e && atomic_load(&e->captured) ? XU_STAY : XU_CARRY, NULL);
 	if (e && atomic_load(&e->last) == SIDE_TWIN && e->twin)
 		*ev = e->twin;
 }

@@ -34,13 +34,15 @@ void xu_stream_destroyed(CUstream h);
 bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev);
 /* The stream a call on @h must use, @f (launches) translated to a function
  * that runs there.  Joins the twin and the program's stream when the side
- * changes, so the stream's order holds. */
-CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how);
+ * changes, so the stream's order holds.  *@key (if given) becomes the
+ * handle the core holds the call by when it stays on an urgent stream's
+ * own side (XU_PROGRAM_SIDE below); else it is left as it was. */
+CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key);
 /* cuLaunchKernelEx: @cfg's stream routed; *@copy holds the changed config. */
 const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
-				  CUlaunchConfig *copy);
+				  CUlaunchConfig *copy, uintptr_t *key);
 /* cuStreamAddCallback: routed, and the callback told the program's stream. */
-CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data);
+CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data, uintptr_t *key);
 /*
  * The core sees an urgent stream as two streams: its handle, on the pseudo
  * device of its urgent context (what runs on the twin holds nothing of the
@@ -50,8 +52,6 @@ CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data);
  * the default streams' (1, 2) are never urgent.
  */
 #define XU_PROGRAM_SIDE 4
-/* The handle the core holds a call by: @h routed to @on. */
-uintptr_t xu_hold_key(uintptr_t h, uintptr_t on);
 /* Where @h's last command went, and that stream's context (marks). */
 void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
 /* The twin of @h, or NULL (synchronize and query cover it too). */
