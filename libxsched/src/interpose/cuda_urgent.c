@@ -263,7 +263,7 @@ void xu_stream_created(CUstream h, unsigned int flags)
 		return;
 	}
 	if (ur.stream_get_ctx(h, &ctx) != CUDA_SUCCESS || ur.ctx_get_device(&dev) != CUDA_SUCCESS ||
-	    dev < 0 || dev >= XU_DEVS)
+	    dev < 0 || dev >= XU_DEVS || !dev_ctx((int)dev))
 		return;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -273,11 +273,6 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	s->dev = (int)dev;
 	s->prio = prio;
 	pthread_mutex_init(&s->side_lock, NULL);
-	if (!dev_ctx(s->dev)) {
-		pthread_mutex_destroy(&s->side_lock);
-		free(s);
-		return;
-	}
 	pthread_mutex_lock(&lock);
 	if (!xu_tput(&streams, h, s)) {
 		pthread_mutex_unlock(&lock);
