@@ -2233,6 +2233,16 @@ API CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags)
 	return mem_add(p, n, 1);
 }
 
+/* Unified addressing: a mapped pinned allocation's device address is its
+ * host address. */
+API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned int flags)
+{
+	if (!d || !p || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	*d = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
 API CUresult cuMemFreeHost(void *p)
 {
 	return mem_free((uintptr_t)p, 1);
@@ -2533,7 +2543,7 @@ static const struct { const char *name; void *fn; } procs[] = {
 	F(cuStreamSetAttribute_ptsz), F(cuStreamCopyAttributes), F(cuStreamCopyAttributes_ptsz),
 	F(cuStreamWaitEvent), F(cuStreamWaitEvent_ptsz), F(cuMemcpyDtoHAsync_v2),
 	F(cuMemcpyDtoHAsync_v2_ptsz), F(cuMemcpyDtoH_v2), F(cuMemAlloc_v2), F(cuMemFree_v2),
-	F(cuMemAllocHost_v2), F(cuMemHostAlloc), F(cuMemFreeHost),
+	F(cuMemAllocHost_v2), F(cuMemHostAlloc), F(cuMemHostGetDevicePointer_v2), F(cuMemFreeHost),
 	F(cuStreamWaitValue32), F(cuStreamWaitValue32_ptsz), F(cuStreamWaitValue32_v2),
 	F(cuStreamWaitValue32_v2_ptsz), F(cuStreamWaitValue64), F(cuStreamWaitValue64_ptsz),
 	F(cuStreamWaitValue64_v2), F(cuStreamWaitValue64_v2_ptsz), F(cuStreamWriteValue32),

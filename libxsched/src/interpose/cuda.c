@@ -48,6 +48,7 @@
 #include "../internal.h"
 #include "interpose.h"
 #include "cuda_code.h"
+#include "cuda_gather.h"
 #include "cuda_ops.h"
 #include "cuda_split.h"
 #include "cuda_urgent.h"
@@ -185,11 +186,26 @@ static struct xsi_entry entries[E_COUNT];
 
 /* Where the call runs: an urgent stream's work goes to its twin in the
  * urgent context (cuda_urgent.c), a launched function translated with it.
- * Routed first: the hold is that of the side it runs on (k_, xu_route()). */
-#define ROUTE_H h = xu_route(h, NULL, XU_CARRY, &k_)
-#define ROUTE_F h = xu_route(h, &f, XU_CARRY, &k_)
+ * Routed first: the hold is that of the side it runs on (k_, xu_route()).
+ * GPU work alone (launches: F, EX; memsets, device copies, graphs: G) is
+ * gathered; what may make the host wait (H: a copy with host memory, a
+ * wait on memory; CB) opens the gates first (cuda_gather.c). */
+#define ROUTE_H h = xu_route(h, NULL, XU_OPEN, &k_)
+#define ROUTE_G h = xu_route(h, NULL, XU_GATHER, &k_)
+#define ROUTE_F h = xu_route(h, &f, XU_GATHER, &k_)
 #define ROUTE_EX CUlaunchConfig cfg_copy_; cfg = xu_route_ex(cfg, &f, &cfg_copy_, &k_)
 #define ROUTE_CB h = xu_route_callback(h, &cb, &data, &k_)	/* it gets the program's stream */
+
+/* A driver call that waited for work the gather held back, told (the
+ * watchdog opened the gates meanwhile). */
+#define WATCHED(name, call) ({						\
+	unsigned long wd_ = xg_watchdog_openings();			\
+	CUresult wr_ = (call);						\
+									\
+	if (xg_watchdog_openings() != wd_)				\
+		xg_waited(name);					\
+	wr_;								\
+})
 
 #define HOOK_S(sym, base, pt, since, P, A, S, R)			\
 	static CUresult (*real_##sym) P;				\
@@ -204,9 +220,9 @@ static struct xsi_entry entries[E_COUNT];
 		k_ = (uintptr_t)(S);					\
 		R;							\
 		if (xc_no_hold)						\
-			return real_##sym A;				\
+			return WATCHED(#sym, real_##sym A);		\
 		xsi_hold_begin(&xc_rt, &entries[E_##sym], k_, &hold_);	\
-		r = real_##sym A;					\
+		r = WATCHED(#sym, real_##sym A);			\
 		xsi_hold_end(&hold_, r == CUDA_SUCCESS);		\
 		return r;						\
 	}								\
@@ -334,6 +350,7 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
 		tw_ = xu_twin(h);					\
+		xg_open_for(tw_ != NULL);				\
 		if (tw_)	/* and the urgent stream's program side */	\
 			y2 = xsi_sync_begin(&xc_rt, stream_of(E_##sym,	\
 				(CUstream)((uintptr_t)h | XU_PROGRAM_SIDE)), XSI_SCOPE_STREAM); \
@@ -358,6 +375,7 @@ static CUresult hook_cuCtxSynchronize(void)
 
 	READY(cuCtxSynchronize);
 	(void)xsi_pass(&xc_rt, &entries[E_cuCtxSynchronize], 0);
+	xg_open();	/* it covers the urgent context */
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize();
 	if (r == CUDA_SUCCESS)
@@ -376,6 +394,7 @@ static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 
 	READY(cuCtxSynchronize_v2);
 	(void)xsi_pass(&xc_rt, &entries[E_cuCtxSynchronize_v2], 0);
+	xg_open_for(!c);	/* the current context's covers the urgent one */
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize_v2(c);
 	if (r == CUDA_SUCCESS && !c)
@@ -482,7 +501,7 @@ RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 		CUresult r;						\
 									\
 		READY(sym);						\
-		r = real_##sym A;					\
+		r = WATCHED(#sym, real_##sym A);			\
 		if (r == CUDA_SUCCESS) {				\
 			note;						\
 		}							\
@@ -495,7 +514,7 @@ RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 	{								\
 		READY(sym);						\
 		first;							\
-		return real_##sym A;					\
+		return WATCHED(#sym, real_##sym A);			\
 	}								\
 	EXPORT_AS(sym)
 
@@ -515,7 +534,7 @@ FIRST_HOOK(cuEventDestroy_v2, (CUevent ev), (ev), xu_event_destroyed(ev))
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		xu_record_begin(&rc, &ev, &h);				\
-		r = real_##sym A;					\
+		r = WATCHED(#sym, real_##sym A);			\
 		xu_record_end(&rc, r);					\
 		return r;						\
 	}								\
@@ -532,7 +551,7 @@ RECORD_HOOK(cuEventRecordWithFlags_ptsz, (CUevent ev, CUstream h, unsigned int f
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		xu_wait_event(&h, &ev);					\
-		return real_##sym(h, ev, fl);				\
+		return WATCHED(#sym, real_##sym(h, ev, fl));		\
 	}								\
 	EXPORT_AS(sym)
 WAIT_HOOK(cuStreamWaitEvent)
@@ -542,8 +561,12 @@ WAIT_HOOK(cuStreamWaitEvent_ptsz)
 	static CUresult (*real_##sym)(CUevent);				\
 	static CUresult hook_##sym(CUevent ev)				\
 	{								\
+		CUevent cur_;						\
+									\
 		READY(sym);						\
-		return real_##sym(xu_event_current(ev));		\
+		cur_ = xu_event_current(ev);				\
+		xg_open_for(cur_ != ev);	/* it waits for a twin */	\
+		return real_##sym(cur_);				\
 	}								\
 	EXPORT_AS(sym)
 EVENT_HOOK(cuEventSynchronize)
@@ -561,27 +584,44 @@ EVENT_HOOK(cuEventQuery)
 ELAPSED_HOOK(cuEventElapsedTime)
 ELAPSED_HOOK(cuEventElapsedTime_v2)
 
-/* Code the program loads: what the urgent context may load again. */
-NOTE_HOOK(cuModuleLoadData, (CUmodule *m, const void *img), (m, img),
+/* Code the program loads: what the urgent context may load again.  A load
+ * or unload may wait for the contexts' work (measured: cuLibraryLoadData
+ * did): the gates open first. */
+#define LOAD_HOOK(sym, P, A, note)					\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		CUresult r;						\
+									\
+		READY(sym);						\
+		xg_open();						\
+		r = WATCHED(#sym, real_##sym A);			\
+		if (r == CUDA_SUCCESS) {				\
+			note;						\
+		}							\
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+LOAD_HOOK(cuModuleLoadData, (CUmodule *m, const void *img), (m, img),
 	  if (m) xu_module_loaded(*m, img, NULL))
-NOTE_HOOK(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n, CUjit_option *o,
+LOAD_HOOK(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n, CUjit_option *o,
 			       void **v), (m, img, n, o, v),
 	  if (m) xu_module_loaded(*m, img, NULL))
-NOTE_HOOK(cuModuleLoadFatBinary, (CUmodule *m, const void *img), (m, img),
+LOAD_HOOK(cuModuleLoadFatBinary, (CUmodule *m, const void *img), (m, img),
 	  if (m) xu_module_loaded(*m, img, NULL))
-NOTE_HOOK(cuModuleLoad, (CUmodule *m, const char *path), (m, path),
+LOAD_HOOK(cuModuleLoad, (CUmodule *m, const char *path), (m, path),
 	  if (m) xu_module_loaded(*m, NULL, path))
 #define LIB_OPTS CUjit_option *jo, void **jv, unsigned int njo, CUlibraryOption *lo, \
 	void **lv, unsigned int nlo
-NOTE_HOOK(cuLibraryLoadData, (CUlibrary *lib, const void *code, LIB_OPTS),
+LOAD_HOOK(cuLibraryLoadData, (CUlibrary *lib, const void *code, LIB_OPTS),
 	  (lib, code, jo, jv, njo, lo, lv, nlo), if (lib) xu_library_loaded(*lib))
-NOTE_HOOK(cuLibraryLoadFromFile, (CUlibrary *lib, const char *file, LIB_OPTS),
+LOAD_HOOK(cuLibraryLoadFromFile, (CUlibrary *lib, const char *file, LIB_OPTS),
 	  (lib, file, jo, jv, njo, lo, lv, nlo), if (lib) xu_library_loaded(*lib))
-FIRST_HOOK(cuModuleUnload, (CUmodule m), (m), xu_module_unloaded(m))
-FIRST_HOOK(cuLibraryUnload, (CUlibrary lib), (lib), xu_library_unloaded(lib))
-NOTE_HOOK(cuLibraryGetModule, (CUmodule *m, CUlibrary lib), (m, lib),
+FIRST_HOOK(cuModuleUnload, (CUmodule m), (m), xg_open(); xu_module_unloaded(m))
+FIRST_HOOK(cuLibraryUnload, (CUlibrary lib), (lib), xg_open(); xu_library_unloaded(lib))
+LOAD_HOOK(cuLibraryGetModule, (CUmodule *m, CUlibrary lib), (m, lib),
 	  if (m) xu_module_of_library(*m, lib))
-NOTE_HOOK(cuKernelGetFunction, (CUfunction *f, CUkernel k), (f, k),
+LOAD_HOOK(cuKernelGetFunction, (CUfunction *f, CUkernel k), (f, k),
 	  if (f) xu_function_of_kernel(*f, k))
 NOTE_HOOK(cuFuncSetAttribute, (CUfunction f, CUfunction_attribute a, int v), (f, a, v),
 	  xu_function_attribute(f, a, v))
@@ -595,8 +635,8 @@ NOTE_HOOK(cuFuncSetCacheConfig, (CUfunction f, CUfunc_cache c), (f, c),
 	{								\
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
-		h = xu_route(h, NULL, how, NULL);			\
-		return real_##sym A;					\
+		h = xu_route(h, NULL, how == XU_CARRY ? XU_OPEN : how, NULL); \
+		return WATCHED(#sym, real_##sym A);			\
 	}								\
 	EXPORT_AS(sym)
 ROUTED(HOOK_R)
@@ -643,6 +683,13 @@ EXPORT_AS(cuGetProcAddress)
 #define ENT_R(sym, b, pt, s, P, A, how) ENT(sym, XSI_HARMLESS, XSI_SCOPE_STREAM, b, pt, s)
 static struct xsi_entry entries[E_COUNT] = { SCHEDULED(ENT_S) ORDERED(ENT_O) ROUTED(ENT_R) };
 
+/* A hold waits for GPU work: what it waits for may be gathered. */
+static int mark_wait(void *mark, int64_t timeout_ns)
+{
+	xg_open_for(xc_mark_device(mark) >= XU_DEV_BASE);
+	return xc_mark_wait(mark, timeout_ns);
+}
+
 static const char *const libs[] = { "libcuda.so.1", NULL };
 
 struct xsi_runtime xc_rt = {
@@ -658,7 +705,7 @@ struct xsi_runtime xc_rt = {
 	.describe = xc_describe,
 	.enter = xc_enter,
 	.mark_record = xc_mark_record,
-	.mark_wait = xc_mark_wait,
+	.mark_wait = mark_wait,
 	.mark_free = xc_mark_free,
 	.is_capturing = xc_is_capturing,
 };

@@ -475,7 +475,7 @@ static CUfunction fn_twin(struct xu_fn *fn, CUcontext uctx, int dev)
 	return r == CUDA_SUCCESS ? fn->twin[dev] : NULL;
 }
 
-bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f)
+bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f, bool *first_use)
 {
 	struct xu_fn *fn;
 	CUfunction to = NULL;
@@ -519,6 +519,7 @@ bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f)
 	if (!to)
 		return false;
 	*f = to;
+	*first_use = first;
 	return true;
 }
 

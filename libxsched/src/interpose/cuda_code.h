@@ -27,6 +27,6 @@ void xu_function_cache_config(CUfunction f, CUfunc_cache c);
 
 /* *@f, to be launched in the urgent context @uctx of device @dev, as a
  * function that runs there; false: it cannot be carried (logged once). */
-bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f);
+bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f, bool *first_use);
 
 #endif

@@ -147,9 +147,13 @@ int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 	d->device = (int32_t)dev;
 	d->context = (uintptr_t)ctx;
 	/* Its work runs in the urgent context: it holds nothing of this one;
-	 * what it runs in this one holds as any stream does. */
-	if (!program_side)
-		(void)xu_stream_urgent((CUstream)h, &d->device);
+	 * what it runs in this one holds as any stream does.  In the urgent
+	 * context its streams are peers: the driver's time-slicing is the
+	 * preemption there, and a cap on one (PyTorch makes streams of three
+	 * urgent priorities) would start its gathered burst early
+	 * (cuda_gather.c). */
+	if (!program_side && xu_stream_urgent((CUstream)h, &d->device))
+		d->priority = 1;
 	return 0;
 }
 
@@ -325,6 +329,11 @@ int xc_mark_wait(void *mark, int64_t timeout_ns)
 
 	return wait_event(k->ev, timeout_ns < 0 ? UINT64_MAX :
 			  xs_now_ns() + (uint64_t)timeout_ns);
+}
+
+int32_t xc_mark_device(void *mark)
+{
+	return ((struct xc_mark *)mark)->device;
 }
 
 void xc_mark_free(void *mark)

@@ -49,6 +49,7 @@ int xc_is_capturing(uintptr_t h);
 int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark);
 int xc_mark_wait(void *mark, int64_t timeout_ns);
 void xc_mark_free(void *mark);
+int32_t xc_mark_device(void *mark);	/* a pseudo device: in the urgent context */
 /* @ctx (or every context of @device >= 0) is about to be destroyed: the
  * spare events of marks made in it go first. */
 void xc_marks_purge(CUcontext ctx, int32_t device);

@@ -62,16 +62,16 @@
 	X(cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 1, 10000, HOSTFN_P, HOSTFN_A, h, ROUTE_H) \
 	X(cuStreamAddCallback, "cuStreamAddCallback", 0, 5000, CB_P, CB_A, h, ROUTE_CB) \
 	X(cuStreamAddCallback_ptsz, "cuStreamAddCallback", 1, 7000, CB_P, CB_A, h, ROUTE_CB) \
-	X(cuGraphLaunch, "cuGraphLaunch", 0, 10000, GRAPH_P, GRAPH_A, h, ROUTE_H) \
-	X(cuGraphLaunch_ptsz, "cuGraphLaunch", 1, 10000, GRAPH_P, GRAPH_A, h, ROUTE_H) \
+	X(cuGraphLaunch, "cuGraphLaunch", 0, 10000, GRAPH_P, GRAPH_A, h, ROUTE_G) \
+	X(cuGraphLaunch_ptsz, "cuGraphLaunch", 1, 10000, GRAPH_P, GRAPH_A, h, ROUTE_G) \
 	X(cuMemcpyAsync, "cuMemcpyAsync", 0, 4000, CPY_P, CPY_A, h, ROUTE_H) \
 	X(cuMemcpyAsync_ptsz, "cuMemcpyAsync", 1, 7000, CPY_P, CPY_A, h, ROUTE_H) \
 	X(cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync", 0, 3020, HTOD_P, HTOD_A, h, ROUTE_H) \
 	X(cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync", 1, 7000, HTOD_P, HTOD_A, h, ROUTE_H) \
 	X(cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync", 0, 3020, DTOH_P, DTOH_A, h, ROUTE_H) \
 	X(cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync", 1, 7000, DTOH_P, DTOH_A, h, ROUTE_H) \
-	X(cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync", 0, 3020, CPY_P, CPY_A, h, ROUTE_H) \
-	X(cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync", 1, 7000, CPY_P, CPY_A, h, ROUTE_H) \
+	X(cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync", 0, 3020, CPY_P, CPY_A, h, ROUTE_G) \
+	X(cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync", 1, 7000, CPY_P, CPY_A, h, ROUTE_G) \
 	X(cuMemcpy2DAsync_v2, "cuMemcpy2DAsync", 0, 3020, C2D_P, CP_A, h, ROUTE_H) \
 	X(cuMemcpy2DAsync_v2_ptsz, "cuMemcpy2DAsync", 1, 7000, C2D_P, CP_A, h, ROUTE_H) \
 	X(cuMemcpy3DAsync_v2, "cuMemcpy3DAsync", 0, 3020, C3D_P, CP_A, h, ROUTE_H) \
@@ -80,18 +80,18 @@
 	X(cuMemcpyPeerAsync_ptsz, "cuMemcpyPeerAsync", 1, 7000, PEER_P, PEER_A, h, ROUTE_H) \
 	X(cuMemcpy3DPeerAsync, "cuMemcpy3DPeerAsync", 0, 4000, C3DP_P, CP_A, h, ROUTE_H) \
 	X(cuMemcpy3DPeerAsync_ptsz, "cuMemcpy3DPeerAsync", 1, 7000, C3DP_P, CP_A, h, ROUTE_H) \
-	X(cuMemsetD8Async, "cuMemsetD8Async", 0, 3020, SET8_P, SET_A, h, ROUTE_H) \
-	X(cuMemsetD8Async_ptsz, "cuMemsetD8Async", 1, 7000, SET8_P, SET_A, h, ROUTE_H) \
-	X(cuMemsetD16Async, "cuMemsetD16Async", 0, 3020, SET16_P, SET_A, h, ROUTE_H) \
-	X(cuMemsetD16Async_ptsz, "cuMemsetD16Async", 1, 7000, SET16_P, SET_A, h, ROUTE_H) \
-	X(cuMemsetD32Async, "cuMemsetD32Async", 0, 3020, SET32_P, SET_A, h, ROUTE_H) \
-	X(cuMemsetD32Async_ptsz, "cuMemsetD32Async", 1, 7000, SET32_P, SET_A, h, ROUTE_H) \
-	X(cuMemsetD2D8Async, "cuMemsetD2D8Async", 0, 3020, S2D8_P, S2D_A, h, ROUTE_H) \
-	X(cuMemsetD2D8Async_ptsz, "cuMemsetD2D8Async", 1, 7000, S2D8_P, S2D_A, h, ROUTE_H) \
-	X(cuMemsetD2D16Async, "cuMemsetD2D16Async", 0, 3020, S2D16_P, S2D_A, h, ROUTE_H) \
-	X(cuMemsetD2D16Async_ptsz, "cuMemsetD2D16Async", 1, 7000, S2D16_P, S2D_A, h, ROUTE_H) \
-	X(cuMemsetD2D32Async, "cuMemsetD2D32Async", 0, 3020, S2D32_P, S2D_A, h, ROUTE_H) \
-	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h, ROUTE_H) \
+	X(cuMemsetD8Async, "cuMemsetD8Async", 0, 3020, SET8_P, SET_A, h, ROUTE_G) \
+	X(cuMemsetD8Async_ptsz, "cuMemsetD8Async", 1, 7000, SET8_P, SET_A, h, ROUTE_G) \
+	X(cuMemsetD16Async, "cuMemsetD16Async", 0, 3020, SET16_P, SET_A, h, ROUTE_G) \
+	X(cuMemsetD16Async_ptsz, "cuMemsetD16Async", 1, 7000, SET16_P, SET_A, h, ROUTE_G) \
+	X(cuMemsetD32Async, "cuMemsetD32Async", 0, 3020, SET32_P, SET_A, h, ROUTE_G) \
+	X(cuMemsetD32Async_ptsz, "cuMemsetD32Async", 1, 7000, SET32_P, SET_A, h, ROUTE_G) \
+	X(cuMemsetD2D8Async, "cuMemsetD2D8Async", 0, 3020, S2D8_P, S2D_A, h, ROUTE_G) \
+	X(cuMemsetD2D8Async_ptsz, "cuMemsetD2D8Async", 1, 7000, S2D8_P, S2D_A, h, ROUTE_G) \
+	X(cuMemsetD2D16Async, "cuMemsetD2D16Async", 0, 3020, S2D16_P, S2D_A, h, ROUTE_G) \
+	X(cuMemsetD2D16Async_ptsz, "cuMemsetD2D16Async", 1, 7000, S2D16_P, S2D_A, h, ROUTE_G) \
+	X(cuMemsetD2D32Async, "cuMemsetD2D32Async", 0, 3020, S2D32_P, S2D_A, h, ROUTE_G) \
+	X(cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async", 1, 7000, S2D32_P, S2D_A, h, ROUTE_G) \
 	X(cuStreamWaitValue32, "cuStreamWaitValue32", 0, 8000, WAIT32_P, WAITV_A, h, ROUTE_H) \
 	X(cuStreamWaitValue32_ptsz, "cuStreamWaitValue32", 1, 8000, WAIT32_P, WAITV_A, h, ROUTE_H) \
 	X(cuStreamWaitValue64, "cuStreamWaitValue64", 0, 9000, WAIT64_P, WAITV_A, h, ROUTE_H) \

@@ -42,6 +42,7 @@
 #include "../internal.h"
 #include "interpose.h"
 #include "cuda_code.h"
+#include "cuda_gather.h"
 #include "cuda_urgent.h"
 #include "handle_table.h"
 
@@ -97,6 +98,7 @@ struct xu_stream {
 	CUstream twin;		/* NULL until its first carried call */
 	CUevent ev_orig, ev_twin;	/* joins, one in each context */
 	atomic_int side;	/* where its last command went */
+	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
 };
@@ -197,6 +199,7 @@ void xu_init(void *h, bool split)
 		return;
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	xg_init(h);
 	lv3 = true;
 }
 
@@ -236,7 +239,8 @@ static CUcontext dev_ctx(int dev)
 			dev, (int)r);
 		return NULL;
 	}
-	ur.ctx_pop(&old);	/* cuCtxCreate made it current */
+	xg_setup();		/* cuCtxCreate made it current */
+	ur.ctx_pop(&old);
 	d->ctx = c;
 	pthread_mutex_unlock(&dev_lock);
 	ulog("device %d: urgent context %p made", dev, (void *)c);
@@ -311,8 +315,10 @@ void xu_stream_destroyed(CUstream h)
 	if (s)
 		atomic_fetch_sub(&nurgent, 1);
 	pthread_mutex_unlock(&lock);
-	if (s)
+	if (s) {
+		xg_open();	/* its work runs on, as the program's would */
 		stream_free(s);
+	}
 }
 
 static struct xu_stream *stream_get(CUstream h)
@@ -389,6 +395,7 @@ static int side_set(struct xu_stream *s, int want)
 			r = ur.event_record(s->ev_twin, s->twin);
 			if (r == CUDA_SUCCESS)
 				r = ur.stream_wait_event(s->h, s->ev_twin, 0);
+			xg_depend();
 		} else {
 			r = ur.event_record(s->ev_orig, s->h);
 			if (r == CUDA_SUCCESS)
@@ -421,13 +428,26 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 {
 	struct xu_stream *s = stream_get(h);
 	int want = SIDE_TWIN;
+	bool first = false;
 
+	if (how == XU_OPEN)
+		xg_open_for(s != NULL);
 	if (!s)
 		return h;
-	if (how == XU_STAY || capturing(h) || (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f)))
+	if (how == XU_STAY || capturing(h) ||
+	    (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f, &first)))
 		want = SIDE_ORIG;
-	if (side_set(s, want) == SIDE_TWIN)
+	if (first) {
+		/* Its first launch there loads it, which waits for the
+		 * context's work: none of it may wait behind a gate. */
+		xg_open();
+		how = XU_CARRY;
+	}
+	if (side_set(s, want) == SIDE_TWIN) {
+		if (how == XU_GATHER)
+			xg_close(&s->gate, s->twin);
 		return s->twin;
+	}
 	if (key)	/* its work in the program's context holds as such */
 		*key = (uintptr_t)h | XU_PROGRAM_SIDE;
 	return h;
@@ -436,7 +456,7 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
 				  CUlaunchConfig *copy, uintptr_t *key)
 {
-	enum xu_how how = XU_CARRY;
+	enum xu_how how = XU_GATHER;
 	CUstream on;
 	unsigned int i;
 
@@ -477,11 +497,11 @@ CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data, uintpt
 	struct xu_cb *c;
 
 	if (!stream_get(h) || !*cb)
-		return h;
+		return xu_route(h, NULL, XU_OPEN, key);
 	c = malloc(sizeof(*c));
 	if (!c)
 		return xu_route(h, NULL, XU_STAY, key);
-	on = xu_route(h, NULL, XU_CARRY, key);
+	on = xu_route(h, NULL, XU_OPEN, key);
 	if (on == h) {
 		free(c);
 		return h;
@@ -553,6 +573,7 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 	struct xu_stream *gone[64];
 	unsigned int i, n;
 
+	xg_open();	/* what it left gathered runs, or fails with it */
 	if (!atomic_load(&nurgent))
 		return;
 	do {
@@ -707,6 +728,7 @@ void xu_record_end(struct xu_record *rc, CUresult r)
 	if (ur.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
 		ur.event_record(e->ev, rc->h);
 	unrelax(sw, m);
+	xg_depend();
 }
 
 void xu_wait_event(CUstream *h, CUevent *ev)
@@ -715,9 +737,14 @@ void xu_wait_event(CUstream *h, CUevent *ev)
 
 	/* A wait on an event recorded into a capture joins that capture: the
 	 * stream must then be on the program's side. */
+	CUstream was = *h;
+
 	*h = xu_route(*h, NULL, e && atomic_load(&e->captured) ? XU_STAY : XU_CARRY, NULL);
-	if (e && atomic_load(&e->last) == SIDE_TWIN && e->twin)
+	if (e && atomic_load(&e->last) == SIDE_TWIN && e->twin) {
 		*ev = e->twin;
+		if (*h == was)	/* a stream of the program's context waits for a twin */
+			xg_depend();
+	}
 }
 
 CUevent xu_event_current(CUevent ev)

@@ -12,7 +12,10 @@
 
 /* How a call on an urgent stream may run. */
 enum xu_how {
-	XU_CARRY,	/* in the urgent context, on the stream's twin */
+	XU_GATHER,	/* on the twin, gathered: GPU work only (cuda_gather.c) */
+	XU_CARRY,	/* on the twin, behind what is gathered there */
+	XU_OPEN,	/* on the twin, the gates opened first: it may make the
+			 * host wait (a copy with host memory, a host function) */
 	XU_STAY,	/* on the program's own stream (after the twin's work) */
 };
 

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The gather: an urgent stream's burst of work reaches the urgent context
+ * at once (XSCHED_CUDA_GATHER, on with XSCHED_CUDA_LV3; Documentation/
+ * cuda.rst, "The gather").
+ *
+ * The driver time-slices the urgent context against the program's.  When
+ * the urgent context has nothing left to run it gives the GPU back, and
+ * the batch context then keeps it for a time slice (~2.4 ms measured on an
+ * H100, bench/cuda/switch_cost.cu) before new urgent work can stop it.  A
+ * program that launches eagerly (each kernel shorter than the host's time
+ * between two launches, as PyTorch's eager mode is) leaves the urgent
+ * context idle between every two kernels and pays that slice again and
+ * again: ResNet-18 took 6x its time alone beside a GEMM.  So a burst is
+ * held back on the GPU: the first kernel, memset or device copy on a twin
+ * since the last opening queues a wait on a host word (cuStreamWaitValue32)
+ * ahead of itself, and the word is raised, opening every gate at once,
+ * before anything that can make the host wait for GPU work: a synchronize
+ * or query, a copy that involves host memory, a host function or callback,
+ * a hold of the scheduler.  Only the waits that may depend on gated work
+ * open them: one on an urgent stream, an urgent event or the context, or
+ * any wait once a stream of the program's context waits for gated work
+ * (an event of an urgent stream, a join); a batch thread's own
+ * synchronize leaves them closed.  The burst then runs at once and the urgent
+ * context stays busy until it ends: one switch per burst.
+ *
+ * Nothing is copied or reordered: every call reaches the driver when the
+ * program makes it, in its order; only its start on the GPU waits.  What
+ * the library cannot see (a host thread spinning on memory a kernel
+ * writes, another process waiting on an IPC event) is covered by a
+ * watchdog thread that opens a gate closed for XSCHED_CUDA_GATHER_MAX_MS
+ * (20 ms by default) and says so in the log; a gate also opens after
+ * XG_MAX_CALLS calls, before a stream's queue in the driver could fill.
+ *
+ * One host word serves all gates: opening k raises it to k, a gate closed
+ * while k-1 openings had happened waits for k (the driver's comparison is
+ * cyclic, so the count may wrap).  A gate closed concurrently with an
+ * opening waits for that opening or the next one; the watchdog sees every
+ * closed gate, so no wait is ever left without an opening.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../internal.h"
+#include "interpose.h"
+#include "cuda_gather.h"
+
+#define XG_MAX_CALLS 256	/* a gate opens after this many calls behind it */
+
+static struct {
+	CUresult (*wait32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+	CUresult (*host_alloc)(void **, size_t, unsigned int);
+	CUresult (*host_dptr)(CUdeviceptr *, void *, unsigned int);
+} gr;
+
+static bool on;			/* XSCHED_CUDA_GATHER and the driver allow it */
+static _Atomic uint32_t *word;	/* pinned, mapped: the openings so far */
+static CUdeviceptr dword;
+static atomic_uint openings;	/* what *word is raised to */
+static atomic_ullong closed_since;	/* ns a gate was closed at; 0: none closed */
+static uint64_t max_ns = 20 * 1000000ULL;
+static atomic_ulong n_watchdog;	/* openings the watchdog made */
+static atomic_bool depended;	/* xg_depend() since the last opening */
+
+static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wd_cond;
+static bool wd_started;
+
+#define glog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
+
+#define REAL(field, sym) (gr.field = (__typeof__(gr.field))xsi_real_dlsym(h, sym))
+
+static void fork_child(void)
+{
+	/* The child cannot use the parent's contexts, nor has it its thread. */
+	pthread_mutex_init(&wd_lock, NULL);
+	wd_started = false;
+	on = false;
+}
+
+void xg_init(void *h)
+{
+	const char *s = getenv("XSCHED_CUDA_GATHER");
+	pthread_condattr_t ca;
+
+	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
+		xs_err("cuda: XSCHED_CUDA_GATHER='%s' is not 0 or 1; using 1 (gather on)", s);
+	if (s && !strcmp(s, "0"))
+		return;
+	s = getenv("XSCHED_CUDA_GATHER_MAX_MS");
+	if (s && *s) {
+		char *end;
+		unsigned long long v = strtoull(s, &end, 10);
+
+		if (*end || !v || v > 60000)
+			xs_warn("cuda: XSCHED_CUDA_GATHER_MAX_MS=%s is not 1..60000 ms; using 20", s);
+		else
+			max_ns = v * 1000000ULL;
+	}
+	REAL(wait32, "cuStreamWaitValue32_v2");
+	if (!gr.wait32)
+		REAL(wait32, "cuStreamWaitValue32");
+	REAL(host_alloc, "cuMemHostAlloc");
+	REAL(host_dptr, "cuMemHostGetDevicePointer_v2");
+	if (!gr.wait32 || !gr.host_alloc || !gr.host_dptr) {
+		xs_warn("cuda: this libcuda lacks stream memory waits; urgent work is not gathered");
+		return;
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_atfork(NULL, NULL, fork_child);
+	atexit(xg_open);	/* what a program left unsynchronized still runs */
+	on = true;
+}
+
+void xg_setup(void)
+{
+	void *p = NULL;
+
+	if (!on || word)
+		return;
+	/* Portable: every context's streams may wait on it. */
+	if (gr.host_alloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
+	    gr.host_dptr(&dword, p, 0) != CUDA_SUCCESS) {
+		xs_warn("cuda: no pinned memory for the gather's gate; urgent work is not gathered");
+		on = false;
+		return;
+	}
+	memset(p, 0, 64);
+	atomic_store(&word, p);
+}
+
+static struct timespec ts_of(uint64_t ns)
+{
+	struct timespec t = { .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+
+	return t;
+}
+
+static void raise_word(void)
+{
+	uint32_t k = atomic_fetch_add(&openings, 1) + 1;
+	uint32_t cur = atomic_load(word);
+
+	/* Monotonic (cyclically) even with two openings at once. */
+	while ((int32_t)(k - cur) > 0 && !atomic_compare_exchange_weak(word, &cur, k))
+		;
+}
+
+void xg_open(void)
+{
+	if (!atomic_load_explicit(&closed_since, memory_order_relaxed))
+		return;
+	atomic_store(&closed_since, 0);
+	atomic_store(&depended, false);
+	raise_word();
+}
+
+void xg_depend(void)
+{
+	if (atomic_load_explicit(&closed_since, memory_order_relaxed))
+		atomic_store(&depended, true);
+}
+
+void xg_open_for(bool urgent)
+{
+	if (urgent || atomic_load_explicit(&depended, memory_order_relaxed))
+		xg_open();
+}
+
+/* Opens what stayed closed too long: the host waits on something the
+ * library does not see. */
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&wd_lock);
+	for (;;) {
+		uint64_t since = atomic_load(&closed_since), now = xs_now_ns();
+
+		if (!since) {
+			pthread_cond_wait(&wd_cond, &wd_lock);
+			continue;
+		}
+		if (now - since < max_ns) {
+			struct timespec t = ts_of(since + max_ns);
+
+			pthread_cond_timedwait(&wd_cond, &wd_lock, &t);
+			continue;
+		}
+		if (atomic_compare_exchange_strong(&closed_since, &since, 0)) {
+			atomic_store(&depended, false);
+			raise_word();
+			if (atomic_fetch_add(&n_watchdog, 1) == 0)
+				xs_info("cuda: an urgent burst waited %llu ms for a synchronize and was started by the watchdog (the program waits in a way the library does not see; XSCHED_CUDA_GATHER_MAX_MS bounds it, XSCHED_CUDA_GATHER=0 turns the gather off)",
+					(unsigned long long)(max_ns / 1000000));
+			else
+				glog("gather: watchdog opened the gates (%lu times)",
+				     atomic_load(&n_watchdog));
+		}
+	}
+	return NULL;
+}
+
+static void watchdog_kick(void)
+{
+	pthread_t t;
+	pthread_attr_t a;
+
+	pthread_mutex_lock(&wd_lock);
+	if (!wd_started) {
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		wd_started = pthread_create(&t, &a, watchdog, NULL) == 0;
+		pthread_attr_destroy(&a);
+		if (!wd_started) {
+			/* No watchdog, no gather: a gate must never wait unseen. */
+			on = false;
+			xs_warn("cuda: the gather's watchdog thread cannot start; urgent work is not gathered");
+		}
+	}
+	pthread_cond_signal(&wd_cond);
+	pthread_mutex_unlock(&wd_lock);
+}
+
+void xg_close(struct xg_gate *g, CUstream twin)
+{
+	uint32_t k, until;
+	unsigned long long zero = 0;
+
+	if (!on || !atomic_load_explicit(&word, memory_order_relaxed))
+		return;
+	k = atomic_load(&openings) + 1;
+	until = atomic_load_explicit(&g->until, memory_order_relaxed);
+	if (until == k && atomic_load_explicit(&closed_since, memory_order_relaxed)) {
+		if (atomic_fetch_add_explicit(&g->n, 1, memory_order_relaxed) + 1 >= XG_MAX_CALLS) {
+			glog("gather: stream %p: %d calls behind its gate: opened", (void *)twin,
+			     XG_MAX_CALLS);
+			xg_open();
+		}
+		return;
+	}
+	if (gr.wait32(twin, dword, k, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
+		glog("gather: stream %p: its gate cannot be closed; this burst is not gathered",
+		     (void *)twin);
+		return;
+	}
+	atomic_store(&g->until, k);
+	atomic_store_explicit(&g->n, 0, memory_order_relaxed);
+	if (atomic_compare_exchange_strong(&closed_since, &zero, xs_now_ns() | 1))
+		watchdog_kick();
+}
+
+unsigned long xg_watchdog_openings(void)
+{
+	return atomic_load_explicit(&n_watchdog, memory_order_relaxed);
+}
+
+void xg_waited(const char *call)
+{
+	static atomic_bool told;
+
+	if (!atomic_exchange(&told, true))
+		xs_info("cuda: %s returned only when the watchdog opened the gates: it waits for gathered GPU work",
+			call);
+	else
+		glog("gather: %s returned only when the watchdog opened the gates", call);
+}

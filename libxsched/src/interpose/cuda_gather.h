@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gather (Lv3 on NVIDIA): an urgent stream's burst of work reaches the
+ * urgent context at once.  See cuda_gather.c.  Called by the urgent context
+ * (cuda_urgent.c) and the CUDA table's hooks (cuda.c); it calls only the
+ * driver.
+ */
+#ifndef XSCHED_CUDA_GATHER_H
+#define XSCHED_CUDA_GATHER_H
+
+#include <cuda.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* A twin stream's gate. */
+struct xg_gate {
+	atomic_uint until;	/* the opening it waits for (0: never closed) */
+	atomic_uint n;		/* calls gathered behind it since */
+};
+
+/* XSCHED_CUDA_GATHER read, driver functions taken from @libcuda. */
+void xg_init(void *libcuda);
+/* With an urgent context current: the gate's memory, once. */
+void xg_setup(void);
+/* Before a call that only queues GPU work on @twin: the gate is closed
+ * (the twin waits for the next opening) unless it already is. */
+void xg_close(struct xg_gate *g, CUstream twin);
+/* Before any call that may make the host wait (or the process end): every
+ * gate opens. */
+void xg_open(void);
+/* A stream of the program's context now waits (on the GPU) for work behind
+ * a gate: a host wait on any stream opens the gates until the next
+ * opening. */
+void xg_depend(void);
+/* Before a call that may make the host wait for a stream: the gates open
+ * if it is an urgent stream (@urgent) or may depend on one (xg_depend()). */
+void xg_open_for(bool urgent);
+/* The watchdog's openings so far, and a call that returned only after
+ * one (named in the log: what the gather must learn to open for). */
+unsigned long xg_watchdog_openings(void);
+void xg_waited(const char *call);
+
+#endif
