@@ -110,7 +110,8 @@
 #             by one)
 #
 #   lv3
-#             the urgent context (XSCHED_CUDA_LV3=1): smoke test, the GEMM
+#             the urgent context (XSCHED_CUDA_LV3=1, its mode chosen per
+#             stream: XSCHED_CUDA_LV3_MODE, default auto): smoke test, the GEMM
 #             and SDPA alone, urgent alone, then urgent beside the GEMM and
 #             beside SDPA with the urgent context on, REQ_MAIN each
 #   lv3-native
@@ -345,7 +346,8 @@ plan_more() {
 
 # lv3_count: what the urgent context carried and what it could not, so far
 lv3_count() {
-	say "urgent context: $(grep -c "runs in the urgent context" "$LOG") streams moved, $(grep -c "cannot run in the urgent context" "$LOG") functions not carried"
+	say "urgent context: $(grep -c "runs in the urgent context" "$LOG") streams moved, $(grep -c "cannot run in the urgent context" "$LOG") functions not carried, $(grep -c "returned only when the watchdog" "$LOG") calls waited for the gather's watchdog"
+	grep "urgent bursts run" "$LOG" | tail -n 3 | cut -c1-220 | tee -a "$LOG"
 	grep "cannot run in the urgent context" "$LOG" | sed 's/.*function //' | cut -c1-160 | sort | uniq -c | sort -rn | head -10 | tee -a "$LOG"
 }
 

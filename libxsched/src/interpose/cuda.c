@@ -357,6 +357,8 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		r = tw_ ? real_##sym(tw_) : CUDA_SUCCESS;		\
 		if (r == CUDA_SUCCESS)					\
 			r = real_##sym(h);				\
+		if (r == CUDA_SUCCESS)	/* its burst ended */		\
+			xu_stream_synchronized(h);			\
 		xsi_sync_end(y, r == CUDA_SUCCESS);			\
 		if (y2)							\
 			xsi_sync_end(y2, r == CUDA_SUCCESS);		\
@@ -380,6 +382,8 @@ static CUresult hook_cuCtxSynchronize(void)
 	r = real_cuCtxSynchronize();
 	if (r == CUDA_SUCCESS)
 		r = xu_ctx_synchronize();
+	if (r == CUDA_SUCCESS)
+		xu_ctx_synchronized();
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -399,6 +403,8 @@ static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 	r = real_cuCtxSynchronize_v2(c);
 	if (r == CUDA_SUCCESS && !c)
 		r = xu_ctx_synchronize();
+	if (r == CUDA_SUCCESS && !c)
+		xu_ctx_synchronized();
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }

@@ -119,6 +119,11 @@ void xg_init(void *h)
 	on = true;
 }
 
+bool xg_on(void)
+{
+	return on;
+}
+
 void xg_setup(void)
 {
 	void *p = NULL;

@@ -20,6 +20,8 @@ struct xg_gate {
 
 /* XSCHED_CUDA_GATHER read, driver functions taken from @libcuda. */
 void xg_init(void *libcuda);
+/* The driver can gather (known after xg_init()). */
+bool xg_on(void);
 /* With an urgent context current: the gate's memory, once. */
 void xg_setup(void);
 /* Before a call that only queues GPU work on @twin: the gate is closed

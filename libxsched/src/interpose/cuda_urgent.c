@@ -43,6 +43,7 @@
 #include "interpose.h"
 #include "cuda_code.h"
 #include "cuda_gather.h"
+#include "cuda_mode.h"
 #include "cuda_urgent.h"
 #include "handle_table.h"
 
@@ -70,6 +71,7 @@ static struct {
 } ur;
 
 static bool lv3;			/* XSCHED_CUDA_LV3 and the driver allow it */
+static int forced_mode = -1;		/* XSCHED_CUDA_LV3_MODE; -1: auto */
 static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
 static atomic_int ncaptures;		/* captures begun and not ended */
 
@@ -99,6 +101,13 @@ struct xu_stream {
 	CUevent ev_orig, ev_twin;	/* joins, one in each context */
 	atomic_int side;	/* where its last command went */
 	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
+	/* Its bursts (cuda_mode.c): under side_lock, but for the flag and
+	 * the mode, read on every call. */
+	struct xm_state pol;
+	atomic_bool in_burst;
+	atomic_int mode;	/* enum xm_mode of the burst in progress */
+	uint64_t t0;		/* the burst's first call */
+	bool told;		/* its first choice logged */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
 };
@@ -198,6 +207,12 @@ void xu_init(void *h, bool split)
 		xs_warn("cuda: this libcuda lacks what the urgent context needs (cuFuncGetName and cuKernelGetName: CUDA 12.4+); Lv3 off");
 		return;
 	}
+	s = getenv("XSCHED_CUDA_LV3_MODE");
+	forced_mode = xm_parse(s);
+	if (forced_mode == -2) {
+		xs_err("cuda: XSCHED_CUDA_LV3_MODE='%s' is not auto, native, ctx or gather; using auto", s);
+		forced_mode = -1;
+	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	xg_init(h);
 	lv3 = true;
@@ -276,6 +291,11 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	s->ctx = ctx;
 	s->dev = (int)dev;
 	s->prio = prio;
+	{
+		bool have[XM_NMODES] = { true, true, xg_on() };
+
+		xm_init(&s->pol, forced_mode, have);
+	}
 	pthread_mutex_init(&s->side_lock, NULL);
 	pthread_mutex_lock(&lock);
 	if (!xu_tput(&streams, h, s)) {
@@ -424,16 +444,99 @@ static bool capturing(CUstream h)
 	       cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* ---- bursts (cuda_mode.c) ------------------------------------------------- */
+
+static void burst_begin(struct xu_stream *s)
+{
+	pthread_mutex_lock(&s->side_lock);
+	if (!atomic_load(&s->in_burst)) {
+		s->t0 = xs_now_ns();
+		atomic_store(&s->mode, (int)xm_begin(&s->pol));
+		atomic_store_explicit(&s->in_burst, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&s->side_lock);
+}
+
+static void burst_end(struct xu_stream *s)
+{
+	uint64_t ns;
+	bool changed;
+	enum xm_mode best;
+
+	if (!atomic_load(&s->in_burst))
+		return;
+	pthread_mutex_lock(&s->side_lock);
+	if (!atomic_load(&s->in_burst)) {
+		pthread_mutex_unlock(&s->side_lock);
+		return;
+	}
+	ns = xs_now_ns() - s->t0;
+	changed = xm_end(&s->pol, ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000));
+	atomic_store(&s->in_burst, false);
+	best = s->pol.best;
+	pthread_mutex_unlock(&s->side_lock);
+	if (!changed && (s->told || s->pol.burst < XM_NMODES * XM_WIN))
+		return;
+	if (!s->told) {
+		s->told = true;
+		xs_info("cuda: stream %p: urgent bursts run %s (median burst %u us natively, %u in the urgent context, %u gathered; re-measured as they go)",
+			(void *)s->h, xm_name(best), xm_median(&s->pol, XM_NATIVE),
+			xm_median(&s->pol, XM_CTX), xm_median(&s->pol, XM_GATHER));
+	} else {
+		ulog("stream %p: urgent bursts now run %s (medians %u / %u / %u us)", (void *)s->h,
+		     xm_name(best), xm_median(&s->pol, XM_NATIVE), xm_median(&s->pol, XM_CTX),
+		     xm_median(&s->pol, XM_GATHER));
+	}
+}
+
+void xu_stream_synchronized(CUstream h)
+{
+	struct xu_stream *s = stream_get(h);
+
+	if (s)
+		burst_end(s);
+}
+
+void xu_ctx_synchronized(void)
+{
+	struct xu_stream *done[64];
+	unsigned int i, n = 0;
+
+	if (!atomic_load(&nurgent))
+		return;
+	/* Ended under the table's lock: a stream is freed only after it
+	 * leaves the table, and burst_end() calls no driver. */
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
+		struct xu_stream *s = streams.val[i];
+
+		if (streams.key[i] && streams.key[i] != XU_TOMB && s && atomic_load(&s->in_burst))
+			done[n++] = s;
+	}
+	for (i = 0; i < n; i++)
+		burst_end(done[i]);
+	pthread_mutex_unlock(&lock);
+}
+
 CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 {
 	struct xu_stream *s = stream_get(h);
-	int want = SIDE_TWIN;
+	int want = SIDE_TWIN, mode;
 	bool first = false;
 
 	if (how == XU_OPEN)
 		xg_open_for(s != NULL);
 	if (!s)
 		return h;
+	if (!atomic_load_explicit(&s->in_burst, memory_order_acquire))
+		burst_begin(s);
+	mode = atomic_load_explicit(&s->mode, memory_order_relaxed);
+	if (mode == XM_NATIVE) {
+		/* As without the library: its own stream, holding nothing
+		 * (its key stays that of the urgent side). */
+		side_set(s, SIDE_ORIG);
+		return h;
+	}
 	if (how == XU_STAY || capturing(h) ||
 	    (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f, &first)))
 		want = SIDE_ORIG;
@@ -444,7 +547,7 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 		how = XU_CARRY;
 	}
 	if (side_set(s, want) == SIDE_TWIN) {
-		if (how == XU_GATHER)
+		if (how == XU_GATHER && mode == XM_GATHER)
 			xg_close(&s->gate, s->twin);
 		return s->twin;
 	}

@@ -38,9 +38,12 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned int, unsigned int, 
 
 /* ---- helpers (test_cuda.c's are static there) ---- */
 
+/* The urgent context on, every burst gathered (the mode "auto" picks
+ * among: tested on its own below). */
 static void lv3(const char *v)
 {
 	setenv("XSCHED_CUDA_LV3", v, 1);
+	setenv("XSCHED_CUDA_LV3_MODE", "gather", 1);
 }
 
 static CUstream mk(int prio)

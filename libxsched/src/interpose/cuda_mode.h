@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which way an urgent stream's bursts run (Lv3 on NVIDIA), chosen from
+ * their measured latency: see cuda_mode.c.  Pure: no driver, no clock.
+ */
+#ifndef XSCHED_CUDA_MODE_H
+#define XSCHED_CUDA_MODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* In the order of their cost to the rest of the GPU. */
+enum xm_mode {
+	XM_NATIVE,	/* the program's stream, as without the library */
+	XM_CTX,		/* the urgent context, each call as it comes */
+	XM_GATHER,	/* the urgent context, each burst gathered */
+	XM_NMODES,
+};
+
+#define XM_WIN 5		/* latencies kept per mode: their median decides */
+#define XM_BACKOFF_MIN 16	/* bursts before a losing mode is tried again */
+#define XM_BACKOFF_MAX 1024
+#define XM_MARGIN_PCT 10	/* a costlier mode must be this much faster */
+
+struct xm_state {
+	uint32_t lat[XM_NMODES][XM_WIN];	/* us */
+	uint8_t n[XM_NMODES], pos[XM_NMODES];
+	uint32_t burst;			/* bursts begun */
+	uint32_t next_try[XM_NMODES];	/* burst at which a loser is tried */
+	uint32_t backoff[XM_NMODES];
+	enum xm_mode cur;		/* the burst in progress */
+	enum xm_mode best;
+	int forced;			/* a mode, or -1: chosen */
+	bool have[XM_NMODES];		/* the mode can run here */
+};
+
+/* @forced: a mode, or -1 (choose); @have: which modes can run. */
+void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES]);
+/* A burst begins: its mode. */
+enum xm_mode xm_begin(struct xm_state *st);
+/* The burst ended after @us; true: the best mode changed. */
+bool xm_end(struct xm_state *st, uint32_t us);
+/* Median latency of @m so far (0: none). */
+uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
+const char *xm_name(enum xm_mode m);
+/* "auto" (-1), "native", "ctx", "gather"; -2: none of those. */
+int xm_parse(const char *s);
+
+#endif
