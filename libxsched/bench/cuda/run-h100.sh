@@ -114,6 +114,9 @@
 #             stream: XSCHED_CUDA_LV3_MODE, default auto): smoke test, the GEMM
 #             and SDPA alone, urgent alone, then urgent beside the GEMM and
 #             beside SDPA with the urgent context on, REQ_MAIN each
+#   lv3-r50
+#             urgent alone natively, then beside ResNet-50 b16 and b256 with
+#             the urgent context on and with Lv1 only, REQ_MAIN each
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -389,6 +392,24 @@ plan_lv3() {
 	lv3_count
 	XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa-lv3
 	lv3_count
+}
+
+# Beside ResNet-50 b16 and b256 (issue 24: no worse than Lv1): urgent alone
+# natively, then beside each with the urgent context on (mode auto) and
+# with Lv1 alone (the library without it), REQ_MAIN each
+plan_lv3_r50() {
+	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 150)) b
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	say "urgent alone ($n requests)"
+	run_py native "$t" alone --requests "$n" --tag alone
+	for b in r50b16 r50b256; do
+		say "urgent beside $b: urgent context on, then Lv1 only ($n requests each)"
+		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
+		lv3_count
+		run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b
+	done
 }
 
 # The native twins of plan lv3, and the transparency suite on priority -1
@@ -714,6 +735,7 @@ for p in "$@"; do
 	split32-gemm) plan_split32_gemm ;;
 	lv1-batch-cost) plan_lv1_batch_cost ;;
 	lv3) plan_lv3 ;;
+	lv3-r50) plan_lv3_r50 ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

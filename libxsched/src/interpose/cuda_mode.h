@@ -14,6 +14,7 @@ enum xm_mode {
 	XM_NATIVE,	/* the program's stream, as without the library */
 	XM_CTX,		/* the urgent context, each call as it comes */
 	XM_GATHER,	/* the urgent context, each burst gathered */
+	XM_LV1,		/* the program's stream, lower streams held (Lv1) */
 	XM_NMODES,
 };
 
@@ -43,7 +44,7 @@ bool xm_end(struct xm_state *st, uint32_t us);
 /* Median latency of @m so far (0: none). */
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
 const char *xm_name(enum xm_mode m);
-/* "auto" (-1), "native", "ctx", "gather"; -2: none of those. */
+/* "auto" (-1), "native", "ctx", "gather", "lv1"; -2: none of those. */
 int xm_parse(const char *s);
 
 #endif

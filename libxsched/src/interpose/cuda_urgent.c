@@ -107,7 +107,7 @@ struct xu_stream {
 	atomic_bool in_burst;
 	atomic_int mode;	/* enum xm_mode of the burst in progress */
 	uint64_t t0;		/* the burst's first call */
-	bool told;		/* its first choice logged */
+	unsigned int told;	/* its choices logged */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
 };
@@ -210,7 +210,7 @@ void xu_init(void *h, bool split)
 	s = getenv("XSCHED_CUDA_LV3_MODE");
 	forced_mode = xm_parse(s);
 	if (forced_mode == -2) {
-		xs_err("cuda: XSCHED_CUDA_LV3_MODE='%s' is not auto, native, ctx or gather; using auto", s);
+		xs_err("cuda: XSCHED_CUDA_LV3_MODE='%s' is not auto, native, ctx, gather or lv1; using auto", s);
 		forced_mode = -1;
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -292,7 +292,7 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	s->dev = (int)dev;
 	s->prio = prio;
 	{
-		bool have[XM_NMODES] = { true, true, xg_on() };
+		bool have[XM_NMODES] = { true, true, xg_on(), true };
 
 		xm_init(&s->pol, forced_mode, have);
 	}
@@ -477,16 +477,14 @@ static void burst_end(struct xu_stream *s)
 	pthread_mutex_unlock(&s->side_lock);
 	if (!changed && (s->told || s->pol.burst < XM_NMODES * XM_WIN))
 		return;
-	if (!s->told) {
-		s->told = true;
-		xs_info("cuda: stream %p: urgent bursts run %s (median burst %u us natively, %u in the urgent context, %u gathered; re-measured as they go)",
-			(void *)s->h, xm_name(best), xm_median(&s->pol, XM_NATIVE),
-			xm_median(&s->pol, XM_CTX), xm_median(&s->pol, XM_GATHER));
-	} else {
-		ulog("stream %p: urgent bursts now run %s (medians %u / %u / %u us)", (void *)s->h,
-		     xm_name(best), xm_median(&s->pol, XM_NATIVE), xm_median(&s->pol, XM_CTX),
-		     xm_median(&s->pol, XM_GATHER));
-	}
+	/* Each choice told (a few per stream), then in the debug log. */
+	if (s->told < 16 || xsi_log_on())
+		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median us: native %u, ctx %u, gather %u, lv1 %u)",
+			(void *)s->h, s->told ? "now " : "", xm_name(best), s->pol.burst,
+			xm_median(&s->pol, XM_NATIVE), xm_median(&s->pol, XM_CTX),
+			xm_median(&s->pol, XM_GATHER), xm_median(&s->pol, XM_LV1));
+	if (s->told < 16)
+		s->told++;
 }
 
 void xu_stream_synchronized(CUstream h)
@@ -531,10 +529,12 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 	if (!atomic_load_explicit(&s->in_burst, memory_order_acquire))
 		burst_begin(s);
 	mode = atomic_load_explicit(&s->mode, memory_order_relaxed);
-	if (mode == XM_NATIVE) {
-		/* As without the library: its own stream, holding nothing
-		 * (its key stays that of the urgent side). */
+	if (mode == XM_NATIVE || mode == XM_LV1) {
+		/* Its own stream: as without the library, holding nothing
+		 * (the key stays that of the urgent side), or as Lv1 does. */
 		side_set(s, SIDE_ORIG);
+		if (key && mode == XM_LV1)
+			*key = (uintptr_t)h | XU_PROGRAM_SIDE;
 		return h;
 	}
 	if (how == XU_STAY || capturing(h) ||
