@@ -117,6 +117,10 @@
 #   lv3-r50
 #             urgent alone natively, then beside ResNet-50 b16 and b256 with
 #             the urgent context on and with Lv1 only, REQ_MAIN each
+#   lv3-auto
+#             the batch jobs alone, urgent alone, then urgent beside the GEMM,
+#             SDPA, ResNet-50 b16 and b256 with the urgent context on (mode
+#             auto), REQ_MAIN each, cut by BUDGET_S
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -409,6 +413,28 @@ plan_lv3_r50() {
 		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
 		lv3_count
 		run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b
+	done
+}
+
+# The urgent context's mode chosen per stream (auto) beside each batch job:
+# the batch jobs alone (10 s), urgent alone natively, then beside the GEMM,
+# SDPA, ResNet-50 b16 and b256 with XSCHED_CUDA_LV3=1, REQ_MAIN each (the
+# last cut by BUDGET_S on a 10-minute call)
+plan_lv3_auto() {
+	local n=$REQ_MAIN t=$((REQ_MAIN / 20 + 150)) b
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	for b in gemm sdpa r50b16; do
+		run_py native 90 batch-alone --batch $b --seconds 10 --tag alone-$b
+	done
+	say "urgent alone ($n requests)"
+	run_py native "$t" alone --requests "$n" --tag alone
+	for b in gemm sdpa r50b16 r50b256; do
+		room 120 "urgent beside $b, urgent context on" || break
+		say "urgent beside $b, urgent context on, mode auto ($n requests)"
+		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
+		lv3_count
 	done
 }
 
@@ -736,6 +762,7 @@ for p in "$@"; do
 	lv1-batch-cost) plan_lv1_batch_cost ;;
 	lv3) plan_lv3 ;;
 	lv3-r50) plan_lv3_r50 ;;
+	lv3-auto) plan_lv3_auto ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

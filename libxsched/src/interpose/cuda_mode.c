@@ -80,7 +80,7 @@ uint32_t xm_median(const struct xm_state *st, enum xm_mode m)
 	return v[n / 2];
 }
 
-/* The lowest median; a cheaper mode within the margin of it. */
+/* The lowest median. */
 static enum xm_mode best_of(const struct xm_state *st)
 {
 	enum xm_mode m, best = XM_NATIVE;
@@ -92,12 +92,6 @@ static enum xm_mode best_of(const struct xm_state *st)
 			lo = v;
 			best = m;
 		}
-	}
-	for (m = 0; m < best; m++) {
-		v = xm_median(st, m);
-		if (st->have[m] && st->n[m] &&
-		    (uint64_t)v * 100 <= (uint64_t)lo * (100 + XM_MARGIN_PCT))
-			return m;
 	}
 	return best;
 }
@@ -122,9 +116,10 @@ enum xm_mode xm_begin(struct xm_state *st)
 	return st->cur = st->best;
 }
 
-/* The best after a new latency: the candidate replaces the current best
- * only when clearly better (hysteresis: two modes alike do not take turns,
- * and each turn would bring the losers' tries forward). */
+/* The best after a new latency: a costlier mode replaces the current best
+ * only when faster by the margin, a cheaper one once it is no slower (so
+ * the cheaper is kept among alike modes, and two modes alike do not take
+ * turns, each turn bringing the losers' tries forward). */
 static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
 {
 	enum xm_mode c = best_of(st);
