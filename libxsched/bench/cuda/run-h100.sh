@@ -117,10 +117,14 @@
 #   lv3-r50
 #             urgent alone natively, then beside ResNet-50 b16 and b256 with
 #             the urgent context on and with Lv1 only, REQ_MAIN each
+#             (R50="r50b256" picks one)
 #   lv3-auto
 #             the batch jobs alone, urgent alone, then urgent beside the GEMM,
 #             SDPA, ResNet-50 b16 and b256 with the urgent context on (mode
 #             auto), REQ_MAIN each, cut by BUDGET_S
+#   lv3-transparency
+#             transparency.py --urgent natively, then with the urgent
+#             context on in mode auto and in mode gather
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -408,7 +412,7 @@ plan_lv3_r50() {
 	[ -n "$XLIB" ] || return 1
 	say "urgent alone ($n requests)"
 	run_py native "$t" alone --requests "$n" --tag alone
-	for b in r50b16 r50b256; do
+	for b in ${R50:-r50b16 r50b256}; do
 		say "urgent beside $b: urgent context on, then Lv1 only ($n requests each)"
 		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
 		lv3_count
@@ -435,6 +439,25 @@ plan_lv3_auto() {
 		say "urgent beside $b, urgent context on, mode auto ($n requests)"
 		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
 		lv3_count
+	done
+}
+
+# The transparency suite on priority -1 streams natively, then with the
+# urgent context on in mode auto (its first bursts try every mode, so the
+# stream's work moves between the contexts) and in mode gather
+plan_lv3_transparency() {
+	local m
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	XBENCH_XSCHED=native timeout 200 $PY "$HERE/transparency.py" --urgent --out "$RES" >>"$LOG" 2>&1 || say "transparency native failed"
+	for m in auto gather; do
+		room 150 "transparency, mode $m" || break
+		say "transparency on priority -1 streams, urgent context on, mode $m"
+		XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$m XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 $PY "$HERE/transparency.py" --urgent --out "$RES" >>"$LOG" 2>&1 || say "transparency xsched ($m) failed"
+		compare_transparency
+		lv3_count
+		grep "urgent bursts:" "$LOG" | tail -n 4 | cut -c1-220 | tee -a "$LOG"
 	done
 }
 
@@ -763,6 +786,7 @@ for p in "$@"; do
 	lv3) plan_lv3 ;;
 	lv3-r50) plan_lv3_r50 ;;
 	lv3-auto) plan_lv3_auto ;;
+	lv3-transparency) plan_lv3_transparency ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

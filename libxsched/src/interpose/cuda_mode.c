@@ -136,6 +136,7 @@ bool xm_end(struct xm_state *st, uint32_t us)
 {
 	enum xm_mode m = st->cur, was = st->best;
 
+	st->runs[m]++;
 	if (st->forced >= 0)
 		return false;
 	st->lat[m][st->pos[m]] = us;

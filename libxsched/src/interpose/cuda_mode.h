@@ -33,6 +33,7 @@ struct xm_state {
 	enum xm_mode best;
 	int forced;			/* a mode, or -1: chosen */
 	bool have[XM_NMODES];		/* the mode can run here */
+	uint32_t runs[XM_NMODES];	/* bursts run in each mode */
 };
 
 /* @forced: a mode, or -1 (choose); @have: which modes can run. */

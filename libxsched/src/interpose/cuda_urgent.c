@@ -123,6 +123,8 @@ struct xu_event {
 
 static struct xu_table streams, events;
 
+static void tell_modes(void);
+
 /* Our records and waits must not break another thread's global-mode
  * capture. */
 static CUstreamCaptureMode relax(bool *swapped)
@@ -215,6 +217,7 @@ void xu_init(void *h, bool split)
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	xg_init(h);
+	atexit(tell_modes);
 	lv3 = true;
 }
 
@@ -475,7 +478,7 @@ static void burst_end(struct xu_stream *s)
 	atomic_store(&s->in_burst, false);
 	best = s->pol.best;
 	pthread_mutex_unlock(&s->side_lock);
-	if (!changed && (s->told || s->pol.burst < XM_NMODES * XM_WIN))
+	if (!changed || s->pol.burst <= XM_NMODES * XM_WIN)
 		return;
 	/* Each choice told (a few per stream), then in the debug log. */
 	if (s->told < 16 || xsi_log_on())
@@ -485,6 +488,30 @@ static void burst_end(struct xu_stream *s)
 			xm_median(&s->pol, XM_GATHER), xm_median(&s->pol, XM_LV1));
 	if (s->told < 16)
 		s->told++;
+}
+
+/* At exit: how each urgent stream's bursts ran (what the choice did). */
+static void tell_modes(void)
+{
+	unsigned int i;
+
+	if (!atomic_load(&nurgent))
+		return;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < XU_TABLE_SLOTS; i++) {
+		struct xu_stream *s = streams.val[i];
+		const struct xm_state *p;
+
+		if (!streams.key[i] || streams.key[i] == XU_TOMB || !s || !s->pol.burst)
+			continue;
+		p = &s->pol;
+		xs_info("cuda: stream %p: %u urgent bursts: %u native, %u ctx, %u gather, %u lv1 (median us of the last: %u, %u, %u, %u); last choice %s",
+			(void *)s->h, p->burst, p->runs[XM_NATIVE], p->runs[XM_CTX],
+			p->runs[XM_GATHER], p->runs[XM_LV1], xm_median(p, XM_NATIVE),
+			xm_median(p, XM_CTX), xm_median(p, XM_GATHER), xm_median(p, XM_LV1),
+			xm_name(p->best));
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 void xu_stream_synchronized(CUstream h)
