@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_libcuda.h"
@@ -1599,4 +1601,255 @@ TEST(attribute_set_after_the_first_urgent_launch_reaches_a_librarys_kernel)
 	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 80000, hi, NULL, NULL), CUDA_SUCCESS);
 	ASSERT_URGENT(rec_of(126), hi);
 	ASSERT_EQ(rec_of(126).smem, 80000);
+}
+
+/* ---- the gather (cuda_gather.c) and the mode choice (cuda_mode.c) ---- */
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* A watchdog too slow to rescue a test: a gate the library should have
+ * opened shows as a call that takes seconds. */
+static void slow_watchdog(void)
+{
+	setenv("XSCHED_CUDA_GATHER_MAX_MS", "20000", 1);
+}
+
+TEST(gathered_burst_starts_at_its_synchronize)
+{
+	CUstream hi;
+	CUfunction a, b;
+	int in;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	a = CK(200, MS);
+	b = CK(201, MS);
+	go(a, hi);		/* the first launch of each is not gathered (it loads) */
+	go(b, hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	go(a, hi);
+	go(b, hi);
+	usleep(10000);		/* 5 modelled kernels' time */
+	ASSERT_TRUE(rec_of(200).pending && rec_of(201).pending);
+	ASSERT_GE(count_kind(0, FAKE_WAIT_VALUE, URGENT, &in), 1);	/* the gate */
+	ASSERT_EQ(in, count_kind(0, FAKE_WAIT_VALUE, URGENT, &in));
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_TRUE(!rec_of(200).pending && !rec_of(201).pending);
+	ASSERT_GE(rec_of(201).start, rec_of(200).end);
+}
+
+TEST(first_launch_of_a_function_is_not_gathered)
+{
+	CUstream hi;
+	CUfunction a, b;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	a = CK(202, MS);
+	b = CK(203, MS);
+	go(a, hi);
+	go(a, hi);		/* gathered from here */
+	go(b, hi);		/* loads b: the gate opens first, b is not held */
+	usleep(10000);
+	ASSERT_TRUE(!rec_of(203).pending);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(copy_with_host_memory_opens_the_gates_first)
+{
+	CUstream hi;
+	CUdeviceptr d;
+	char buf[64];
+	double t0;
+	CUfunction f;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	ASSERT_EQ(cuMemAlloc(&d, sizeof(buf)), CUDA_SUCCESS);
+	f = CK(204, MS);
+	go(f, hi);
+	go(f, hi);
+	t0 = now_ms();
+	/* Pageable: the driver returns when the copy ended. */
+	ASSERT_EQ(cuMemcpyDtoHAsync(buf, d, sizeof(buf), hi), CUDA_SUCCESS);
+	ASSERT_LE(now_ms() - t0, 1000.0);
+	ASSERT_TRUE(!rec_of(204).pending);
+	ASSERT_EQ(cuMemFree(d), CUDA_SUCCESS);
+}
+
+TEST(lower_stream_synchronize_opens_only_what_it_waits_for)
+{
+	CUstream hi, lo;
+	CUevent e;
+	CUfunction f;
+	double t0;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	f = CK(205, MS);
+	go(f, hi);
+	go(f, hi);
+	go(K(206, 0), lo);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	ASSERT_TRUE(rec_of(205).pending);	/* a batch thread's wait leaves it */
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(lo, e, 0), CUDA_SUCCESS);
+	go(K(207, 0), lo);
+	t0 = now_ms();
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);	/* now it waits for it */
+	ASSERT_LE(now_ms() - t0, 1000.0);
+	ASSERT_TRUE(!rec_of(205).pending);
+	ASSERT_GE(rec_of(207).start, rec_of(205).end);
+}
+
+TEST(watchdog_starts_a_burst_nobody_waits_for)
+{
+	CUstream hi;
+	CUfunction f;
+	FILE *err;
+
+	lv3("1");
+	setenv("XSCHED_CUDA_GATHER_MAX_MS", "30", 1);
+	setenv("XSCHED_LOG", "info", 1);
+	err = err_capture();
+	hi = mk(-1);
+	f = CK(208, MS);
+	go(f, hi);
+	go(f, hi);
+	usleep(200000);
+	ASSERT_TRUE(!rec_of(208).pending);
+	ASSERT_EQ(lines_with(err_read(err), "watchdog", "XSCHED_CUDA_GATHER_MAX_MS", NULL), 1);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(gate_opens_before_the_drivers_queue_could_fill)
+{
+	CUstream hi;
+	CUfunction f;
+	int i, first = -1;
+	struct fake_rec r;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	f = CK(209, 0);
+	go(f, hi);
+	for (i = 0; i < 300; i++) {
+		if (i == 1)
+			first = fake_log_count();
+		go(f, hi);
+	}
+	usleep(5000);
+	ASSERT_EQ(fake_log_get(first, &r), 0);
+	ASSERT_EQ(r.kernel, 209);
+	ASSERT_TRUE(!r.pending);	/* 256 calls behind a gate open it */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(mode_ctx_gathers_nothing)
+{
+	CUstream hi;
+	CUfunction f;
+	int in;
+
+	lv3("1");
+	setenv("XSCHED_CUDA_LV3_MODE", "ctx", 1);
+	hi = mk(-1);
+	f = CK(210, MS);
+	go(f, hi);
+	go(f, hi);
+	usleep(10000);
+	ASSERT_URGENT(rec_of(210), hi);
+	ASSERT_TRUE(!rec_of(210).pending);
+	ASSERT_EQ(count_kind(0, FAKE_WAIT_VALUE, URGENT, &in), 0);
+}
+
+TEST(mode_native_runs_in_place_and_holds_nothing_lv1_holds)
+{
+	CUstream hi, lo;
+	struct fake_rec h, r;
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			lv3("1");
+			setenv("XSCHED_CUDA_LV3_MODE", m ? "lv1" : "native", 1);
+			hi = mk(-1);
+			lo = mk(0);
+			go(K(211, 0), lo);
+			go(CK(212, 40 * MS), hi);
+			go(K(213, MS), lo);
+			h = rec_of(212);
+			r = rec_of(213);
+			ASSERT_IN_PLACE(h, hi);
+			if (m)
+				ASSERT_GE(r.submit, h.end);	/* held */
+			else
+				ASSERT_LE(r.submit, h.start + 20 * MS);
+			_exit(0);
+		}
+		ASSERT_EQ(waitpid(pid, &st, 0), pid);
+		ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+}
+
+TEST(mode_auto_measures_each_mode_in_turn_in_stream_order)
+{
+	CUstream hi;
+	CUfunction f;
+	struct fake_rec r[4];
+	int i, first[4];
+
+	lv3("1");
+	unsetenv("XSCHED_CUDA_LV3_MODE");
+	hi = mk(-1);
+	f = CK(214, MS);
+	for (i = 0; i < 4; i++) {	/* native, ctx, gather, lv1 */
+		first[i] = fake_log_count();
+		go(f, hi);
+		go(f, hi);
+		ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	}
+	for (i = 0; i < 4; i++) {
+		int j = first[i];
+
+		do
+			ASSERT_EQ(fake_log_get(j++, &r[i]), 0);
+		while (r[i].kernel != 214);
+	}
+	ASSERT_IN_PLACE(r[0], hi);
+	ASSERT_URGENT(r[1], hi);
+	ASSERT_URGENT(r[2], hi);
+	ASSERT_IN_PLACE(r[3], hi);
+	for (i = 1; i < 4; i++)
+		ASSERT_GE(r[i].start, r[i - 1].end);
+}
+
+TEST(mode_bad_value_is_a_config_error)
+{
+	FILE *err;
+	CUstream hi;
+
+	lv3("1");
+	setenv("XSCHED_CUDA_LV3_MODE", "fastest", 1);
+	err = err_capture();
+	hi = mk(-1);
+	go(CK(215, 0), hi);
+	ASSERT_EQ(lines_with(err_read(err), "XSCHED_CUDA_LV3_MODE", "fastest", NULL), 1);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
