@@ -34,7 +34,9 @@
  * streams made on a green context of N SMs, the others on the rest.  The
  * urgent context (XSCHED_CUDA_LV3=1, opt-in, cuda_urgent.c and
  * cuda_code.c): urgent streams' work on twin streams of a context the
- * library owns, which the driver time-slices against the program's.
+ * library owns, which the driver time-slices against the program's, each
+ * burst gathered or not (cuda_gather.c) or kept in place, as measured
+ * best per stream (cuda_mode.c).
  * XSCHED_CUDA_HOLD=0 turns the Lv1 holds off.  The entry points are listed
  * in cuda_table.h, the core's ops are in cuda_ops.c.
  */

@@ -168,3 +168,49 @@ bool xm_end(struct xm_state *st, uint32_t us)
 	}
 	return false;
 }
+
+void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES])
+{
+	xm_init(&b->st, forced, have);
+	pthread_mutex_init(&b->lock, NULL);
+	atomic_init(&b->in, false);
+	atomic_init(&b->mode, (int)b->st.best);
+	b->t0 = 0;
+}
+
+void xm_burst_fini(struct xm_burst *b)
+{
+	pthread_mutex_destroy(&b->lock);
+}
+
+enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
+{
+	if (!atomic_load_explicit(&b->in, memory_order_acquire)) {
+		pthread_mutex_lock(&b->lock);
+		if (!atomic_load(&b->in)) {
+			b->t0 = now();
+			atomic_store(&b->mode, (int)xm_begin(&b->st));
+			atomic_store_explicit(&b->in, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&b->lock);
+	}
+	return (enum xm_mode)atomic_load_explicit(&b->mode, memory_order_relaxed);
+}
+
+bool xm_burst_end(struct xm_burst *b, uint64_t now)
+{
+	uint64_t us;
+	bool changed = false;
+
+	if (!atomic_load(&b->in))
+		return false;
+	pthread_mutex_lock(&b->lock);
+	if (atomic_load(&b->in)) {
+		us = (now - b->t0) / 1000;
+		changed = xm_end(&b->st, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us) &&
+			  b->st.burst > XM_NMODES * XM_WIN;
+		atomic_store(&b->in, false);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return changed;
+}

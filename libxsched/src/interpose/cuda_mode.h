@@ -6,6 +6,8 @@
 #ifndef XSCHED_CUDA_MODE_H
 #define XSCHED_CUDA_MODE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +47,24 @@ bool xm_end(struct xm_state *st, uint32_t us);
 /* Median latency of @m so far (0: none). */
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
 const char *xm_name(enum xm_mode m);
+/* A stream's bursts: the choice, and the burst in progress. */
+struct xm_burst {
+	struct xm_state st;	/* under lock */
+	pthread_mutex_t lock;
+	atomic_bool in;		/* a burst is in progress */
+	atomic_int mode;	/* its mode */
+	uint64_t t0;		/* its first call, ns */
+};
+
+void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES]);
+void xm_burst_fini(struct xm_burst *b);
+/* A call of the stream: the mode of its burst, begun now (@now(): ns) if
+ * none is in progress. */
+enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void));
+/* The stream was synchronized at @now: its burst, if any, ended.  true:
+ * the best mode changed (past the first measurements of each). */
+bool xm_burst_end(struct xm_burst *b, uint64_t now);
+
 /* "auto" (-1), "native", "ctx", "gather", "lv1"; -2: none of those. */
 int xm_parse(const char *s);
 

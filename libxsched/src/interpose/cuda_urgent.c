@@ -32,6 +32,11 @@
  *
  * Only non-blocking streams move: a blocking stream synchronizes with the
  * legacy default stream of its context, which a twin could not.
+ *
+ * Whether a burst of an urgent stream (its work between two synchronizes)
+ * runs here at all is chosen per stream from the bursts' latency
+ * (cuda_mode.c): natively, here call by call, here gathered
+ * (cuda_gather.c), or on its own stream with Lv1 holds.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -101,12 +106,7 @@ struct xu_stream {
 	CUevent ev_orig, ev_twin;	/* joins, one in each context */
 	atomic_int side;	/* where its last command went */
 	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
-	/* Its bursts (cuda_mode.c): under side_lock, but for the flag and
-	 * the mode, read on every call. */
-	struct xm_state pol;
-	atomic_bool in_burst;
-	atomic_int mode;	/* enum xm_mode of the burst in progress */
-	uint64_t t0;		/* the burst's first call */
+	struct xm_burst bursts;	/* how they run (cuda_mode.c) */
 	unsigned int told;	/* its choices logged */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
@@ -172,8 +172,9 @@ void xu_init(void *h, bool split)
 {
 	const char *s = getenv("XSCHED_CUDA_LV3");
 
-	/* Off unless asked for: measured, it trades the urgent job's median
-	 * for its tail (Documentation/cuda.rst, "When it is worth it"). */
+	/* Off unless asked for: the context's memory and the translation are
+	 * costs a program without a long-kernel batch job should not pay
+	 * (Documentation/cuda.rst, "When each mechanism is worth it"). */
 	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
 		xs_err("cuda: XSCHED_CUDA_LV3='%s' is not 0 or 1; using 0 (urgent context off)", s);
 	if (!s || strcmp(s, "1"))
@@ -297,13 +298,14 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	{
 		bool have[XM_NMODES] = { true, true, xg_on(), true };
 
-		xm_init(&s->pol, forced_mode, have);
+		xm_burst_init(&s->bursts, forced_mode, have);
 	}
 	pthread_mutex_init(&s->side_lock, NULL);
 	pthread_mutex_lock(&lock);
 	if (!xu_tput(&streams, h, s)) {
 		pthread_mutex_unlock(&lock);
 		pthread_mutex_destroy(&s->side_lock);
+		xm_burst_fini(&s->bursts);
 		free(s);
 		return;
 	}
@@ -324,6 +326,7 @@ static void stream_free(struct xu_stream *s)
 	if (s->ev_orig)
 		ur.event_destroy(s->ev_orig);
 	pthread_mutex_destroy(&s->side_lock);
+	xm_burst_fini(&s->bursts);
 	free(s);
 }
 
@@ -449,43 +452,19 @@ static bool capturing(CUstream h)
 
 /* ---- bursts (cuda_mode.c) ------------------------------------------------- */
 
-static void burst_begin(struct xu_stream *s)
-{
-	pthread_mutex_lock(&s->side_lock);
-	if (!atomic_load(&s->in_burst)) {
-		s->t0 = xs_now_ns();
-		atomic_store(&s->mode, (int)xm_begin(&s->pol));
-		atomic_store_explicit(&s->in_burst, true, memory_order_release);
-	}
-	pthread_mutex_unlock(&s->side_lock);
-}
-
+/* A synchronize ended @s's burst: a change of its choice is told (a few
+ * per stream, then in the debug log). */
 static void burst_end(struct xu_stream *s)
 {
-	uint64_t ns;
-	bool changed;
-	enum xm_mode best;
+	const struct xm_state *p = &s->bursts.st;
 
-	if (!atomic_load(&s->in_burst))
+	if (!xm_burst_end(&s->bursts, xs_now_ns()))
 		return;
-	pthread_mutex_lock(&s->side_lock);
-	if (!atomic_load(&s->in_burst)) {
-		pthread_mutex_unlock(&s->side_lock);
-		return;
-	}
-	ns = xs_now_ns() - s->t0;
-	changed = xm_end(&s->pol, ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000));
-	atomic_store(&s->in_burst, false);
-	best = s->pol.best;
-	pthread_mutex_unlock(&s->side_lock);
-	if (!changed || s->pol.burst <= XM_NMODES * XM_WIN)
-		return;
-	/* Each choice told (a few per stream), then in the debug log. */
 	if (s->told < 16 || xsi_log_on())
 		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median us: native %u, ctx %u, gather %u, lv1 %u)",
-			(void *)s->h, s->told ? "now " : "", xm_name(best), s->pol.burst,
-			xm_median(&s->pol, XM_NATIVE), xm_median(&s->pol, XM_CTX),
-			xm_median(&s->pol, XM_GATHER), xm_median(&s->pol, XM_LV1));
+			(void *)s->h, s->told ? "now " : "", xm_name(p->best), p->burst,
+			xm_median(p, XM_NATIVE), xm_median(p, XM_CTX), xm_median(p, XM_GATHER),
+			xm_median(p, XM_LV1));
 	if (s->told < 16)
 		s->told++;
 }
@@ -502,9 +481,9 @@ static void tell_modes(void)
 		struct xu_stream *s = streams.val[i];
 		const struct xm_state *p;
 
-		if (!streams.key[i] || streams.key[i] == XU_TOMB || !s || !s->pol.burst)
+		if (!streams.key[i] || streams.key[i] == XU_TOMB || !s || !s->bursts.st.burst)
 			continue;
-		p = &s->pol;
+		p = &s->bursts.st;
 		xs_info("cuda: stream %p: %u urgent bursts: %u native, %u ctx, %u gather, %u lv1 (median us of the last: %u, %u, %u, %u); last choice %s",
 			(void *)s->h, p->burst, p->runs[XM_NATIVE], p->runs[XM_CTX],
 			p->runs[XM_GATHER], p->runs[XM_LV1], xm_median(p, XM_NATIVE),
@@ -535,7 +514,7 @@ void xu_ctx_synchronized(void)
 	for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
 		struct xu_stream *s = streams.val[i];
 
-		if (streams.key[i] && streams.key[i] != XU_TOMB && s && atomic_load(&s->in_burst))
+		if (streams.key[i] && streams.key[i] != XU_TOMB && s && atomic_load(&s->bursts.in))
 			done[n++] = s;
 	}
 	for (i = 0; i < n; i++)
@@ -553,9 +532,7 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 		xg_open_for(s != NULL);
 	if (!s)
 		return h;
-	if (!atomic_load_explicit(&s->in_burst, memory_order_acquire))
-		burst_begin(s);
-	mode = atomic_load_explicit(&s->mode, memory_order_relaxed);
+	mode = xm_burst_mode(&s->bursts, xs_now_ns);
 	if (mode == XM_NATIVE || mode == XM_LV1) {
 		/* Its own stream: as without the library, holding nothing
 		 * (the key stays that of the urgent side), or as Lv1 does. */
