@@ -501,14 +501,16 @@ RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 
 /* ---- the urgent context's bookkeeping (cuda_urgent.c, cuda_code.c) -------- */
 
-/* Bookkeeping after the driver succeeded (NOTE) or before the call (FIRST). */
-#define NOTE_HOOK(sym, P, A, note)					\
+/* Bookkeeping after the driver succeeded (NOTE: @before, the call, @note)
+ * or before the call (FIRST). */
+#define NOTE_HOOK_AFTER(sym, P, A, before, note)			\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\
 	{								\
 		CUresult r;						\
 									\
 		READY(sym);						\
+		before;							\
 		r = WATCHED(#sym, real_##sym A);			\
 		if (r == CUDA_SUCCESS) {				\
 			note;						\
@@ -516,6 +518,7 @@ RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
+#define NOTE_HOOK(sym, P, A, note) NOTE_HOOK_AFTER(sym, P, A, (void)0, note)
 #define FIRST_HOOK(sym, P, A, first)					\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\
@@ -595,21 +598,7 @@ ELAPSED_HOOK(cuEventElapsedTime_v2)
 /* Code the program loads: what the urgent context may load again.  A load
  * or unload may wait for the contexts' work (measured: cuLibraryLoadData
  * did): the gates open first. */
-#define LOAD_HOOK(sym, P, A, note)					\
-	static CUresult (*real_##sym) P;				\
-	static CUresult hook_##sym P					\
-	{								\
-		CUresult r;						\
-									\
-		READY(sym);						\
-		xg_open();						\
-		r = WATCHED(#sym, real_##sym A);			\
-		if (r == CUDA_SUCCESS) {				\
-			note;						\
-		}							\
-		return r;						\
-	}								\
-	EXPORT_AS(sym)
+#define LOAD_HOOK(sym, P, A, note) NOTE_HOOK_AFTER(sym, P, A, xg_open(), note)
 LOAD_HOOK(cuModuleLoadData, (CUmodule *m, const void *img), (m, img),
 	  if (m) xu_module_loaded(*m, img, NULL))
 LOAD_HOOK(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n, CUjit_option *o,
