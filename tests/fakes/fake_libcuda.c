@@ -1393,6 +1393,7 @@ struct fkern {
 	char name[32];
 	uint64_t ns;
 	int attr[NATTR];
+	unsigned long long loaded;	/* contexts it was loaded in (lazily) */
 };
 
 struct flib {
@@ -1551,6 +1552,10 @@ static CUresult module_load(CUmodule *pm, const void *image)
 		return CUDA_ERROR_INVALID_IMAGE;
 	pthread_mutex_lock(&mu);
 	c = cur_ctx();
+	pthread_mutex_unlock(&mu);
+	if (c)
+		ctx_wait(c->id);	/* a load waits for the context's work */
+	pthread_mutex_lock(&mu);
 	m = c ? module_add(c, names, ns, n, 1) : NULL;
 	pthread_mutex_unlock(&mu);
 	if (!c)
@@ -1667,6 +1672,7 @@ API CUresult cuLibraryLoadData(CUlibrary *pl, const void *code, CUjit_option *jo
 	n = parse_image(code, names, ns);
 	if (n < 0)
 		return CUDA_ERROR_INVALID_IMAGE;
+	fake_log_wait();	/* measured: it waits for every context's work */
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1988,6 +1994,30 @@ static int named_id(const char *name)
  * its module's context's, a CUkernel on any; a launch asking for more than
  * 48 KiB of dynamic shared memory needs the attribute.
  */
+/* Lazy loading: a CUkernel's first launch in a context loads it there,
+ * which waits for that context's work (measured: cuLaunchKernel returned
+ * only when the context's earlier work could run). */
+static void lazy_load(CUfunction f, CUstream h, int variant)
+{
+	struct fkern *kn;
+	int id = -1;
+
+	pthread_mutex_lock(&mu);
+	kn = as_func(f) ? NULL : as_kern(f);
+	if (kn) {
+		struct fstream *s = stream_of(h, variant == FAKE_PTSZ);
+		int c = sctx(s)->id;
+
+		if (c >= 0 && c < 64 && !(kn->loaded & (1ULL << c))) {
+			kn->loaded |= 1ULL << c;
+			id = c;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	if (id >= 0)
+		ctx_wait(id);
+}
+
 static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
 		       unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
 		       CUstream h, void **params, void **extra, int variant,
@@ -2005,6 +2035,7 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 
 	if (!k)
 		return CUDA_ERROR_INVALID_HANDLE;
+	lazy_load(f, h, variant);
 	pthread_mutex_lock(&mu);
 	s = stream_of(h, variant == FAKE_PTSZ);
 	if (s->destroyed) {

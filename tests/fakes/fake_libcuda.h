@@ -29,6 +29,11 @@
  *  - Entry points an older driver lacks: -DFAKE_CUDA_NO_GREEN (the
  *    "fake-old" build) has no green contexts and no cuLaunchCooperativeKernel.
  *  - cuStreamDestroy_v2 returns at once; the stream's work still runs.
+ *  - Loading code waits for work (measured on an H200 with a stream held
+ *    by a memory wait): cuModuleLoadData (...Ex, ...FatBinary) for the
+ *    current context's, cuLibraryLoadData for every context's, and the
+ *    first launch of a CUkernel in a context (lazy loading) for that
+ *    context's.
  *  - Memory waits (cuStreamWaitValue32/64, _v2 and _ptsz): a wait whose
  *    condition is false holds the stream's later commands until a
  *    cuStreamWriteValue32/64, a kernel that writes a flag

@@ -31,6 +31,7 @@
 #include "../internal.h"
 #include "interpose.h"
 #include "cuda_code.h"
+#include "cuda_gather.h"
 #include "handle_table.h"
 
 #define XU_ATTRS 8		/* attributes kept per function */
@@ -463,6 +464,7 @@ static CUfunction fn_twin(struct xu_fn *fn, CUcontext uctx, int dev)
 		return fn->twin[dev];
 	if (!md || md->dead || ur.ctx_push(uctx) != CUDA_SUCCESS)
 		return NULL;
+	xg_open();	/* loading waits for the context's work: none gathered */
 	if (!md->twin[dev])
 		r = md->image ? ur.module_load_data(&md->twin[dev], md->image) :
 		    md->path && ur.module_load ? ur.module_load(&md->twin[dev], md->path) : r;

@@ -1207,13 +1207,19 @@ TEST(lower_stream_is_not_held_by_work_in_the_urgent_context)
 {
 	CUstream hi, lo;
 	struct fake_rec h, r;
+	CUfunction k88, k89, k90;
 
 	lv3("1");
 	hi = mk(-1);
 	lo = mk(0);
-	go(CK(88, 0), lo);
-	go(CK(89, 60 * MS), hi);
-	go(CK(90, MS), lo);
+	/* Loaded first: a library load waits for every context's work. */
+	k88 = CK(88, 0);
+	k89 = CK(89, 60 * MS);
+	k90 = CK(90, MS);
+	go(k90, lo);		/* its lazy load in the primary, before */
+	go(k88, lo);
+	go(k89, hi);
+	go(k90, lo);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);	/* 89 has an end */
 	h = rec_of(89);
 	r = rec_of(90);
@@ -1649,6 +1655,7 @@ TEST(first_launch_of_a_function_is_not_gathered)
 {
 	CUstream hi;
 	CUfunction a, b;
+	double t0;
 
 	lv3("1");
 	slow_watchdog();
@@ -1657,9 +1664,37 @@ TEST(first_launch_of_a_function_is_not_gathered)
 	b = CK(203, MS);
 	go(a, hi);
 	go(a, hi);		/* gathered from here */
-	go(b, hi);		/* loads b: the gate opens first, b is not held */
+	t0 = now_ms();
+	go(b, hi);		/* loads b, which waits for the context's work */
+	ASSERT_LE(now_ms() - t0, 1000.0);
 	usleep(10000);
-	ASSERT_TRUE(!rec_of(203).pending);
+	ASSERT_TRUE(!rec_of(203).pending);	/* and b is not held back */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(code_loads_beside_a_gathered_burst_open_the_gates)
+{
+	CUstream hi;
+	CUfunction a, f;
+	CUmodule m;
+	double t0;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	a = CK(216, MS);
+	m = mod_load("fakecubin k217=0");
+	f = func_of(m, "k217");
+	go(a, hi);
+	go(a, hi);
+	t0 = now_ms();
+	(void)CK(218, 0);	/* a library load waits for every context's work */
+	ASSERT_LE(now_ms() - t0, 1000.0);
+	go(a, hi);
+	t0 = now_ms();
+	go(f, hi);		/* its module loaded again in the urgent context */
+	ASSERT_LE(now_ms() - t0, 1000.0);
+	ASSERT_URGENT(rec_of(217), hi);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
 
