@@ -221,10 +221,14 @@ static struct xsi_entry entries[E_COUNT];
 			return CUDA_ERROR_NOT_INITIALIZED;		\
 		k_ = (uintptr_t)(S);					\
 		R;							\
-		if (xc_no_hold)						\
-			return WATCHED(#sym, real_##sym A);		\
+		if (xc_no_hold) {					\
+			r = WATCHED(#sym, real_##sym A);		\
+			xg_call_done();					\
+			return r;					\
+		}							\
 		xsi_hold_begin(&xc_rt, &entries[E_##sym], k_, &hold_);	\
 		r = WATCHED(#sym, real_##sym A);			\
+		xg_call_done();						\
 		xsi_hold_end(&hold_, r == CUDA_SUCCESS);		\
 		return r;						\
 	}								\
@@ -501,9 +505,9 @@ RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 
 /* ---- the urgent context's bookkeeping (cuda_urgent.c, cuda_code.c) -------- */
 
-/* Bookkeeping after the driver succeeded (NOTE: @before, the call, @note)
- * or before the call (FIRST). */
-#define NOTE_HOOK_AFTER(sym, P, A, before, note)			\
+/* Bookkeeping after the driver succeeded (NOTE: @before, the call, @after,
+ * @note) or before the call (FIRST). */
+#define NOTE_HOOK_AFTER(sym, P, A, before, after, note)			\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\
 	{								\
@@ -512,13 +516,14 @@ RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 		READY(sym);						\
 		before;							\
 		r = WATCHED(#sym, real_##sym A);			\
+		after;							\
 		if (r == CUDA_SUCCESS) {				\
 			note;						\
 		}							\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
-#define NOTE_HOOK(sym, P, A, note) NOTE_HOOK_AFTER(sym, P, A, (void)0, note)
+#define NOTE_HOOK(sym, P, A, note) NOTE_HOOK_AFTER(sym, P, A, (void)0, (void)0, note)
 #define FIRST_HOOK(sym, P, A, first)					\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\
@@ -574,10 +579,15 @@ WAIT_HOOK(cuStreamWaitEvent_ptsz)
 	{								\
 		CUevent cur_;						\
 									\
+		CUresult r;						\
+									\
 		READY(sym);						\
 		cur_ = xu_event_current(ev);				\
 		xg_open_for(cur_ != ev);	/* it waits for a twin */	\
-		return real_##sym(cur_);				\
+		r = real_##sym(cur_);					\
+		if (r == CUDA_SUCCESS)	/* an urgent stream's burst ended? */ \
+			xu_event_synchronized(ev);			\
+		return r;						\
 	}								\
 	EXPORT_AS(sym)
 EVENT_HOOK(cuEventSynchronize)
@@ -598,7 +608,7 @@ ELAPSED_HOOK(cuEventElapsedTime_v2)
 /* Code the program loads: what the urgent context may load again.  A load
  * or unload may wait for the contexts' work (measured: cuLibraryLoadData
  * did): the gates open first. */
-#define LOAD_HOOK(sym, P, A, note) NOTE_HOOK_AFTER(sym, P, A, xg_open(), note)
+#define LOAD_HOOK(sym, P, A, note) NOTE_HOOK_AFTER(sym, P, A, xg_pause(), xg_resume(), note)
 LOAD_HOOK(cuModuleLoadData, (CUmodule *m, const void *img), (m, img),
 	  if (m) xu_module_loaded(*m, img, NULL))
 LOAD_HOOK(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n, CUjit_option *o,

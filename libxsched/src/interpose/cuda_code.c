@@ -80,6 +80,7 @@ struct xu_fn {
 	struct xu_attr attrs[XU_ATTRS];
 	unsigned int nattrs;
 	bool kernel_attrs;	/* FN_KERNEL: its attributes applied to the kernel */
+	uint32_t launched;	/* devices whose urgent context launched it */
 };
 
 struct xu_mod {
@@ -464,10 +465,11 @@ static CUfunction fn_twin(struct xu_fn *fn, CUcontext uctx, int dev)
 		return fn->twin[dev];
 	if (!md || md->dead || ur.ctx_push(uctx) != CUDA_SUCCESS)
 		return NULL;
-	xg_open();	/* loading waits for the context's work: none gathered */
+	xg_pause();	/* loading waits for the context's work: none gathered */
 	if (!md->twin[dev])
 		r = md->image ? ur.module_load_data(&md->twin[dev], md->image) :
 		    md->path && ur.module_load ? ur.module_load(&md->twin[dev], md->path) : r;
+	xg_resume();
 	if (md->twin[dev])
 		r = ur.module_get_function(&fn->twin[dev], md->twin[dev], fn->name);
 	if (r == CUDA_SUCCESS)
@@ -517,11 +519,14 @@ bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f, bool *first_use)
 	else if (first && xsi_log_on())
 		ulog("function %s (%p): runs in the urgent context as %p",
 			fn->name ? fn->name : "(kernel)", (void *)*f, (void *)to);
+	/* Its first launch in that context loads it (lazily). */
+	*first_use = fn && !(fn->launched & (1u << dev));
+	if (fn && to)
+		fn->launched |= 1u << dev;
 	pthread_mutex_unlock(&code_lock);
 	if (!to)
 		return false;
 	*f = to;
-	*first_use = first;
 	return true;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The gather: an urgent stream's burst of work reaches the urgent context
- * at once (XSCHED_CUDA_GATHER, on with XSCHED_CUDA_LV3; Documentation/
+ * at once (XSCHED_CUDA_LV3_MODE gather, or chosen by auto; Documentation/
  * cuda.rst, "The gather").
  *
  * The driver time-slices the urgent context against the program's.  When
@@ -57,7 +57,7 @@ static struct {
 	CUresult (*host_dptr)(CUdeviceptr *, void *, unsigned int);
 } gr;
 
-static bool on;			/* XSCHED_CUDA_GATHER and the driver allow it */
+static bool on;			/* the driver allows it (XSCHED_CUDA_LV3 on) */
 static _Atomic uint32_t *word;	/* pinned, mapped: the openings so far */
 static CUdeviceptr dword;
 static atomic_uint openings;	/* what *word is raised to */
@@ -65,6 +65,7 @@ static atomic_ullong closed_since;	/* ns a gate was closed at; 0: none closed */
 static uint64_t max_ns = 20 * 1000000ULL;
 static atomic_ulong n_watchdog;	/* openings the watchdog made */
 static atomic_bool depended;	/* xg_depend() since the last opening */
+static atomic_int paused;	/* xg_pause() without its xg_resume(): no gate closes */
 
 static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wd_cond;
@@ -76,21 +77,22 @@ static bool wd_started;
 
 static void fork_child(void)
 {
-	/* The child cannot use the parent's contexts, nor has it its thread. */
+	/* The child cannot use the parent's contexts or pinned memory, nor
+	 * has it its thread. */
 	pthread_mutex_init(&wd_lock, NULL);
 	wd_started = false;
 	on = false;
+	atomic_store(&word, NULL);
+	atomic_store(&closed_since, 0);
+	atomic_store(&depended, false);
+	atomic_store(&paused, 0);
 }
 
 void xg_init(void *h)
 {
-	const char *s = getenv("XSCHED_CUDA_GATHER");
+	const char *s;
 	pthread_condattr_t ca;
 
-	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
-		xs_err("cuda: XSCHED_CUDA_GATHER='%s' is not 0 or 1; using 1 (gather on)", s);
-	if (s && !strcmp(s, "0"))
-		return;
 	s = getenv("XSCHED_CUDA_GATHER_MAX_MS");
 	if (s && *s) {
 		char *end;
@@ -150,11 +152,15 @@ static struct timespec ts_of(uint64_t ns)
 
 static void raise_word(void)
 {
+	_Atomic uint32_t *w = atomic_load(&word);
 	uint32_t k = atomic_fetch_add(&openings, 1) + 1;
-	uint32_t cur = atomic_load(word);
+	uint32_t cur;
 
+	if (!w)
+		return;
+	cur = atomic_load(w);
 	/* Monotonic (cyclically) even with two openings at once. */
-	while ((int32_t)(k - cur) > 0 && !atomic_compare_exchange_weak(word, &cur, k))
+	while ((int32_t)(k - cur) > 0 && !atomic_compare_exchange_weak(w, &cur, k))
 		;
 }
 
@@ -202,7 +208,7 @@ static void *watchdog(void *arg)
 			atomic_store(&depended, false);
 			raise_word();
 			if (atomic_fetch_add(&n_watchdog, 1) == 0)
-				xs_info("cuda: an urgent burst waited %llu ms for a synchronize and was started by the watchdog (the program waits in a way the library does not see; XSCHED_CUDA_GATHER_MAX_MS bounds it, XSCHED_CUDA_GATHER=0 turns the gather off)",
+				xs_info("cuda: a gathered urgent burst was started by the watchdog after %llu ms: the program spent that long inside one burst, or waits for it in a way the library does not see (XSCHED_CUDA_GATHER_MAX_MS sets the time; XSCHED_CUDA_LV3_MODE=ctx turns the gather off)",
 					(unsigned long long)(max_ns / 1000000));
 			else
 				glog("gather: watchdog opened the gates (%lu times)",
@@ -226,6 +232,8 @@ static void watchdog_kick(void)
 		if (!wd_started) {
 			/* No watchdog, no gather: a gate must never wait unseen. */
 			on = false;
+			atomic_store(&closed_since, 0);
+			raise_word();
 			xs_warn("cuda: the gather's watchdog thread cannot start; urgent work is not gathered");
 		}
 	}
@@ -238,8 +246,13 @@ void xg_close(struct xg_gate *g, CUstream twin)
 	uint32_t k, until;
 	unsigned long long zero = 0;
 
-	if (!on || !atomic_load_explicit(&word, memory_order_relaxed))
+	if (!on || !atomic_load_explicit(&word, memory_order_relaxed) ||
+	    atomic_load_explicit(&paused, memory_order_relaxed))
 		return;
+	/* Seen closed before the wait is queued: a synchronize meanwhile
+	 * opens it rather than waiting for the watchdog. */
+	if (atomic_compare_exchange_strong(&closed_since, &zero, xs_now_ns() | 1))
+		watchdog_kick();
 	k = atomic_load(&openings) + 1;
 	until = atomic_load_explicit(&g->until, memory_order_relaxed);
 	if (until == k && atomic_load_explicit(&closed_since, memory_order_relaxed)) {
@@ -257,8 +270,35 @@ void xg_close(struct xg_gate *g, CUstream twin)
 	}
 	atomic_store(&g->until, k);
 	atomic_store_explicit(&g->n, 0, memory_order_relaxed);
-	if (atomic_compare_exchange_strong(&closed_since, &zero, xs_now_ns() | 1))
-		watchdog_kick();
+}
+
+void xg_pause(void)
+{
+	atomic_fetch_add(&paused, 1);
+	xg_open();
+}
+
+void xg_resume(void)
+{
+	atomic_fetch_sub(&paused, 1);
+}
+
+static __thread bool call_paused;
+
+void xg_pause_call(void)
+{
+	if (!call_paused) {
+		call_paused = true;
+		xg_pause();
+	}
+}
+
+void xg_call_done(void)
+{
+	if (call_paused) {
+		call_paused = false;
+		xg_resume();
+	}
 }
 
 unsigned long xg_watchdog_openings(void)
@@ -271,7 +311,7 @@ void xg_waited(const char *call)
 	static atomic_bool told;
 
 	if (!atomic_exchange(&told, true))
-		xs_info("cuda: %s returned only when the watchdog opened the gates: it waits for gathered GPU work",
+		xs_info("cuda: %s returned only after the watchdog opened the gates: it may wait for gathered GPU work",
 			call);
 	else
 		glog("gather: %s returned only when the watchdog opened the gates", call);

@@ -20,6 +20,14 @@ struct xg_gate {
 
 /* XSCHED_CUDA_GATHER read, driver functions taken from @libcuda. */
 void xg_init(void *libcuda);
+/* Around a call that waits for the contexts' work (a code load): the gates
+ * open and none closes until xg_resume(). */
+void xg_pause(void);
+void xg_resume(void);
+/* The same for the calling thread's scheduled call in progress (a first
+ * launch, which loads its function): resumed by xg_call_done() after it. */
+void xg_pause_call(void);
+void xg_call_done(void);
 /* The driver can gather (known after xg_init()). */
 bool xg_on(void);
 /* With an urgent context current: the gate's memory, once. */

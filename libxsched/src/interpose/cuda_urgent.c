@@ -119,11 +119,13 @@ struct xu_event {
 	CUcontext twin_ctx;
 	atomic_int last;	/* SIDE_ORIG or SIDE_TWIN */
 	atomic_bool captured;	/* last recorded into a stream capture */
+	_Atomic(CUstream) by;	/* the urgent stream of its last record, or NULL */
 };
 
 static struct xu_table streams, events;
 
 static void tell_modes(void);
+static struct xu_event *event_get(CUevent ev);
 
 /* Our records and waits must not break another thread's global-mode
  * capture. */
@@ -501,6 +503,18 @@ void xu_stream_synchronized(CUstream h)
 		burst_end(s);
 }
 
+void xu_event_synchronized(CUevent ev)
+{
+	struct xu_event *e = event_get(ev);
+	struct xu_stream *s;
+
+	if (e && atomic_load(&e->by)) {
+		s = stream_get(atomic_load(&e->by));
+		if (s)
+			burst_end(s);
+	}
+}
+
 void xu_ctx_synchronized(void)
 {
 	struct xu_stream *done[64];
@@ -528,7 +542,9 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 	int want = SIDE_TWIN, mode;
 	bool first = false;
 
-	if (how == XU_OPEN)
+	if (how == XU_OPEN || (!s && how == XU_GATHER))
+		/* (a launch elsewhere may load its function, which waits for
+		 * a stream that waits for gated work) */
 		xg_open_for(s != NULL);
 	if (!s)
 		return h;
@@ -546,8 +562,9 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 		want = SIDE_ORIG;
 	if (first) {
 		/* Its first launch there loads it, which waits for the
-		 * context's work: none of it may wait behind a gate. */
-		xg_open();
+		 * context's work: none of it may wait behind a gate (until
+		 * the call returned: xg_call_done()). */
+		xg_pause_call();
 		how = XU_CARRY;
 	}
 	if (side_set(s, want) == SIDE_TWIN) {
@@ -793,6 +810,7 @@ void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h)
 
 	memset(rc, 0, sizeof(*rc));
 	rc->h = *h;
+	rc->urgent = s != NULL;
 	e = event_get(*ev);
 	rc->e = e;
 	if (!s) {
@@ -823,6 +841,7 @@ void xu_record_end(struct xu_record *rc, CUresult r)
 		return;
 	atomic_store(&e->captured, rc->captured);
 	atomic_store(&e->last, rc->twin ? SIDE_TWIN : SIDE_ORIG);
+	atomic_store(&e->by, rc->urgent ? rc->h : NULL);
 	if (!rc->twin || (e->flags & CU_EVENT_DISABLE_TIMING))
 		return;
 	/* A timing event is also recorded in its own context, right after the

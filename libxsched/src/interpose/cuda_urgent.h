@@ -63,6 +63,8 @@ CUstream xu_twin(CUstream h);
  * burst in progress ended (cuda_mode.c measures it). */
 void xu_stream_synchronized(CUstream h);
 void xu_ctx_synchronized(void);
+/* ... or of an event last recorded on an urgent stream (either side). */
+void xu_event_synchronized(CUevent ev);
 /* cuCtxSynchronize: the current device's urgent context too. */
 CUresult xu_ctx_synchronize(void);
 /* Stream capture begins on @h: its twin's work first. */
@@ -79,6 +81,7 @@ void xu_event_destroyed(CUevent ev);
 struct xu_record {
 	void *e;		/* struct xu_event, or NULL: a plain record */
 	bool twin;
+	bool urgent;		/* on an urgent stream (either side) */
 	bool captured;
 	CUstream h;		/* the program's stream */
 };

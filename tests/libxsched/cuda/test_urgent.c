@@ -1888,3 +1888,27 @@ TEST(mode_bad_value_is_a_config_error)
 	ASSERT_EQ(lines_with(err_read(err), "XSCHED_CUDA_LV3_MODE", "fastest", NULL), 1);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
+
+TEST(mode_auto_bursts_end_at_an_event_synchronize_too)
+{
+	CUstream hi;
+	CUfunction f;
+	CUevent e;
+	struct fake_rec r;
+	int i, from;
+
+	lv3("1");
+	unsetenv("XSCHED_CUDA_LV3_MODE");
+	hi = mk(-1);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	f = CK(219, MS);
+	go(f, hi);		/* burst 0: native */
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventSynchronize(e), CUDA_SUCCESS);
+	from = fake_log_count();
+	go(f, hi);		/* burst 1: in the urgent context */
+	for (i = from; fake_log_get(i, &r) == 0 && r.kernel != 219; i++)
+		;
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
