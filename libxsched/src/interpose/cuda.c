@@ -181,7 +181,8 @@ static bool xc_init(void)
 #define ENUM_S(sym, base, pt, since, P, A, S, R) E_##sym,
 #define ENUM_O(sym, base, pt, since, cls, scope) E_##sym,
 #define ENUM_R(sym, base, pt, since, P, A, how) E_##sym,
-enum { SCHEDULED(ENUM_S) ORDERED(ENUM_O) ROUTED(ENUM_R) E_COUNT };
+#define ENUM_W(sym, base, pt, since, P, A) E_##sym,
+enum { SCHEDULED(ENUM_S) ORDERED(ENUM_O) ROUTED(ENUM_R) WAITS(ENUM_W) E_COUNT };
 static struct xsi_entry entries[E_COUNT];
 
 /* ---- scheduled hooks ---------------------------------------------------- */
@@ -648,6 +649,19 @@ NOTE_HOOK(cuFuncSetCacheConfig, (CUfunction f, CUfunc_cache c), (f, c),
 	EXPORT_AS(sym)
 ROUTED(HOOK_R)
 
+/* Synchronous copies and memsets: the host waits in them. */
+#define HOOK_W(sym, base, pt, since, P, A)				\
+	static CUresult (*real_##sym) P;				\
+	static CUresult hook_##sym P					\
+	{								\
+		READY(sym);						\
+		(void)xsi_pass(&xc_rt, &entries[E_##sym], 0);		\
+		xg_open_for(false);					\
+		return WATCHED(#sym, real_##sym A);			\
+	}								\
+	EXPORT_AS(sym)
+WAITS(HOOK_W)
+
 /* The runtime resolves every driver function through here: hand out hooks. */
 static CUresult hook_cuGetProcAddress_v2(const char *sym, void **pfn, int ver,
 					 cuuint64_t flags,
@@ -688,7 +702,10 @@ EXPORT_AS(cuGetProcAddress)
 #define ENT_O(sym, b, pt, s, c, sc) ENT(sym, c, sc, b, pt, s)
 /* A routed entry is a harmless pass-through for the core. */
 #define ENT_R(sym, b, pt, s, P, A, how) ENT(sym, XSI_HARMLESS, XSI_SCOPE_STREAM, b, pt, s)
-static struct xsi_entry entries[E_COUNT] = { SCHEDULED(ENT_S) ORDERED(ENT_O) ROUTED(ENT_R) };
+#define ENT_W(sym, b, pt, s, P, A) ENT(sym, XSI_HARMLESS, XSI_SCOPE_STREAM, b, pt, s)
+static struct xsi_entry entries[E_COUNT] = {
+	SCHEDULED(ENT_S) ORDERED(ENT_O) ROUTED(ENT_R) WAITS(ENT_W)
+};
 
 /* A hold waits for GPU work: what it waits for may be gathered. */
 static int mark_wait(void *mark, int64_t timeout_ns)

@@ -2,7 +2,8 @@
 /*
  * The CUDA driver entry points the interposer hooks (cuda.c), as X-macro
  * lists: scheduled calls, ordered and harmless pass-through, the urgent
- * context's bookkeeping, and the stream calls routed but not scheduled.
+ * context's bookkeeping, the stream calls routed but not scheduled, and
+ * the synchronous copies the gather must open for.
  * Included by cuda.c only.
  */
 #ifndef XSCHED_CUDA_TABLE_H
@@ -211,5 +212,37 @@
 	X(cuSignalExternalSemaphoresAsync_ptsz, "cuSignalExternalSemaphoresAsync", 1, 10000, SIG_P, (e, p, n, h), XU_STAY) \
 	X(cuWaitExternalSemaphoresAsync, "cuWaitExternalSemaphoresAsync", 0, 10000, WSEM_P, (e, p, n, h), XU_STAY) \
 	X(cuWaitExternalSemaphoresAsync_ptsz, "cuWaitExternalSemaphoresAsync", 1, 10000, WSEM_P, (e, p, n, h), XU_STAY)
+
+/* Synchronous copies and memsets: not scheduled (they run on the legacy or
+ * per-thread stream and return when done), but the host waits in them, so
+ * the gather opens first when a stream of the program's context waits for
+ * gathered work.  X(symbol, base, per-thread, since, params, args). */
+#define SCPY_P (CUdeviceptr dst, CUdeviceptr src, size_t n)
+#define SHTOD_P (CUdeviceptr dst, const void *src, size_t n)
+#define SDTOH_P (void *dst, CUdeviceptr src, size_t n)
+#define S2D_P (const CUDA_MEMCPY2D *p)
+#define S3D_P (const CUDA_MEMCPY3D *p)
+#define SSET8_P (CUdeviceptr dst, unsigned char v, size_t n)
+#define SSET16_P (CUdeviceptr dst, unsigned short v, size_t n)
+#define SSET32_P (CUdeviceptr dst, unsigned int v, size_t n)
+#define WAITS(X) \
+	X(cuMemcpy, "cuMemcpy", 0, 4000, SCPY_P, (dst, src, n)) \
+	X(cuMemcpy_ptds, "cuMemcpy", 1, 7000, SCPY_P, (dst, src, n)) \
+	X(cuMemcpyHtoD_v2, "cuMemcpyHtoD", 0, 3020, SHTOD_P, (dst, src, n)) \
+	X(cuMemcpyHtoD_v2_ptds, "cuMemcpyHtoD", 1, 7000, SHTOD_P, (dst, src, n)) \
+	X(cuMemcpyDtoH_v2, "cuMemcpyDtoH", 0, 3020, SDTOH_P, (dst, src, n)) \
+	X(cuMemcpyDtoH_v2_ptds, "cuMemcpyDtoH", 1, 7000, SDTOH_P, (dst, src, n)) \
+	X(cuMemcpyDtoD_v2, "cuMemcpyDtoD", 0, 3020, SCPY_P, (dst, src, n)) \
+	X(cuMemcpyDtoD_v2_ptds, "cuMemcpyDtoD", 1, 7000, SCPY_P, (dst, src, n)) \
+	X(cuMemcpy2D_v2, "cuMemcpy2D", 0, 3020, S2D_P, (p)) \
+	X(cuMemcpy2D_v2_ptds, "cuMemcpy2D", 1, 7000, S2D_P, (p)) \
+	X(cuMemcpy3D_v2, "cuMemcpy3D", 0, 3020, S3D_P, (p)) \
+	X(cuMemcpy3D_v2_ptds, "cuMemcpy3D", 1, 7000, S3D_P, (p)) \
+	X(cuMemsetD8_v2, "cuMemsetD8", 0, 3020, SSET8_P, (dst, v, n)) \
+	X(cuMemsetD8_v2_ptds, "cuMemsetD8", 1, 7000, SSET8_P, (dst, v, n)) \
+	X(cuMemsetD16_v2, "cuMemsetD16", 0, 3020, SSET16_P, (dst, v, n)) \
+	X(cuMemsetD16_v2_ptds, "cuMemsetD16", 1, 7000, SSET16_P, (dst, v, n)) \
+	X(cuMemsetD32_v2, "cuMemsetD32", 0, 3020, SSET32_P, (dst, v, n)) \
+	X(cuMemsetD32_v2_ptds, "cuMemsetD32", 1, 7000, SSET32_P, (dst, v, n))
 
 #endif

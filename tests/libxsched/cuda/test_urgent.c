@@ -1912,3 +1912,30 @@ TEST(mode_auto_bursts_end_at_an_event_synchronize_too)
 	ASSERT_URGENT(r, hi);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
+
+TEST(synchronous_copy_after_a_dependence_opens_the_gates)
+{
+	CUstream hi;
+	CUevent e;
+	CUfunction f;
+	CUdeviceptr d;
+	char buf[16];
+	double t0;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	ASSERT_EQ(cuMemAlloc(&d, sizeof(buf)), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	f = CK(220, MS);
+	go(f, hi);
+	go(f, hi);
+	ASSERT_EQ(cuEventRecord(e, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamWaitEvent(CU_STREAM_LEGACY, e, 0), CUDA_SUCCESS);
+	t0 = now_ms();
+	/* On the legacy stream, after its wait for the gathered kernels. */
+	ASSERT_EQ(cuMemcpyDtoH(buf, d, sizeof(buf)), CUDA_SUCCESS);
+	ASSERT_LE(now_ms() - t0, 1000.0);
+	ASSERT_TRUE(!rec_of(220).pending);
+	ASSERT_EQ(cuMemFree(d), CUDA_SUCCESS);
+}
