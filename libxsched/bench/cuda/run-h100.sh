@@ -122,6 +122,10 @@
 #             the batch jobs alone, urgent alone, then urgent beside the GEMM,
 #             SDPA, ResNet-50 b16 and b256 with the urgent context on (mode
 #             auto), REQ_MAIN each, cut by BUDGET_S
+#   lv3-llm
+#             issue 24's LLM decode loop (a Llama-shaped model, 32 tokens,
+#             eager) alone and beside VGG-16 training natively and with the
+#             urgent context on, REQ_MAIN each (written, not yet run)
 #   lv3-transparency
 #             transparency.py --urgent natively, then with the urgent
 #             context on in mode auto and in mode gather
@@ -439,6 +443,32 @@ plan_lv3_auto() {
 		say "urgent beside $b, urgent context on, mode auto ($n requests)"
 		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
 		lv3_count
+	done
+}
+
+# Issue 24's LLM case (written, not yet run): VGG-16 training alone (10 s),
+# the decode loop (xbench.py's llama32) alone natively, then beside VGG-16
+# training on the high-priority stream natively and with the urgent context
+# on (mode auto), REQ_MAIN requests each, cut by BUDGET_S
+plan_lv3_llm() {
+	local n=$REQ_MAIN t=$((REQ_MAIN / 10 + 200)) side
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	run_py native 120 batch-alone --batch vgg16train --seconds 10 --tag alone-vgg16train
+	say "LLM decode alone ($n requests)"
+	run_py native "$t" alone --urgent llama32 --requests "$n" --tag alone-llama32
+	for side in native xsched; do
+		room 240 "LLM decode beside VGG-16 training, $side" || break
+		say "LLM decode beside VGG-16 training, $side ($n requests)"
+		if [ $side = xsched ]; then
+			XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --urgent llama32 --batch vgg16train \
+				--prio high --requests "$n" --tag stream-high-vgg16train-llama32-lv3
+			lv3_count
+		else
+			run_py native "$t" stream --urgent llama32 --batch vgg16train \
+				--prio high --requests "$n" --tag stream-high-vgg16train-llama32
+		fi
 	done
 }
 
@@ -787,6 +817,7 @@ for p in "$@"; do
 	lv3-r50) plan_lv3_r50 ;;
 	lv3-auto) plan_lv3_auto ;;
 	lv3-transparency) plan_lv3_transparency ;;
+	lv3-llm) plan_lv3_llm ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

@@ -75,6 +75,29 @@ class Job:
                 self.model = torchvision.models.resnet50(weights=None).to(dev).eval()
                 self.x = torch.randn(bs, 3, 224, 224, device=dev)
                 self.unit = lambda: self.model(self.x)
+            elif name == "llama32":
+                # A Llama-shaped decoder from a transformers config (random
+                # weights, fp16): greedy decode of 32 tokens after a
+                # 16-token prompt, eager, each token read on the host (a
+                # serving loop's stop check) -- written for issue 24, not
+                # yet run (Documentation/cuda.rst, "Not measured yet").
+                from transformers import LlamaConfig, LlamaForCausalLM
+                cfg = LlamaConfig(hidden_size=1024, intermediate_size=2816,
+                                  num_hidden_layers=8, num_attention_heads=16,
+                                  num_key_value_heads=16, vocab_size=32000,
+                                  max_position_embeddings=512)
+                self.model = LlamaForCausalLM(cfg).to(dev, dtype=torch.float16).eval()
+                self.prompt = torch.randint(0, cfg.vocab_size, (1, 16), device=dev)
+                self.unit = self.decode
+            elif name == "vgg16train":
+                # VGG-16 training steps, batch 32 (SGD): the batch job the
+                # issue's LLM case names -- not yet run.
+                import torchvision
+                self.model = torchvision.models.vgg16(weights=None).to(dev).train()
+                self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3)
+                self.x = torch.randn(32, 3, 224, 224, device=dev)
+                self.y = torch.randint(0, 1000, (32,), device=dev)
+                self.unit = self.train_step
             elif name == "gemm":
                 n = 16384
                 self.a = torch.randn(n, n, device=dev)
@@ -91,6 +114,23 @@ class Job:
             else:
                 raise SystemExit("unknown job " + name)
         self.graph = None
+
+    def decode(self):
+        out = self.model(input_ids=self.prompt, use_cache=True)
+        tok = out.logits[:, -1:].argmax(-1)
+        for _ in range(31):
+            if tok.item() < 0:  # never: the host reads each token
+                break
+            out = self.model(input_ids=tok, past_key_values=out.past_key_values,
+                             use_cache=True)
+            tok = out.logits[:, -1:].argmax(-1)
+        return tok
+
+    def train_step(self):
+        with torch.enable_grad():
+            self.opt.zero_grad(set_to_none=True)
+            F.cross_entropy(self.model(self.x), self.y).backward()
+            self.opt.step()
 
     def capture(self):
         """Replay the unit as one CUDA graph (harness-noise reference)."""
@@ -396,7 +436,7 @@ def batch_alone(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["alone", "stream", "proc", "batch-alone", "batch-worker"])
-    ap.add_argument("--urgent", default="r18b4", choices=["r18b4", "noop"])
+    ap.add_argument("--urgent", default="r18b4", choices=["r18b4", "noop", "llama32"])
     ap.add_argument("--batch", default="none")
     ap.add_argument("--prio", default="equal", choices=["equal", "high"])
     ap.add_argument("--requests", type=int, default=2000)
