@@ -389,8 +389,6 @@ static CUresult hook_cuCtxSynchronize(void)
 	r = real_cuCtxSynchronize();
 	if (r == CUDA_SUCCESS)
 		r = xu_ctx_synchronize();
-	if (r == CUDA_SUCCESS)
-		xu_ctx_synchronized();
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -410,8 +408,6 @@ static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 	r = real_cuCtxSynchronize_v2(c);
 	if (r == CUDA_SUCCESS && !c)
 		r = xu_ctx_synchronize();
-	if (r == CUDA_SUCCESS && !c)
-		xu_ctx_synchronized();
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -579,7 +575,6 @@ WAIT_HOOK(cuStreamWaitEvent_ptsz)
 	static CUresult hook_##sym(CUevent ev)				\
 	{								\
 		CUevent cur_;						\
-									\
 		CUresult r;						\
 									\
 		READY(sym);						\
@@ -643,7 +638,7 @@ NOTE_HOOK(cuFuncSetCacheConfig, (CUfunction f, CUfunc_cache c), (f, c),
 	{								\
 		READY(sym);						\
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
-		h = xu_route(h, NULL, how == XU_CARRY ? XU_OPEN : how, NULL); \
+		h = xu_route(h, NULL, how, NULL);			\
 		return WATCHED(#sym, real_##sym A);			\
 	}								\
 	EXPORT_AS(sym)

@@ -256,12 +256,10 @@ void xu_module_unloaded(CUmodule m)
 	/* Its functions die with it; the driver may hand out their addresses
 	 * again for the next module. */
 	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_fn *fn = fns.val[i];
+		struct xu_fn *fn = xu_tat(&fns, i);
 
-		if (fns.key[i] && fns.key[i] != XU_TOMB && fn && fn->mod == m &&
-		    fn->state != FN_KERNEL) {
-			fns.key[i] = XU_TOMB;
-			fns.val[i] = NULL;
+		if (fn && fn->mod == m && fn->state != FN_KERNEL) {
+			xu_tdel_at(&fns, i);
 			free(fn->name);
 			free(fn);
 		}

@@ -250,8 +250,10 @@ void xg_close(struct xg_gate *g, CUstream twin)
 	    atomic_load_explicit(&paused, memory_order_relaxed))
 		return;
 	/* Seen closed before the wait is queued: a synchronize meanwhile
-	 * opens it rather than waiting for the watchdog. */
-	if (atomic_compare_exchange_strong(&closed_since, &zero, xs_now_ns() | 1))
+	 * opens it rather than waiting for the watchdog.  (The clock is read
+	 * once a burst, not on every call.) */
+	if (!atomic_load_explicit(&closed_since, memory_order_relaxed) &&
+	    atomic_compare_exchange_strong(&closed_since, &zero, xs_now_ns() | 1))
 		watchdog_kick();
 	k = atomic_load(&openings) + 1;
 	until = atomic_load_explicit(&g->until, memory_order_relaxed);

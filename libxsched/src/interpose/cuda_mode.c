@@ -99,17 +99,16 @@ static enum xm_mode best_of(const struct xm_state *st)
 enum xm_mode xm_begin(struct xm_state *st)
 {
 	enum xm_mode m;
-	uint32_t b = st->burst++;
+	uint32_t b = st->burst++, i;
 
 	if (st->forced >= 0)
 		return st->cur = (enum xm_mode)st->forced;
 	/* Each mode XM_WIN times first, in turn. */
-	for (m = 0; m < XM_NMODES; m++)
-		if (st->have[m] && st->n[m] < XM_WIN) {
-			for (m = (enum xm_mode)(b % XM_NMODES);; m = (m + 1) % XM_NMODES)
-				if (st->have[m] && st->n[m] < XM_WIN)
-					return st->cur = m;
-		}
+	for (i = 0; i < XM_NMODES; i++) {
+		m = (enum xm_mode)((b + i) % XM_NMODES);
+		if (st->have[m] && st->n[m] < XM_WIN)
+			return st->cur = m;
+	}
 	for (m = 0; m < XM_NMODES; m++)
 		if (st->have[m] && m != st->best && (int32_t)(b - st->next_try[m]) >= 0)
 			return st->cur = m;

@@ -168,9 +168,9 @@
 	X(cuFuncSetAttribute, "cuFuncSetAttribute", 0, 9000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuFuncSetCacheConfig, "cuFuncSetCacheConfig", 0, 3000, XSI_HARMLESS, XSI_SCOPE_STREAM)
 
-/* Stream calls that are not scheduled: an urgent stream's run on its twin
- * (C) or, what names an object of the program's context, on its own
- * stream after the twin's work (S).  X(symbol, base, per-thread, since,
+/* Stream calls that are not scheduled: an urgent stream's run on its twin,
+ * the gather's gates opened first (O), or, what names an object of the
+ * program's context, on its own stream after the twin's work (S).  X(symbol, base, per-thread, since,
  * params, args, how). */
 #define WV32_P (CUstream h, CUdeviceptr a, cuuint32_t v, unsigned int fl)
 #define WV64_P (CUstream h, CUdeviceptr a, cuuint64_t v, unsigned int fl)
@@ -186,18 +186,18 @@
 #define WSEM_P (const CUexternalSemaphore *e, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *p, \
 		unsigned int n, CUstream h)
 #define ROUTED(X) \
-	X(cuStreamWriteValue32, "cuStreamWriteValue32", 0, 8000, WV32_P, (h, a, v, fl), XU_CARRY) \
-	X(cuStreamWriteValue32_ptsz, "cuStreamWriteValue32", 1, 8000, WV32_P, (h, a, v, fl), XU_CARRY) \
-	X(cuStreamWriteValue64, "cuStreamWriteValue64", 0, 9000, WV64_P, (h, a, v, fl), XU_CARRY) \
-	X(cuStreamWriteValue64_ptsz, "cuStreamWriteValue64", 1, 9000, WV64_P, (h, a, v, fl), XU_CARRY) \
-	X(cuStreamWriteValue32_v2, "cuStreamWriteValue32", 0, 11070, WV32_P, (h, a, v, fl), XU_CARRY) \
-	X(cuStreamWriteValue32_v2_ptsz, "cuStreamWriteValue32", 1, 11070, WV32_P, (h, a, v, fl), XU_CARRY) \
-	X(cuStreamWriteValue64_v2, "cuStreamWriteValue64", 0, 11070, WV64_P, (h, a, v, fl), XU_CARRY) \
-	X(cuStreamWriteValue64_v2_ptsz, "cuStreamWriteValue64", 1, 11070, WV64_P, (h, a, v, fl), XU_CARRY) \
-	X(cuMemPrefetchAsync, "cuMemPrefetchAsync", 0, 8000, PF1_P, (p, n, d, h), XU_CARRY) \
-	X(cuMemPrefetchAsync_ptsz, "cuMemPrefetchAsync", 1, 8000, PF1_P, (p, n, d, h), XU_CARRY) \
-	X(cuMemPrefetchAsync_v2, "cuMemPrefetchAsync", 0, 12020, PF2_P, (p, n, l, fl, h), XU_CARRY) \
-	X(cuMemPrefetchAsync_v2_ptsz, "cuMemPrefetchAsync", 1, 12020, PF2_P, (p, n, l, fl, h), XU_CARRY) \
+	X(cuStreamWriteValue32, "cuStreamWriteValue32", 0, 8000, WV32_P, (h, a, v, fl), XU_OPEN) \
+	X(cuStreamWriteValue32_ptsz, "cuStreamWriteValue32", 1, 8000, WV32_P, (h, a, v, fl), XU_OPEN) \
+	X(cuStreamWriteValue64, "cuStreamWriteValue64", 0, 9000, WV64_P, (h, a, v, fl), XU_OPEN) \
+	X(cuStreamWriteValue64_ptsz, "cuStreamWriteValue64", 1, 9000, WV64_P, (h, a, v, fl), XU_OPEN) \
+	X(cuStreamWriteValue32_v2, "cuStreamWriteValue32", 0, 11070, WV32_P, (h, a, v, fl), XU_OPEN) \
+	X(cuStreamWriteValue32_v2_ptsz, "cuStreamWriteValue32", 1, 11070, WV32_P, (h, a, v, fl), XU_OPEN) \
+	X(cuStreamWriteValue64_v2, "cuStreamWriteValue64", 0, 11070, WV64_P, (h, a, v, fl), XU_OPEN) \
+	X(cuStreamWriteValue64_v2_ptsz, "cuStreamWriteValue64", 1, 11070, WV64_P, (h, a, v, fl), XU_OPEN) \
+	X(cuMemPrefetchAsync, "cuMemPrefetchAsync", 0, 8000, PF1_P, (p, n, d, h), XU_OPEN) \
+	X(cuMemPrefetchAsync_ptsz, "cuMemPrefetchAsync", 1, 8000, PF1_P, (p, n, d, h), XU_OPEN) \
+	X(cuMemPrefetchAsync_v2, "cuMemPrefetchAsync", 0, 12020, PF2_P, (p, n, l, fl, h), XU_OPEN) \
+	X(cuMemPrefetchAsync_v2_ptsz, "cuMemPrefetchAsync", 1, 12020, PF2_P, (p, n, l, fl, h), XU_OPEN) \
 	X(cuMemAllocAsync, "cuMemAllocAsync", 0, 11020, ALLOC_P, (p, n, h), XU_STAY) \
 	X(cuMemAllocAsync_ptsz, "cuMemAllocAsync", 1, 11020, ALLOC_P, (p, n, h), XU_STAY) \
 	X(cuMemFreeAsync, "cuMemFreeAsync", 0, 11020, FREE_P, (p, h), XU_STAY) \
@@ -206,8 +206,8 @@
 	X(cuMemAllocFromPoolAsync_ptsz, "cuMemAllocFromPoolAsync", 1, 11020, POOL_P, (p, n, mp, h), XU_STAY) \
 	X(cuStreamAttachMemAsync, "cuStreamAttachMemAsync", 0, 6000, ATTACH_P, (h, p, n, fl), XU_STAY) \
 	X(cuStreamAttachMemAsync_ptsz, "cuStreamAttachMemAsync", 1, 7000, ATTACH_P, (h, p, n, fl), XU_STAY) \
-	X(cuGraphUpload, "cuGraphUpload", 0, 11010, UPLOAD_P, (g, h), XU_CARRY) \
-	X(cuGraphUpload_ptsz, "cuGraphUpload", 1, 11010, UPLOAD_P, (g, h), XU_CARRY) \
+	X(cuGraphUpload, "cuGraphUpload", 0, 11010, UPLOAD_P, (g, h), XU_OPEN) \
+	X(cuGraphUpload_ptsz, "cuGraphUpload", 1, 11010, UPLOAD_P, (g, h), XU_OPEN) \
 	X(cuSignalExternalSemaphoresAsync, "cuSignalExternalSemaphoresAsync", 0, 10000, SIG_P, (e, p, n, h), XU_STAY) \
 	X(cuSignalExternalSemaphoresAsync_ptsz, "cuSignalExternalSemaphoresAsync", 1, 10000, SIG_P, (e, p, n, h), XU_STAY) \
 	X(cuWaitExternalSemaphoresAsync, "cuWaitExternalSemaphoresAsync", 0, 10000, WSEM_P, (e, p, n, h), XU_STAY) \

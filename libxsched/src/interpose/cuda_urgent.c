@@ -480,10 +480,10 @@ static void tell_modes(void)
 		return;
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_stream *s = streams.val[i];
+		struct xu_stream *s = xu_tat(&streams, i);
 		const struct xm_state *p;
 
-		if (!streams.key[i] || streams.key[i] == XU_TOMB || !s || !s->bursts.st.burst)
+		if (!s || !s->bursts.st.burst)
 			continue;
 		p = &s->bursts.st;
 		xs_info("cuda: stream %p: %u urgent bursts: %u native, %u ctx, %u gather, %u lv1 (median us of the last: %u, %u, %u, %u); last choice %s",
@@ -515,24 +515,21 @@ void xu_event_synchronized(CUevent ev)
 	}
 }
 
-void xu_ctx_synchronized(void)
+/* Every urgent stream's burst ended.  Under the table's lock: a stream is
+ * freed only after it leaves the table, and burst_end() calls no driver. */
+static void bursts_end(void)
 {
-	struct xu_stream *done[64];
-	unsigned int i, n = 0;
+	unsigned int i;
 
 	if (!atomic_load(&nurgent))
 		return;
-	/* Ended under the table's lock: a stream is freed only after it
-	 * leaves the table, and burst_end() calls no driver. */
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
-		struct xu_stream *s = streams.val[i];
+	for (i = 0; i < XU_TABLE_SLOTS; i++) {
+		struct xu_stream *s = xu_tat(&streams, i);
 
-		if (streams.key[i] && streams.key[i] != XU_TOMB && s && atomic_load(&s->bursts.in))
-			done[n++] = s;
+		if (s)
+			burst_end(s);
 	}
-	for (i = 0; i < n; i++)
-		burst_end(done[i]);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -671,6 +668,8 @@ CUresult xu_ctx_synchronize(void)
 		return CUDA_SUCCESS;
 	r = ur.ctx_sync();
 	ur.ctx_pop(&old);
+	if (r == CUDA_SUCCESS)
+		bursts_end();
 	return r;
 }
 
@@ -704,12 +703,10 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 		n = 0;
 		pthread_mutex_lock(&lock);
 		for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
-			struct xu_stream *s = streams.val[i];
+			struct xu_stream *s = xu_tat(&streams, i);
 
-			if (streams.key[i] && streams.key[i] != XU_TOMB && s &&
-			    (s->ctx == ctx || (device >= 0 && s->dev == device))) {
-				streams.key[i] = XU_TOMB;
-				streams.val[i] = NULL;
+			if (s && (s->ctx == ctx || (device >= 0 && s->dev == device))) {
+				xu_tdel_at(&streams, i);
 				gone[n++] = s;
 				atomic_fetch_sub(&nurgent, 1);
 			}

@@ -59,13 +59,13 @@ CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data, uintpt
 void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
 /* The twin of @h, or NULL (synchronize and query cover it too). */
 CUstream xu_twin(CUstream h);
-/* A synchronize (or query) of @h, or of the context, succeeded: the
- * burst in progress ended (cuda_mode.c measures it). */
+/* A synchronize (or query) of @h succeeded: the burst in progress ended
+ * (cuda_mode.c measures it). */
 void xu_stream_synchronized(CUstream h);
-void xu_ctx_synchronized(void);
 /* ... or of an event last recorded on an urgent stream (either side). */
 void xu_event_synchronized(CUevent ev);
-/* cuCtxSynchronize: the current device's urgent context too. */
+/* The program's context synchronized: the current device's urgent context
+ * too, and (on success) every urgent stream's burst ended. */
 CUresult xu_ctx_synchronize(void);
 /* Stream capture begins on @h: its twin's work first. */
 void xu_capture_begin(CUstream h);

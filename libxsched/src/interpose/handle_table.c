@@ -62,3 +62,19 @@ void *xu_tdel(struct xu_table *t, const void *k)
 	}
 	return NULL;
 }
+
+void *xu_tat(const struct xu_table *t, unsigned int i)
+{
+	return t->key[i] && t->key[i] != XU_TOMB ? t->val[i] : NULL;
+}
+
+void *xu_tdel_at(struct xu_table *t, unsigned int i)
+{
+	void *v = xu_tat(t, i);
+
+	if (v) {
+		t->key[i] = XU_TOMB;
+		t->val[i] = NULL;
+	}
+	return v;
+}

@@ -21,5 +21,9 @@ void *xu_tget(const struct xu_table *t, const void *k);
 /* false: the table is full (the handle is not followed) */
 bool xu_tput(struct xu_table *t, void *k, void *v);
 void *xu_tdel(struct xu_table *t, const void *k);
+/* Walking the table: the value in slot @i (NULL: none there), and its
+ * removal. */
+void *xu_tat(const struct xu_table *t, unsigned int i);
+void *xu_tdel_at(struct xu_table *t, unsigned int i);
 
 #endif

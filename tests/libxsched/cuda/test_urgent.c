@@ -134,26 +134,8 @@ static struct fake_rec rec_of(int id)
 	return found;
 }
 
-/* Records of kind @kernel (FAKE_COPY, ...) from log index @from on: how
- * many, and how many of them ran in context @ctx. */
-static int count_kind(int from, int kernel, int ctx, int *in_ctx)
-{
-	struct fake_rec r;
-	int i, n = 0;
-
-	*in_ctx = 0;
-	for (i = from; i < fake_log_count(); i++) {
-		fake_log_get(i, &r);
-		if (r.kernel != kernel)
-			continue;
-		n++;
-		*in_ctx += r.ctx == ctx;
-	}
-	return n;
-}
-
-/* How many commands ran in a context other than the primary. */
-/* Like count_kind(), of the records on memory @mem only. */
+/* Records of kind @kernel (FAKE_COPY, ...) from log index @from on, on
+ * memory @mem (NULL: any): how many, and how many ran in context @ctx. */
 static int count_at(int from, int kernel, void *mem, int ctx, int *in_ctx)
 {
 	struct fake_rec r;
@@ -162,13 +144,20 @@ static int count_at(int from, int kernel, void *mem, int ctx, int *in_ctx)
 	*in_ctx = 0;
 	for (i = from; i < fake_log_count(); i++) {
 		fake_log_get(i, &r);
-		if (r.kernel != kernel || r.mem != mem)
+		if (r.kernel != kernel || (mem && r.mem != mem))
 			continue;
 		n++;
 		*in_ctx += r.ctx == ctx;
 	}
 	return n;
 }
+
+static int count_kind(int from, int kernel, int ctx, int *in_ctx)
+{
+	return count_at(from, kernel, NULL, ctx, in_ctx);
+}
+
+/* How many commands ran in a context other than the primary. */
 
 static int off_primary(void)
 {
@@ -1938,4 +1927,25 @@ TEST(synchronous_copy_after_a_dependence_opens_the_gates)
 	ASSERT_LE(now_ms() - t0, 1000.0);
 	ASSERT_TRUE(!rec_of(220).pending);
 	ASSERT_EQ(cuMemFree(d), CUDA_SUCCESS);
+}
+
+TEST(mode_auto_bursts_end_at_a_context_synchronize_too)
+{
+	CUstream hi;
+	CUfunction f;
+	struct fake_rec r;
+	int i, from;
+
+	lv3("1");
+	unsetenv("XSCHED_CUDA_LV3_MODE");
+	hi = mk(-1);
+	f = CK(221, MS);
+	go(f, hi);		/* burst 0: native */
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	from = fake_log_count();
+	go(f, hi);		/* burst 1: in the urgent context */
+	for (i = from; fake_log_get(i, &r) == 0 && r.kernel != 221; i++)
+		;
+	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
