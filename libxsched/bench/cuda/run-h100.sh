@@ -124,8 +124,10 @@
 #             auto), REQ_MAIN each, cut by BUDGET_S
 #   lv3-llm
 #             issue 24's LLM decode loop (a Llama-shaped model, 32 tokens,
-#             eager) alone and beside VGG-16 training natively and with the
-#             urgent context on, REQ_MAIN each (written, not yet run)
+#             eager and under CUDA graphs): a smoke test of each, then alone
+#             and beside VGG-16 training natively and with the urgent context
+#             on, LLM_REQ requests (default 300) at LLM_RATE per second
+#             (default 5) each
 #   lv3-transparency
 #             transparency.py --urgent natively, then with the urgent
 #             context on in mode auto and in mode gather
@@ -213,6 +215,7 @@ run_py() {
 	local rc=$?
 	[ $rc = 0 ] || say "FAILED rc=$rc: $label $*"
 	tail -n 1 "$RES"
+	return $rc
 }
 
 overhead() {	# labels...: one process per label in turn, per setup and kernel
@@ -446,29 +449,44 @@ plan_lv3_auto() {
 	done
 }
 
-# Issue 24's LLM case (written, not yet run): VGG-16 training alone (10 s),
-# the decode loop (xbench.py's llama32) alone natively, then beside VGG-16
-# training on the high-priority stream natively and with the urgent context
-# on (mode auto), REQ_MAIN requests each, cut by BUDGET_S
+# Issue 24's LLM case: VGG-16 training alone (10 s); a smoke test of the
+# decode loop (xbench.py's llama32), eager and under CUDA graphs, natively and
+# with the urgent context on (the plan stops if one fails); then for eager and
+# for graphs: the decode loop alone natively, then beside VGG-16 training on
+# the high-priority stream natively and with the urgent context on (mode
+# auto), LLM_REQ requests each at LLM_RATE per second, cut by BUDGET_S
 plan_lv3_llm() {
-	local n=$REQ_MAIN t=$((REQ_MAIN / 10 + 200)) side
+	local n=${LLM_REQ:-300} r=${LLM_RATE:-5} t g tag side
+	t=$((n / r * 2 + 90))
 	info
 	build
 	[ -n "$XLIB" ] || return 1
+	say "LLM smoke: 3 requests each, eager and graphs, native and urgent context"
+	for g in "" --graph; do
+		run_py native 150 alone --urgent llama32 --prio high $g --requests 3 --warmup 1 --tag smoke-llama32 || return 1
+		XSCHED_CUDA_LV3=1 run_py xsched 150 alone --urgent llama32 --prio high $g --requests 3 --warmup 1 --tag smoke-llama32 || return 1
+	done
 	run_py native 120 batch-alone --batch vgg16train --seconds 10 --tag alone-vgg16train
-	say "LLM decode alone ($n requests)"
-	run_py native "$t" alone --urgent llama32 --requests "$n" --tag alone-llama32
-	for side in native xsched; do
-		room 240 "LLM decode beside VGG-16 training, $side" || break
-		say "LLM decode beside VGG-16 training, $side ($n requests)"
-		if [ $side = xsched ]; then
-			XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --urgent llama32 --batch vgg16train \
-				--prio high --requests "$n" --tag stream-high-vgg16train-llama32-lv3
-			lv3_count
-		else
-			run_py native "$t" stream --urgent llama32 --batch vgg16train \
-				--prio high --requests "$n" --tag stream-high-vgg16train-llama32
-		fi
+	for g in "" --graph; do
+		tag=llama32${g:+-graph}
+		room $((t / 2)) "LLM decode $tag alone" || break
+		say "LLM decode $tag alone ($n requests at $r/s)"
+		run_py native "$t" alone --urgent llama32 --prio high $g --rate "$r" --warmup 10 \
+			--requests "$n" --tag "alone-$tag"
+		for side in native xsched; do
+			room $((t / 2)) "LLM decode $tag beside VGG-16 training, $side" || break 2
+			say "LLM decode $tag beside VGG-16 training, $side ($n requests at $r/s)"
+			if [ $side = xsched ]; then
+				XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --urgent llama32 --batch vgg16train \
+					--prio high $g --rate "$r" --warmup 10 --requests "$n" \
+					--tag "stream-high-vgg16train-$tag-lv3"
+				lv3_count
+			else
+				run_py native "$t" stream --urgent llama32 --batch vgg16train \
+					--prio high $g --rate "$r" --warmup 10 --requests "$n" \
+					--tag "stream-high-vgg16train-$tag"
+			fi
+		done
 	done
 }
 

@@ -118,12 +118,13 @@ def main():
     alone = {}
     balone = {}
     for r in rows:
-        if r.get("mode") == "alone" and r.get("urgent") == "r18b4" and not r.get("graph"):
-            alone.setdefault((r["run"], r["xsched"]), r)
+        if r.get("mode") == "alone" and r.get("n", 0) > 10:
+            alone.setdefault((r["run"], r["xsched"], r.get("urgent"), bool(r.get("graph"))), r)
         if r.get("mode") == "batch-alone":
             balone.setdefault((r["batch"], r["xsched"]), r)
 
-    print("\n## urgent ResNet-18 b4 @ 20 req/s: P50 / P99 ms; x: against the urgent job alone natively in the same run")
+    print("\n## urgent job (ResNet-18 b4 @ 20 req/s unless named): P50 / P99 ms; x: against the same urgent job"
+          " alone natively in the same run (graphs against graphs)")
     print("(batch x: against the batch job alone natively, first run that measured it)")
     print("| run | batch | case | libxsched | n | P50 | P99 | P50x | P99x | GPU P50/P99 | batch it/s | batch x | overlap |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -131,7 +132,7 @@ def main():
         if r.get("mode") not in ("alone", "stream", "proc"):
             continue
         case = label(r)
-        ref = alone.get((r["run"], "native"))
+        ref = alone.get((r["run"], "native", r.get("urgent"), bool(r.get("graph"))))
         p50x = r["p50"] / ref["p50"] if ref else None
         p99x = r["p99"] / ref["p99"] if ref else None
         b = balone.get((r.get("batch"), "native"))
