@@ -142,8 +142,20 @@ class Job:
         self.pos_in = torch.zeros(1, 1, dtype=torch.long, device=dev)
         self.cpos_in = torch.zeros(1, dtype=torch.long, device=dev)
 
+    def rewind(self):
+        """Start the static cache over.  transformers 5 counts the cached
+        tokens in a device tensor that each update advances in place (graph
+        replays too), so it is zeroed in place, never replaced."""
+        for layer in getattr(self.cache, "layers", []):
+            c = getattr(layer, "cumulative_length", None)
+            if torch.is_tensor(c):
+                c.zero_()
+            elif c is not None:
+                layer.cumulative_length = 0
+
     def prefill(self):
         n = self.prompt.shape[1]
+        self.rewind()
         out = self.model(input_ids=self.prompt, position_ids=self.pre_pos.unsqueeze(0),
                          cache_position=self.pre_pos, past_key_values=self.cache,
                          use_cache=True)
