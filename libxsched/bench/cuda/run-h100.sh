@@ -455,19 +455,23 @@ plan_lv3_auto() {
 # for graphs: the decode loop alone natively, then beside VGG-16 training on
 # the high-priority stream natively and with the urgent context on (mode
 # auto), LLM_REQ requests each at LLM_RATE per second, cut by BUDGET_S
+# (LLM_SMOKE, LLM_VARIANTS: the variants smoke-tested and measured, default
+# "eager graph")
 plan_lv3_llm() {
 	local n=${LLM_REQ:-300} r=${LLM_RATE:-5} t g tag side
 	t=$((n / r * 2 + 90))
 	info
 	build
 	[ -n "$XLIB" ] || return 1
-	say "LLM smoke: 3 requests each, eager and graphs, native and urgent context"
-	for g in "" --graph; do
+	say "LLM smoke: 3 requests each, ${LLM_SMOKE-eager graph}, native and urgent context"
+	for g in ${LLM_SMOKE-eager graph}; do
+		[ "$g" = graph ] && g=--graph || g=
 		run_py native 150 alone --urgent llama32 --prio high $g --requests 3 --warmup 1 --tag smoke-llama32 || return 1
 		XSCHED_CUDA_LV3=1 run_py xsched 150 alone --urgent llama32 --prio high $g --requests 3 --warmup 1 --tag smoke-llama32 || return 1
 	done
 	run_py native 120 batch-alone --batch vgg16train --seconds 10 --tag alone-vgg16train
-	for g in "" --graph; do
+	for g in ${LLM_VARIANTS-eager graph}; do
+		[ "$g" = graph ] && g=--graph || g=
 		tag=llama32${g:+-graph}
 		room $((t / 2)) "LLM decode $tag alone" || break
 		say "LLM decode $tag alone ($n requests at $r/s)"
