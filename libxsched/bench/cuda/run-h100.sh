@@ -364,7 +364,7 @@ plan_more() {
 
 # lv3_count: what the urgent context carried and what it could not, so far
 lv3_count() {
-	say "urgent context: $(grep -c "runs in the urgent context" "$LOG") streams moved, $(grep -c "cannot run in the urgent context" "$LOG") functions not carried, $(grep -c "returned only when the watchdog" "$LOG") calls waited for the gather's watchdog"
+	say "urgent context (all cases so far): $(grep -c " urgent bursts: " "$LOG") urgent streams summed up at exit, $(grep -c "cannot run in the urgent context" "$LOG") functions not carried, $(grep -c "started by the watchdog" "$LOG") gathered bursts started by the watchdog"
 	grep "urgent bursts run" "$LOG" | tail -n 3 | cut -c1-220 | tee -a "$LOG"
 	grep "cannot run in the urgent context" "$LOG" | sed 's/.*function //' | cut -c1-160 | sort | uniq -c | sort -rn | head -10 | tee -a "$LOG"
 }

@@ -399,17 +399,24 @@ def case_alone(args):
 def case_stream(args):
     br = BatchRunner(args.batch, 0)
     th = threading.Thread(target=br.body, daemon=True)
-    th.start()
-    br.ready.wait()
-    if br.error:
-        raise SystemExit("batch failed: " + br.error)
     res = {}
+    captured = threading.Event()
 
     def urgent():
         st = make_stream(-1 if args.prio == "high" else 0)
-        job = Job(args.urgent, st)
-        if args.graph:
-            job.capture()
+        try:
+            job = Job(args.urgent, st)
+            if args.graph:
+                # Before the batch starts: a capture sets the process's
+                # RNG state aside, and a training step beside it (dropout)
+                # then fails ("Offset increment outside graph capture").
+                job.capture()
+        except BaseException as exc:
+            res["error"] = repr(exc)
+            return
+        finally:
+            captured.set()
+        br.ready.wait()
         ref = torch.cuda.Event(enable_timing=True)
         ref.record(st)
         res["out"] = urgent_loop(job, args.requests, args.rate, args.warmup,
@@ -417,8 +424,23 @@ def case_stream(args):
         res["starts"] = job.starts
         res["ref"] = ref
 
-    ut = threading.Thread(target=urgent)
-    ut.start()
+    if args.graph:
+        ut = threading.Thread(target=urgent)
+        ut.start()
+        captured.wait()
+        if "error" in res:
+            raise SystemExit("urgent job failed: " + res["error"])
+        th.start()
+    else:       # the batch first (FACTS.md 7: the program's shape matters)
+        th.start()
+        br.ready.wait()
+        ut = threading.Thread(target=urgent)
+        ut.start()
+    br.ready.wait()
+    if br.error:
+        br.stop.set()
+        ut.join()
+        raise SystemExit("batch failed: " + br.error)
     ut.join()
     br.stop.set()
     th.join()
