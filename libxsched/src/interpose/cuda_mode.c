@@ -3,32 +3,38 @@
  * Which way an urgent stream's bursts run (XSCHED_CUDA_LV3_MODE, "auto" by
  * default; Documentation/cuda.rst, "When each mechanism is worth it").
  *
- * No mode wins everywhere (H200, ResNet-18 b4, bench/cuda): beside a GEMM
- * that holds every SM the program's stream waits a whole kernel (20 ms
- * P50 against 4 alone), the urgent context cuts it to 5.7 and the gather
- * to 4.8; alone, the gather costs the overlap of host and GPU (5.1 against
- * 3.7) and the urgent context costs the batch job a few percent of its
- * time whenever it runs; beside ResNet-50 b16 (short kernels) Lv1's holds
- * keep it at 1.02x its time alone where the urgent context gives 1.3x,
- * at 13% of the batch job's throughput.  What decides is the batch job beside, which the
- * library cannot see, and the urgent job's own latency, which it can: a
- * burst is the stream's work from its first call after a synchronize to
- * the next synchronize of it, and its latency is that span.
+ * No mode wins everywhere (bench/cuda): beside a GEMM that holds every SM
+ * the program's stream waits a whole kernel (ResNet-18 b4: 20 ms P50
+ * against 4 alone, H200) and the urgent context cuts it to 5.7, the
+ * gather to 4.8; beside ResNet-50 b16 (short kernels) Lv1's holds do best;
+ * beside VGG-16 training an eager LLM decode loop (CPU-bound: a token is
+ * 10 ms of launches) gains 3% from any of them, and Lv1 and the urgent
+ * context cost the training 22% of its throughput (H100).  What decides is
+ * the batch job beside, which the library cannot see, and the urgent job's
+ * own waits, which it can.
  *
- * So each mode is measured on the stream's own bursts: first each mode in
- * turn, XM_WIN times; then the best (the lowest median of its last XM_WIN
- * bursts, a cheaper mode preferred unless a costlier one is XM_MARGIN_PCT
- * faster) runs, and every other mode is tried again for one burst after
- * XM_BACKOFF_MIN bursts, twice as long after each try it loses (four
- * times if it took twice the best's median or more; up to XM_BACKOFF_MAX), so that a loser costs few requests (a P99 is not spent
- * on exploring) and a change of neighbour is still seen; a try that would
- * win (by the rule above) is tried again at once, until its median says.
+ * A burst is the stream's work from its first call after a synchronize to
+ * the next synchronize of it.  Its wait, from its last call to its end, is
+ * what a mode changes (the host's own time before it is the same in every
+ * mode, and only adds noise); its span, first call to end, is what the
+ * urgent job sees.  So each mode's median wait is measured on the stream's
+ * own bursts, XM_WIN each in turn at first; then the cheapest mode whose
+ * wait is within the margin (XM_MARGIN_PCT of the median span) of the
+ * lowest runs: a mode costlier than the current one must save the batch
+ * job's price in urgent latency.  It replaces the current one only once
+ * that is out by twice the margin (hysteresis: alike modes do not take
+ * turns).  Every other mode is tried again for one burst after
+ * XM_BACKOFF_MIN bursts, twice as long after each try it loses (four times
+ * if it waited twice the best's median or more; up to XM_BACKOFF_MAX), so
+ * that a loser costs few requests (a P99 is not spent on exploring) and a
+ * change of neighbour is still seen; a try that would win is tried again
+ * at once, until its median says.
  */
 #include <string.h>
 
 #include "cuda_mode.h"
 
-static const char *const names[XM_NMODES] = { "native", "ctx", "gather", "lv1" };
+static const char *const names[XM_NMODES] = { "native", "gather", "ctx", "lv1" };
 
 const char *xm_name(enum xm_mode m)
 {
@@ -63,14 +69,16 @@ void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES])
 	st->cur = st->best;
 }
 
-uint32_t xm_median(const struct xm_state *st, enum xm_mode m)
+_Static_assert(XM_WIN <= XM_SPANS, "median_of() sorts up to XM_SPANS");
+
+static uint32_t median_of(const uint32_t *in, int n)
 {
-	uint32_t v[XM_WIN], t;
-	int i, j, n = st->n[m];
+	uint32_t v[XM_SPANS], t;
+	int i, j;
 
 	if (!n)
 		return 0;
-	memcpy(v, st->lat[m], sizeof(v));
+	memcpy(v, in, sizeof(*in) * (size_t)n);
 	for (i = 1; i < n; i++)
 		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
 			t = v[j];
@@ -80,20 +88,16 @@ uint32_t xm_median(const struct xm_state *st, enum xm_mode m)
 	return v[n / 2];
 }
 
-/* The lowest median. */
-static enum xm_mode best_of(const struct xm_state *st)
+uint32_t xm_median(const struct xm_state *st, enum xm_mode m)
 {
-	enum xm_mode m, best = XM_NATIVE;
-	uint32_t lo = 0, v;
+	return median_of(st->wait[m], st->n[m]);
+}
 
-	for (m = 0; m < XM_NMODES; m++) {
-		v = xm_median(st, m);
-		if (st->have[m] && st->n[m] && (!lo || v < lo)) {
-			lo = v;
-			best = m;
-		}
-	}
-	return best;
+uint32_t xm_margin(const struct xm_state *st)
+{
+	uint64_t m = (uint64_t)median_of(st->span, st->nspan) * XM_MARGIN_PCT / 100;
+
+	return m > XM_MARGIN_MIN_US ? (uint32_t)m : XM_MARGIN_MIN_US;
 }
 
 enum xm_mode xm_begin(struct xm_state *st)
@@ -115,33 +119,51 @@ enum xm_mode xm_begin(struct xm_state *st)
 	return st->cur = st->best;
 }
 
-/* The best after a new latency: a costlier mode replaces the current best
- * only when faster by the margin, a cheaper one once it is no slower (so
- * the cheaper is kept among alike modes, and two modes alike do not take
- * turns, each turn bringing the losers' tries forward). */
+/* The cheapest mode within the margin of the lowest wait; the current one
+ * is kept against a costlier until it is out by twice the margin. */
 static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
 {
-	enum xm_mode c = best_of(st);
-	uint64_t vc = xm_median(st, c), vcur = xm_median(st, cur);
+	uint64_t lo = UINT64_MAX, band = xm_margin(st);
+	enum xm_mode m, pick = cur;
 
-	if (c == cur || !st->n[cur])
-		return c;
-	if (c < cur)	/* cheaper: once no slower */
-		return vc <= vcur ? c : cur;
-	return vc * 100 <= vcur * (100 - XM_MARGIN_PCT) ? c : cur;
+	for (m = 0; m < XM_NMODES; m++)
+		if (st->have[m] && st->n[m] && xm_median(st, m) < lo)
+			lo = xm_median(st, m);
+	if (lo == UINT64_MAX)
+		return cur;
+	for (m = 0; m < XM_NMODES; m++)
+		if (st->have[m] && st->n[m] && xm_median(st, m) <= lo + band) {
+			pick = m;
+			break;
+		}
+	if (pick > cur && st->n[cur] && xm_median(st, cur) <= lo + 2 * band)
+		return cur;
+	return pick;
 }
 
-bool xm_end(struct xm_state *st, uint32_t us)
+/* Would a try of @m that waited @us be chosen over the best? */
+static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t us)
+{
+	uint64_t b = xm_median(st, st->best), band = xm_margin(st);
+
+	return m < st->best ? us <= b + band : (uint64_t)us + 2 * band <= b;
+}
+
+bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 {
 	enum xm_mode m = st->cur, was = st->best;
 
 	st->runs[m]++;
 	if (st->forced >= 0)
 		return false;
-	st->lat[m][st->pos[m]] = us;
+	st->wait[m][st->pos[m]] = wait;
 	st->pos[m] = (uint8_t)((st->pos[m] + 1) % XM_WIN);
 	if (st->n[m] < XM_WIN)
 		st->n[m]++;
+	st->span[st->spos] = span;
+	st->spos = (uint8_t)((st->spos + 1) % XM_SPANS);
+	if (st->nspan < XM_SPANS)
+		st->nspan++;
 	st->best = choose(st, was);
 	if (st->best != was) {
 		/* The old best is now a loser, tried as one from now on; the
@@ -152,15 +174,14 @@ bool xm_end(struct xm_state *st, uint32_t us)
 	}
 	if (m == st->best)
 		return false;
-	if ((uint64_t)us * 100 <= (uint64_t)xm_median(st, st->best) *
-	    (m < st->best ? 100 + XM_MARGIN_PCT : 100 - XM_MARGIN_PCT)) {
-		/* It would win this time: again at once, until its median
-		 * says. */
+	if (would_win(st, m, wait)) {
+		/* Again at once, until its median says. */
 		st->backoff[m] = XM_BACKOFF_MIN;
 		st->next_try[m] = st->burst;
 	} else {		/* a try that lost: later next time, much later
 				 * if it lost by far */
-		st->backoff[m] *= (uint64_t)us > 2ULL * xm_median(st, st->best) ? 4 : 2;
+		st->backoff[m] *= (uint64_t)wait > 2ULL * xm_median(st, st->best) +
+				  xm_margin(st) ? 4 : 2;
 		if (st->backoff[m] > XM_BACKOFF_MAX)
 			st->backoff[m] = XM_BACKOFF_MAX;
 		st->next_try[m] = st->burst + st->backoff[m];
@@ -175,6 +196,7 @@ void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES])
 	atomic_init(&b->in, false);
 	atomic_init(&b->mode, (int)b->st.best);
 	b->t0 = 0;
+	atomic_init(&b->last, 0);
 }
 
 void xm_burst_fini(struct xm_burst *b)
@@ -184,10 +206,13 @@ void xm_burst_fini(struct xm_burst *b)
 
 enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 {
+	uint64_t t = now();	/* (vDSO: tens of ns, beside a launch's us) */
+
+	atomic_store_explicit(&b->last, t, memory_order_relaxed);
 	if (!atomic_load_explicit(&b->in, memory_order_acquire)) {
 		pthread_mutex_lock(&b->lock);
 		if (!atomic_load(&b->in)) {
-			b->t0 = now();
+			b->t0 = t;
 			atomic_store(&b->mode, (int)xm_begin(&b->st));
 			atomic_store_explicit(&b->in, true, memory_order_release);
 		}
@@ -198,15 +223,18 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 
 bool xm_burst_end(struct xm_burst *b, uint64_t now)
 {
-	uint64_t us;
+	uint64_t span, wait, last;
 	bool changed = false;
 
 	if (!atomic_load(&b->in))
 		return false;
 	pthread_mutex_lock(&b->lock);
 	if (atomic_load(&b->in)) {
-		us = (now - b->t0) / 1000;
-		changed = xm_end(&b->st, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us) &&
+		last = atomic_load_explicit(&b->last, memory_order_relaxed);
+		span = now > b->t0 ? (now - b->t0) / 1000 : 0;
+		wait = now > last ? (now - last) / 1000 : 0;
+		changed = xm_end(&b->st, span > UINT32_MAX ? UINT32_MAX : (uint32_t)span,
+				 wait > UINT32_MAX ? UINT32_MAX : (uint32_t)wait) &&
 			  b->st.burst > XM_NMODES * XM_WIN;
 		atomic_store(&b->in, false);
 	}

@@ -11,23 +11,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* In the order of their cost to the rest of the GPU. */
+/* In the order of their cost to the batch job beside: the gather switches
+ * contexts once a burst, the urgent context as often as the stream's work
+ * arrives, Lv1 holds every lower stream for the whole burst. */
 enum xm_mode {
 	XM_NATIVE,	/* the program's stream, as without the library */
-	XM_CTX,		/* the urgent context, each call as it comes */
 	XM_GATHER,	/* the urgent context, each burst gathered */
+	XM_CTX,		/* the urgent context, each call as it comes */
 	XM_LV1,		/* the program's stream, lower streams held (Lv1) */
 	XM_NMODES,
 };
 
-#define XM_WIN 5		/* latencies kept per mode: their median decides */
+#define XM_WIN 5		/* waits kept per mode: their median decides */
+#define XM_SPANS 16		/* burst spans kept (any mode): the scale */
 #define XM_BACKOFF_MIN 16	/* bursts before a losing mode is tried again */
 #define XM_BACKOFF_MAX 1024
-#define XM_MARGIN_PCT 10	/* a costlier mode must be this much faster */
+#define XM_MARGIN_PCT 10	/* of a burst's span: what a costlier mode must save */
+#define XM_MARGIN_MIN_US 50	/* the least such saving (noise on tiny bursts) */
 
 struct xm_state {
-	uint32_t lat[XM_NMODES][XM_WIN];	/* us */
+	uint32_t wait[XM_NMODES][XM_WIN];	/* us from a burst's last call to its end */
 	uint8_t n[XM_NMODES], pos[XM_NMODES];
+	uint32_t span[XM_SPANS];		/* us from a burst's first call to its end */
+	uint8_t nspan, spos;
 	uint32_t burst;			/* bursts begun */
 	uint32_t next_try[XM_NMODES];	/* burst at which a loser is tried */
 	uint32_t backoff[XM_NMODES];
@@ -42,10 +48,13 @@ struct xm_state {
 void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES]);
 /* A burst begins: its mode. */
 enum xm_mode xm_begin(struct xm_state *st);
-/* The burst ended after @us; true: the best mode changed. */
-bool xm_end(struct xm_state *st, uint32_t us);
-/* Median latency of @m so far (0: none). */
+/* The burst ended @span us after its first call and @wait us after its
+ * last; true: the best mode changed. */
+bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait);
+/* Median wait of @m so far (0: none). */
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
+/* What a costlier mode must save of the current one's wait, us. */
+uint32_t xm_margin(const struct xm_state *st);
 const char *xm_name(enum xm_mode m);
 /* A stream's bursts: the choice, and the burst in progress. */
 struct xm_burst {
@@ -54,11 +63,12 @@ struct xm_burst {
 	atomic_bool in;		/* a burst is in progress */
 	atomic_int mode;	/* its mode */
 	uint64_t t0;		/* its first call, ns */
+	_Atomic uint64_t last;	/* its latest call, ns */
 };
 
 void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES]);
 void xm_burst_fini(struct xm_burst *b);
-/* A call of the stream: the mode of its burst, begun now (@now(): ns) if
+/* A call of the stream (@now(): ns): the mode of its burst, begun now if
  * none is in progress. */
 enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void));
 /* The stream was synchronized at @now: its burst, if any, ended.  true:

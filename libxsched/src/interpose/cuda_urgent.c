@@ -463,10 +463,10 @@ static void burst_end(struct xu_stream *s)
 	if (!xm_burst_end(&s->bursts, xs_now_ns()))
 		return;
 	if (s->told < 16 || xsi_log_on())
-		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median us: native %u, ctx %u, gather %u, lv1 %u)",
+		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median wait us: native %u, gather %u, ctx %u, lv1 %u; margin %u)",
 			(void *)s->h, s->told ? "now " : "", xm_name(p->best), p->burst,
-			xm_median(p, XM_NATIVE), xm_median(p, XM_CTX), xm_median(p, XM_GATHER),
-			xm_median(p, XM_LV1));
+			xm_median(p, XM_NATIVE), xm_median(p, XM_GATHER), xm_median(p, XM_CTX),
+			xm_median(p, XM_LV1), xm_margin(p));
 	if (s->told < 16)
 		s->told++;
 }
@@ -486,11 +486,11 @@ static void tell_modes(void)
 		if (!s || !s->bursts.st.burst)
 			continue;
 		p = &s->bursts.st;
-		xs_info("cuda: stream %p: %u urgent bursts: %u native, %u ctx, %u gather, %u lv1 (median us of the last: %u, %u, %u, %u); last choice %s",
-			(void *)s->h, p->burst, p->runs[XM_NATIVE], p->runs[XM_CTX],
-			p->runs[XM_GATHER], p->runs[XM_LV1], xm_median(p, XM_NATIVE),
-			xm_median(p, XM_CTX), xm_median(p, XM_GATHER), xm_median(p, XM_LV1),
-			xm_name(p->best));
+		xs_info("cuda: stream %p: %u urgent bursts: %u native, %u gather, %u ctx, %u lv1 (median wait us of the last: %u, %u, %u, %u; margin %u); last choice %s",
+			(void *)s->h, p->burst, p->runs[XM_NATIVE], p->runs[XM_GATHER],
+			p->runs[XM_CTX], p->runs[XM_LV1], xm_median(p, XM_NATIVE),
+			xm_median(p, XM_GATHER), xm_median(p, XM_CTX), xm_median(p, XM_LV1),
+			xm_margin(p), xm_name(p->best));
 	}
 	pthread_mutex_unlock(&lock);
 }
