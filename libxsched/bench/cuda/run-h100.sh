@@ -128,6 +128,10 @@
 #             and beside VGG-16 training natively and with the urgent context
 #             on, LLM_REQ requests (default 300) at LLM_RATE per second
 #             (default 5) each
+#   lv3-probe
+#             the LLM decode loop beside VGG-16 training, PROBE_REQ requests
+#             in each mode of PROBE_MODES, the first at XSCHED_LOG=debug
+#             (debug-tail.log), the stacks of a case that hangs logged
 #   lv3-transparency
 #             transparency.py --urgent natively, then with the urgent
 #             context on in mode auto and in mode gather
@@ -196,8 +200,25 @@ room() {
 	return 1
 }
 
+# stacks_later T: after T s, the Python (faulthandler, SIGUSR1) and native
+# (cuda-gdb) stacks of a case still running go to the log; $STACKS is the
+# watcher, killed when the case ends
+stacks_later() {
+	(
+		sleep "$1"
+		for p in $(pgrep -f "$HERE/xbench.py"); do
+			say "still running after $1 s: the stacks of process $p"
+			kill -USR1 "$p"
+			command -v cuda-gdb >/dev/null &&
+				timeout 90 cuda-gdb -q -batch -p "$p" -ex "thread apply all bt 30" >>"$LOG" 2>&1
+		done
+	) &
+	STACKS=$!
+}
+
 # run_py LABEL TIMEOUT ARGS...: one python case, natively or preloaded; the
-# timeout is cut to what is left of BUDGET_S
+# timeout is cut to what is left of BUDGET_S; a case still running 20 s
+# before it has its stacks logged
 run_py() {
 	local label=$1 t=$2
 	shift 2
@@ -205,6 +226,7 @@ run_py() {
 		t=$((END - $(date +%s)))
 		[ "$t" -gt 0 ] || { say "skip (budget spent): $label $*"; return 0; }
 	fi
+	stacks_later $((t > 40 ? t - 20 : t / 2))
 	if [ "$label" = xsched ]; then
 		[ -n "$XLIB" ] || { say "skip (no interposer): $*"; return 0; }
 		XSCHED_LOG=${XSCHED_LOG:-info} XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB \
@@ -213,6 +235,7 @@ run_py() {
 		XBENCH_XSCHED=native timeout "$t" $PY "$HERE/xbench.py" "$@" --out "$RES" --raw "$RAW" >>"$LOG" 2>&1
 	fi
 	local rc=$?
+	kill "$STACKS" 2>/dev/null
 	[ $rc = 0 ] || say "FAILED rc=$rc: $label $*"
 	tail -n 1 "$RES"
 	return $rc
@@ -491,6 +514,34 @@ plan_lv3_llm() {
 					--tag "stream-high-vgg16train-$tag"
 			fi
 		done
+	done
+}
+
+# A case that hung, probed: the LLM decode loop beside VGG-16 training with
+# the urgent context on, PROBE_REQ requests (default 30) per mode of
+# PROBE_MODES (default "auto gather ctx lv1"), 90 s each (a hang has its
+# stacks logged); the first mode's calls at XSCHED_LOG=debug, whose last 3 MB
+# go to debug-tail.log
+plan_lv3_probe() {
+	local m n=${PROBE_REQ:-30} first=1
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	for m in ${PROBE_MODES-auto gather ctx lv1}; do
+		say "probe: LLM decode beside VGG-16 training, mode $m ($n requests)"
+		if [ $first = 1 ]; then
+			stacks_later 70
+			XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$m XSCHED_LOG=debug XBENCH_XSCHED=xsched \
+				LD_PRELOAD=$XLIB timeout 90 $PY "$HERE/xbench.py" stream --urgent llama32 \
+				--batch vgg16train --prio high --rate 2 --warmup 5 --requests "$n" \
+				--tag "probe-$m" --out "$RES" 2>&1 | tail -c 3000000 >"$OUT/debug-tail.log"
+			kill "$STACKS" 2>/dev/null
+			say "probe $m: $(grep -c . "$OUT/debug-tail.log") lines kept; last: $(tail -n 1 "$OUT/debug-tail.log" | cut -c1-200)"
+			first=0
+		else
+			XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$m run_py xsched 90 stream --urgent llama32 \
+				--batch vgg16train --prio high --rate 2 --warmup 5 --requests "$n" --tag "probe-$m"
+		fi
 	done
 }
 
@@ -840,6 +891,7 @@ for p in "$@"; do
 	lv3-auto) plan_lv3_auto ;;
 	lv3-transparency) plan_lv3_transparency ;;
 	lv3-llm) plan_lv3_llm ;;
+	lv3-probe) plan_lv3_probe ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

@@ -23,9 +23,11 @@ Every case appends one JSON line to --out.  libxsched is not imported: it is
 LD_PRELOADed (or not) by run-h100.sh; the case only records what it was told.
 """
 import argparse
+import faulthandler
 import gc
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -532,6 +534,8 @@ def batch_alone(args):
 
 
 def main():
+    # run-h100.sh asks a case that hangs for its threads' stacks
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["alone", "stream", "proc", "batch-alone", "batch-worker"])
     ap.add_argument("--urgent", default="r18b4", choices=["r18b4", "noop", "llama32"])
