@@ -207,6 +207,7 @@ stacks_later() {
 	(
 		sleep "$1"
 		for p in $(pgrep -f "$HERE/xbench.py"); do
+			case "$(cat /proc/"$p"/comm 2>/dev/null)" in python*) ;; *) continue ;; esac
 			say "still running after $1 s: the stacks of process $p"
 			kill -USR1 "$p"
 			command -v cuda-gdb >/dev/null &&

@@ -241,6 +241,19 @@ static void watchdog_kick(void)
 	pthread_mutex_unlock(&wd_lock);
 }
 
+#ifdef XSCHED_TEST_SEAMS
+/* Tests only: another thread's opening at the worst moment of a close. */
+static void seam_open_in_close(void)
+{
+	if (getenv("XSCHED_TEST_OPEN_IN_CLOSE"))
+		xg_open();
+}
+#else
+static inline void seam_open_in_close(void)
+{
+}
+#endif
+
 void xg_close(struct xg_gate *g, CUstream twin)
 {
 	uint32_t k, until;
@@ -249,15 +262,21 @@ void xg_close(struct xg_gate *g, CUstream twin)
 	if (!on || !atomic_load_explicit(&word, memory_order_relaxed) ||
 	    atomic_load_explicit(&paused, memory_order_relaxed))
 		return;
-	/* Seen closed before the wait is queued: a synchronize meanwhile
-	 * opens it rather than waiting for the watchdog.  (The clock is read
-	 * once a burst, not on every call.) */
-	if (!atomic_load_explicit(&closed_since, memory_order_relaxed) &&
+	/* The opening it waits for, then the gate seen closed (before the
+	 * wait is queued: a synchronize meanwhile opens it rather than
+	 * waiting for the watchdog).  In this order an opening between the
+	 * two is either the one waited for or followed by the mark, which
+	 * the watchdog and the next synchronize see; marked first, an
+	 * opening between could clear the mark and leave the wait for the
+	 * next opening unseen, for ever (an LLM decode loop hung so on an
+	 * H100).  (The clock is read once a burst, not on every call.) */
+	k = atomic_load(&openings) + 1;
+	seam_open_in_close();
+	if (!atomic_load(&closed_since) &&
 	    atomic_compare_exchange_strong(&closed_since, &zero, xs_now_ns() | 1))
 		watchdog_kick();
-	k = atomic_load(&openings) + 1;
 	until = atomic_load_explicit(&g->until, memory_order_relaxed);
-	if (until == k && atomic_load_explicit(&closed_since, memory_order_relaxed)) {
+	if (until == k) {
 		if (atomic_fetch_add_explicit(&g->n, 1, memory_order_relaxed) + 1 >= XG_MAX_CALLS) {
 			glog("gather: stream %p: %d calls behind its gate: opened", (void *)twin,
 			     XG_MAX_CALLS);

@@ -1640,6 +1640,35 @@ TEST(gathered_burst_starts_at_its_synchronize)
 	ASSERT_GE(rec_of(201).start, rec_of(200).end);
 }
 
+/* A gate closed while another thread opens the gates (the test seam opens
+ * them between the two steps of the close) is still seen: its stream's
+ * synchronize does not wait for ever (it did, on an H100). */
+TEST(gate_closed_beside_an_opening_is_never_left_unseen)
+{
+	CUstream hi1, hi2;
+	CUfunction a, b;
+	double t0;
+
+	lv3("1");
+	slow_watchdog();
+	hi1 = mk(-1);
+	hi2 = mk(-1);
+	a = CK(204, MS);
+	b = CK(205, MS);
+	go(a, hi1);		/* the first launches load: not gathered */
+	go(b, hi2);
+	ASSERT_EQ(cuStreamSynchronize(hi1), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(hi2), CUDA_SUCCESS);
+	go(a, hi1);		/* a gate is closed */
+	setenv("XSCHED_TEST_OPEN_IN_CLOSE", "1", 1);
+	go(b, hi2);		/* another closes while they open */
+	unsetenv("XSCHED_TEST_OPEN_IN_CLOSE");
+	t0 = now_ms();
+	ASSERT_EQ(cuStreamSynchronize(hi2), CUDA_SUCCESS);
+	ASSERT_LE(now_ms() - t0, 5000.0);	/* not the watchdog's 20 s, not for ever */
+	ASSERT_EQ(cuStreamSynchronize(hi1), CUDA_SUCCESS);
+}
+
 TEST(first_launch_of_a_function_is_not_gathered)
 {
 	CUstream hi;
