@@ -516,6 +516,9 @@ plan_lv3_llm() {
 			fi
 		done
 	done
+	# the machine can drift within a run: the batch job alone again
+	room 30 "VGG-16 training alone, again" &&
+		run_py native 60 batch-alone --batch vgg16train --seconds 10 --tag alone-vgg16train-end
 }
 
 # A case that hung, probed: the LLM decode loop beside VGG-16 training with
