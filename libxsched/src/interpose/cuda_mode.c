@@ -23,13 +23,21 @@
  * lowest runs: a mode costlier than the current one must save the batch
  * job's price in urgent latency.  It replaces the current one only once
  * that is out by twice the margin (hysteresis: alike modes do not take
- * turns).  Every other mode is tried again for one burst after
+ * turns).  A mode other than native is scored by its wait plus the price
+ * (XSCHED_CUDA_LV3_PRICE, 2 by default) times that wait: for about that
+ * long the batch job loses the GPU (held by Lv1, or switched out for the
+ * urgent context however few SMs its kernels use), so it must save the
+ * urgent job that many times what it costs (an LLM decode loop under CUDA
+ * graphs beside VGG-16 training ran lv1 at 0.8 ms against native's 1.8 and
+ * cost the training 9%; beside a GEMM the gather waits 0.9 ms against 24).
+ * Every other mode is tried again for one burst after
  * XM_BACKOFF_MIN bursts, twice as long after each try it loses (four times
  * if it waited twice the best's median or more; up to XM_BACKOFF_MAX), so
  * that a loser costs few requests (a P99 is not spent on exploring) and a
  * change of neighbour is still seen; a try that would win is tried again
  * at once, until its median says.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_mode.h"
@@ -53,11 +61,25 @@ int xm_parse(const char *s)
 	return -2;
 }
 
-void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES])
+int xm_parse_price(const char *s)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return XM_PRICE_DEFAULT;
+	v = strtod(s, &end);
+	if (end == s || *end || !(v >= 0 && v <= 100))
+		return -1;
+	return (int)(v * 100 + 0.5);
+}
+
+void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32_t price)
 {
 	int m;
 
 	memset(st, 0, sizeof(*st));
+	st->price = price;
 	for (m = 0; m < XM_NMODES; m++) {
 		st->have[m] = have[m];
 		st->backoff[m] = XM_BACKOFF_MIN;
@@ -93,6 +115,17 @@ uint32_t xm_median(const struct xm_state *st, enum xm_mode m)
 	return median_of(st->wait[m], st->n[m]);
 }
 
+/* A wait of @m with the batch job's loss added. */
+static uint64_t score(const struct xm_state *st, enum xm_mode m, uint64_t wait)
+{
+	return m == XM_NATIVE ? wait : wait * (100 + st->price) / 100;
+}
+
+static uint64_t score_of(const struct xm_state *st, enum xm_mode m)
+{
+	return score(st, m, xm_median(st, m));
+}
+
 uint32_t xm_margin(const struct xm_state *st)
 {
 	uint64_t m = (uint64_t)median_of(st->span, st->nspan) * XM_MARGIN_PCT / 100;
@@ -119,7 +152,7 @@ enum xm_mode xm_begin(struct xm_state *st)
 	return st->cur = st->best;
 }
 
-/* The cheapest mode within the margin of the lowest wait; the current one
+/* The cheapest mode within the margin of the lowest score; the current one
  * is kept against a costlier until it is out by twice the margin. */
 static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
 {
@@ -127,16 +160,16 @@ static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
 	enum xm_mode m, pick = cur;
 
 	for (m = 0; m < XM_NMODES; m++)
-		if (st->have[m] && st->n[m] && xm_median(st, m) < lo)
-			lo = xm_median(st, m);
+		if (st->have[m] && st->n[m] && score_of(st, m) < lo)
+			lo = score_of(st, m);
 	if (lo == UINT64_MAX)
 		return cur;
 	for (m = 0; m < XM_NMODES; m++)
-		if (st->have[m] && st->n[m] && xm_median(st, m) <= lo + band) {
+		if (st->have[m] && st->n[m] && score_of(st, m) <= lo + band) {
 			pick = m;
 			break;
 		}
-	if (pick > cur && st->n[cur] && xm_median(st, cur) <= lo + 2 * band)
+	if (pick > cur && st->n[cur] && score_of(st, cur) <= lo + 2 * band)
 		return cur;
 	return pick;
 }
@@ -144,9 +177,9 @@ static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
 /* Would a try of @m that waited @us be chosen over the best? */
 static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t us)
 {
-	uint64_t b = xm_median(st, st->best), band = xm_margin(st);
+	uint64_t b = score_of(st, st->best), band = xm_margin(st), v = score(st, m, us);
 
-	return m < st->best ? us <= b + band : (uint64_t)us + 2 * band <= b;
+	return m < st->best ? v <= b + band : v + 2 * band <= b;
 }
 
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
@@ -180,7 +213,7 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 		st->next_try[m] = st->burst;
 	} else {		/* a try that lost: later next time, much later
 				 * if it lost by far */
-		st->backoff[m] *= (uint64_t)wait > 2ULL * xm_median(st, st->best) +
+		st->backoff[m] *= score(st, m, wait) > 2 * score_of(st, st->best) +
 				  xm_margin(st) ? 4 : 2;
 		if (st->backoff[m] > XM_BACKOFF_MAX)
 			st->backoff[m] = XM_BACKOFF_MAX;
@@ -189,9 +222,9 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 	return false;
 }
 
-void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES])
+void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], uint32_t price)
 {
-	xm_init(&b->st, forced, have);
+	xm_init(&b->st, forced, have, price);
 	pthread_mutex_init(&b->lock, NULL);
 	atomic_init(&b->in, false);
 	atomic_init(&b->mode, (int)b->st.best);

@@ -28,6 +28,7 @@ enum xm_mode {
 #define XM_BACKOFF_MAX 1024
 #define XM_MARGIN_PCT 10	/* of a burst's span: what a costlier mode must save */
 #define XM_MARGIN_MIN_US 50	/* the least such saving (noise on tiny bursts) */
+#define XM_PRICE_DEFAULT 200	/* XSCHED_CUDA_LV3_PRICE, in percent */
 
 struct xm_state {
 	uint32_t wait[XM_NMODES][XM_WIN];	/* us from a burst's last call to its end */
@@ -40,12 +41,14 @@ struct xm_state {
 	enum xm_mode cur;		/* the burst in progress */
 	enum xm_mode best;
 	int forced;			/* a mode, or -1: chosen */
+	uint32_t price;			/* % of a mode's wait added for the batch job's loss */
 	bool have[XM_NMODES];		/* the mode can run here */
 	uint32_t runs[XM_NMODES];	/* bursts run in each mode */
 };
 
-/* @forced: a mode, or -1 (choose); @have: which modes can run. */
-void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES]);
+/* @forced: a mode, or -1 (choose); @have: which modes can run; @price: in
+ * percent, see cuda_mode.c. */
+void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32_t price);
 /* A burst begins: its mode. */
 enum xm_mode xm_begin(struct xm_state *st);
 /* The burst ended @span us after its first call and @wait us after its
@@ -66,7 +69,7 @@ struct xm_burst {
 	_Atomic uint64_t last;	/* its latest call, ns */
 };
 
-void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES]);
+void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], uint32_t price);
 void xm_burst_fini(struct xm_burst *b);
 /* A call of the stream (@now(): ns): the mode of its burst, begun now if
  * none is in progress. */
@@ -77,5 +80,8 @@ bool xm_burst_end(struct xm_burst *b, uint64_t now);
 
 /* "auto" (-1), "native", "ctx", "gather", "lv1"; -2: none of those. */
 int xm_parse(const char *s);
+/* XSCHED_CUDA_LV3_PRICE: a number from 0 to 100 (NULL or empty: the
+ * default), in percent; -1: not such a number. */
+int xm_parse_price(const char *s);
 
 #endif

@@ -77,6 +77,7 @@ static struct {
 
 static bool lv3;			/* XSCHED_CUDA_LV3 and the driver allow it */
 static int forced_mode = -1;		/* XSCHED_CUDA_LV3_MODE; -1: auto */
+static int price = XM_PRICE_DEFAULT;	/* XSCHED_CUDA_LV3_PRICE, % */
 static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
 static atomic_int ncaptures;		/* captures begun and not ended */
 
@@ -218,6 +219,12 @@ void xu_init(void *h, bool split)
 		xs_err("cuda: XSCHED_CUDA_LV3_MODE='%s' is not auto, native, ctx, gather or lv1; using auto", s);
 		forced_mode = -1;
 	}
+	s = getenv("XSCHED_CUDA_LV3_PRICE");
+	price = xm_parse_price(s);
+	if (price < 0) {
+		xs_err("cuda: XSCHED_CUDA_LV3_PRICE='%s' is not a number from 0 to 100; using 2", s);
+		price = XM_PRICE_DEFAULT;
+	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	xg_init(h);
 	atexit(tell_modes);
@@ -300,7 +307,7 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	{
 		bool have[XM_NMODES] = { true, true, xg_on(), true };
 
-		xm_burst_init(&s->bursts, forced_mode, have);
+		xm_burst_init(&s->bursts, forced_mode, have, (uint32_t)price);
 	}
 	pthread_mutex_init(&s->side_lock, NULL);
 	pthread_mutex_lock(&lock);

@@ -46,7 +46,7 @@ TEST(mode_each_is_measured_then_the_cheapest_of_the_fastest_runs)
 	struct xm_state st;
 	int c[XM_NMODES];
 
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	ASSERT_EQ(xm_begin(&st), XM_NATIVE);	/* the first burst runs as without the library */
 	xm_end(&st, gemm.host + gemm.wait[XM_NATIVE], gemm.wait[XM_NATIVE]);
 	run(&st, &gemm, XM_NMODES * XM_WIN - 1, c);
@@ -80,16 +80,16 @@ TEST(mode_costlier_must_save_the_margin_of_the_span)
 	};
 	int c[XM_NMODES];
 
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &alone, XM_NMODES * XM_WIN, c);
 	ASSERT_EQ(st.best, XM_NATIVE);
 	run(&st, &alone, 200, c);
 	ASSERT_GE(c[XM_NATIVE], 190);
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &llm, 200, c);
 	ASSERT_EQ(st.best, XM_NATIVE);
 	ASSERT_EQ(xm_margin(&st), 1060);	/* 10% of the median span */
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &gpu, 200, c);
 	ASSERT_EQ(st.best, XM_CTX);	/* Lv1 is no cheaper than 100 us faster */
 }
@@ -103,7 +103,7 @@ TEST(mode_loser_by_far_is_tried_rarely_but_still_tried)
 	struct xm_state st;
 	int c[XM_NMODES];
 
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &sdpa, XM_NMODES * XM_WIN, c);
 	run(&st, &sdpa, 2000, c);
 	/* Its tries cost under 1% of the requests: a P99 is not spent. */
@@ -121,7 +121,7 @@ TEST(mode_alike_modes_do_not_take_turns)
 	int i, changes = 0;
 	enum xm_mode was;
 
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	for (i = 0; i < XM_NMODES * XM_WIN; i++)
 		burst(&st, &ld);
 	was = st.best;
@@ -146,7 +146,7 @@ TEST(mode_a_change_of_neighbour_is_seen)
 	struct xm_state st;
 	int c[XM_NMODES], n = 0;
 
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &gemm, 200, c);
 	ASSERT_EQ(st.best, XM_GATHER);
 	while (st.best != XM_NATIVE && n < 2000) {
@@ -167,7 +167,7 @@ TEST(mode_a_cheaper_mode_within_the_margin_replaces_a_faster_one)
 	int c[XM_NMODES];
 	uint32_t n = 0, due;
 
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &ld, 200, c);
 	ASSERT_EQ(st.best, XM_CTX);
 	/* The gather now waits 200 us longer than the urgent context, under
@@ -194,14 +194,14 @@ TEST(mode_forced_is_kept_and_missing_modes_never_run)
 	struct xm_state st;
 	int c[XM_NMODES];
 
-	xm_init(&st, XM_CTX, all);
+	xm_init(&st, XM_CTX, all, 0);
 	run(&st, &ld, 100, c);
 	ASSERT_EQ(c[XM_CTX], 100);
-	xm_init(&st, -1, no_gather);
+	xm_init(&st, -1, no_gather, 0);
 	run(&st, &ld, 500, c);
 	ASSERT_EQ(c[XM_GATHER], 0);
 	ASSERT_EQ(st.best, XM_CTX);
-	xm_init(&st, XM_GATHER, no_gather);	/* forced to what cannot run: chosen */
+	xm_init(&st, XM_GATHER, no_gather, 0);	/* forced to what cannot run: chosen */
 	ASSERT_EQ(st.forced, -1);
 }
 
@@ -218,12 +218,57 @@ TEST(mode_lv1_is_chosen_only_when_it_saves_the_margin)
 	struct xm_state st;
 	int c[XM_NMODES];
 
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &near, 200, c);
 	ASSERT_EQ(st.best, XM_NATIVE);	/* its holds cost the batch job: not for 6% */
-	xm_init(&st, -1, all);
+	xm_init(&st, -1, all, 0);
 	run(&st, &far, 200, c);
 	ASSERT_EQ(st.best, XM_LV1);
+}
+
+/* The tests above weigh waits alone (price 0); the price adds the batch
+ * job's loss to every mode but native. */
+TEST(mode_price_weighs_the_batch_jobs_loss)
+{
+	/* H100 medians: an LLM decode loop under CUDA graphs beside VGG-16
+	 * training, where lv1 cost the training 9% ... */
+	const struct load llm = {
+		.wait = { [XM_NATIVE] = 1817, [XM_GATHER] = 2894, [XM_CTX] = 2788, [XM_LV1] = 803 },
+		.host = 400,
+	};
+	/* ... and ResNet-18 beside the GEMM, where the gather cost it 2%. */
+	const struct load big = {
+		.wait = { [XM_NATIVE] = 24338, [XM_GATHER] = 870, [XM_CTX] = 1714, [XM_LV1] = 17276 },
+		.host = 4000,
+	};
+	struct xm_state st;
+	int c[XM_NMODES];
+
+	xm_init(&st, -1, all, 0);
+	run(&st, &llm, 300, c);
+	ASSERT_EQ(st.best, XM_LV1);	/* waits alone: 1 ms saved is bought */
+	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+	run(&st, &llm, 300, c);
+	ASSERT_EQ(st.best, XM_NATIVE);	/* not at three times its 0.8 ms */
+	ASSERT_GE(c[XM_NATIVE], 270);
+	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+	run(&st, &big, 300, c);
+	ASSERT_EQ(st.best, XM_GATHER);	/* 23 ms saved for 0.9 */
+	ASSERT_GE(c[XM_GATHER], 270);
+}
+
+TEST(mode_price_parses)
+{
+	ASSERT_EQ(xm_parse_price(NULL), XM_PRICE_DEFAULT);
+	ASSERT_EQ(xm_parse_price(""), XM_PRICE_DEFAULT);
+	ASSERT_EQ(xm_parse_price("0"), 0);
+	ASSERT_EQ(xm_parse_price("1.5"), 150);
+	ASSERT_EQ(xm_parse_price("100"), 10000);
+	ASSERT_EQ(xm_parse_price("101"), -1);
+	ASSERT_EQ(xm_parse_price("-1"), -1);
+	ASSERT_EQ(xm_parse_price("2x"), -1);
+	ASSERT_EQ(xm_parse_price("nan"), -1);
+	ASSERT_EQ(xm_parse_price("cheap"), -1);
 }
 
 static uint64_t clock_ns;
@@ -237,7 +282,7 @@ TEST(mode_burst_wait_is_from_its_last_call)
 {
 	struct xm_burst b;
 
-	xm_burst_init(&b, -1, all);
+	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
 	clock_ns = 1000000;
 	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_NATIVE);	/* first call */
 	clock_ns += 9000000;

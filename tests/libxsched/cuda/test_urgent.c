@@ -1907,6 +1907,20 @@ TEST(mode_bad_value_is_a_config_error)
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
 
+TEST(price_bad_value_is_a_config_error)
+{
+	FILE *err;
+	CUstream hi;
+
+	lv3("1");
+	setenv("XSCHED_CUDA_LV3_PRICE", "cheap", 1);
+	err = err_capture();
+	hi = mk(-1);
+	go(CK(216, 0), hi);
+	ASSERT_EQ(lines_with(err_read(err), "XSCHED_CUDA_LV3_PRICE", "cheap", NULL), 1);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
 TEST(mode_auto_bursts_end_at_an_event_synchronize_too)
 {
 	CUstream hi;
