@@ -153,33 +153,44 @@ enum xm_mode xm_begin(struct xm_state *st)
 }
 
 /* The cheapest mode within the margin of the lowest score; the current one
- * is kept against a costlier until it is out by twice the margin. */
-static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
+ * is kept against a costlier until it is out by twice the margin.  @o, if
+ * a mode, is scored @ov instead of by its median (what a try would do). */
+static enum xm_mode pick(const struct xm_state *st, enum xm_mode cur,
+			 enum xm_mode o, uint64_t ov)
 {
-	uint64_t lo = UINT64_MAX, band = xm_margin(st);
-	enum xm_mode m, pick = cur;
+	uint64_t lo = UINT64_MAX, band = xm_margin(st), v[XM_NMODES];
+	enum xm_mode m, p = cur;
+	bool in[XM_NMODES];
 
-	for (m = 0; m < XM_NMODES; m++)
-		if (st->have[m] && st->n[m] && score_of(st, m) < lo)
-			lo = score_of(st, m);
+	for (m = 0; m < XM_NMODES; m++) {
+		in[m] = st->have[m] && (st->n[m] || m == o);
+		v[m] = m == o ? ov : in[m] ? score_of(st, m) : 0;
+		if (in[m] && v[m] < lo)
+			lo = v[m];
+	}
 	if (lo == UINT64_MAX)
 		return cur;
 	for (m = 0; m < XM_NMODES; m++)
-		if (st->have[m] && st->n[m] && score_of(st, m) <= lo + band) {
-			pick = m;
+		if (in[m] && v[m] <= lo + band) {
+			p = m;
 			break;
 		}
-	if (pick > cur && st->n[cur] && score_of(st, cur) <= lo + 2 * band)
+	if (p > cur && in[cur] && v[cur] <= lo + 2 * band)
 		return cur;
-	return pick;
+	return p;
 }
 
-/* Would a try of @m that waited @us be chosen over the best? */
+static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
+{
+	return pick(st, cur, XM_NMODES, 0);
+}
+
+/* Would a try of @m that waited @us be chosen over the best, were it its
+ * median?  (The same rule as the choice: a try it would not choose is not
+ * repeated, or a mode just outside the margin would run every burst.) */
 static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t us)
 {
-	uint64_t b = score_of(st, st->best), band = xm_margin(st), v = score(st, m, us);
-
-	return m < st->best ? v <= b + band : v + 2 * band <= b;
+	return pick(st, st->best, m, score(st, m, us)) == m;
 }
 
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)

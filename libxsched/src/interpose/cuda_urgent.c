@@ -305,7 +305,7 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	s->dev = (int)dev;
 	s->prio = prio;
 	{
-		bool have[XM_NMODES] = { true, true, xg_on(), true };
+		bool have[XM_NMODES] = { [XM_NATIVE] = 1, [XM_GATHER] = xg_on(), [XM_CTX] = 1, [XM_LV1] = 1 };
 
 		xm_burst_init(&s->bursts, forced_mode, have, (uint32_t)price);
 	}

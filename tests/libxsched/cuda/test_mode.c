@@ -257,6 +257,28 @@ TEST(mode_price_weighs_the_batch_jobs_loss)
 	ASSERT_GE(c[XM_GATHER], 270);
 }
 
+/* A try the choice would not take is not repeated at once: native here is
+ * within the margin of the best (the gather) but not of the lowest (lv1),
+ * and ran every burst when tries were judged against the best alone. */
+TEST(mode_try_is_repeated_only_when_the_choice_would_take_it)
+{
+	struct load ld = {
+		.wait = { [XM_NATIVE] = 2000, [XM_GATHER] = 110, [XM_CTX] = 500, [XM_LV1] = 100 },
+		.host = 100,
+	};
+	struct xm_state st;
+	int c[XM_NMODES];
+
+	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+	run(&st, &ld, 200, c);
+	ASSERT_EQ(st.best, XM_GATHER);	/* lv1 scores 300, the gather 330 */
+	ld.wait[XM_NATIVE] = 370;	/* over 300 + the 50 us margin */
+	run(&st, &ld, 2000, c);
+	ASSERT_EQ(st.best, XM_GATHER);
+	ASSERT_LE(c[XM_NATIVE], 100);
+	ASSERT_GE(c[XM_GATHER], 1800);
+}
+
 TEST(mode_price_parses)
 {
 	ASSERT_EQ(xm_parse_price(NULL), XM_PRICE_DEFAULT);
