@@ -2,6 +2,7 @@
 /* A fake libcuda.so.1 for the interposer's host tests: see fake_libcuda.h. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2258,9 +2259,18 @@ API CUresult cuMemAllocHost_v2(void **p, size_t n)
 	return mem_add(p, n, 1);
 }
 
+static atomic_int host_alloc_fails;
+
+API void fake_fail_host_alloc(int n)
+{
+	atomic_store(&host_alloc_fails, n);
+}
+
 API CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags)
 {
 	(void)flags;
+	if (atomic_load(&host_alloc_fails) > 0 && atomic_fetch_sub(&host_alloc_fails, 1) > 0)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	return mem_add(p, n, 1);
 }
 

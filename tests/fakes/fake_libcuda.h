@@ -190,6 +190,8 @@ int fake_event_rec(CUevent e);
 void fake_wait_all(void);
 /* Host functions called so far. */
 int fake_host_fns_called(void);
+/* The next @n cuMemHostAlloc calls fail (out of memory). */
+void fake_fail_host_alloc(int n);
 
 #define FAKE_SMS 132	/* the device's SMs */
 #define FAKE_SMEM_DEFAULT 49152	/* dynamic shared memory allowed without the attribute */

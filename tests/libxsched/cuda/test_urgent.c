@@ -1829,6 +1829,28 @@ TEST(mode_ctx_gathers_nothing)
 	ASSERT_EQ(count_kind(0, FAKE_WAIT_VALUE, URGENT, &in), 0);
 }
 
+/* Without the gather (no pinned memory for its gate) the urgent context
+ * still runs: ctx is a mode of its own, not the gather's. */
+TEST(mode_ctx_runs_with_the_gather_off)
+{
+	CUstream hi;
+	CUfunction f;
+	FILE *err;
+
+	lv3("1");
+	setenv("XSCHED_CUDA_LV3_MODE", "ctx", 1);
+	fake_fail_host_alloc(1);
+	err = err_capture();
+	hi = mk(-1);
+	f = CK(217, MS);
+	go(f, hi);
+	go(f, hi);
+	usleep(10000);
+	ASSERT_EQ(lines_with(err_read(err), "gather", "pinned memory", NULL), 1);
+	ASSERT_URGENT(rec_of(217), hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
 TEST(mode_native_runs_in_place_and_holds_nothing_lv1_holds)
 {
 	CUstream hi, lo;
