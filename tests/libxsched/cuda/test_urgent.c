@@ -1915,32 +1915,29 @@ TEST(mode_auto_measures_each_mode_in_turn_in_stream_order)
 		ASSERT_GE(r[i].start, r[i - 1].end);
 }
 
-TEST(mode_bad_value_is_a_config_error)
+/* @var=@val is told once as a config error; the urgent stream still runs. */
+static void bad_value_is_told(const char *var, const char *val, int id)
 {
 	FILE *err;
 	CUstream hi;
 
 	lv3("1");
-	setenv("XSCHED_CUDA_LV3_MODE", "fastest", 1);
+	setenv(var, val, 1);
 	err = err_capture();
 	hi = mk(-1);
-	go(CK(215, 0), hi);
-	ASSERT_EQ(lines_with(err_read(err), "XSCHED_CUDA_LV3_MODE", "fastest", NULL), 1);
+	go(CK(id, 0), hi);
+	ASSERT_EQ(lines_with(err_read(err), var, val, NULL), 1);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+}
+
+TEST(mode_bad_value_is_a_config_error)
+{
+	bad_value_is_told("XSCHED_CUDA_LV3_MODE", "fastest", 215);
 }
 
 TEST(price_bad_value_is_a_config_error)
 {
-	FILE *err;
-	CUstream hi;
-
-	lv3("1");
-	setenv("XSCHED_CUDA_LV3_PRICE", "cheap", 1);
-	err = err_capture();
-	hi = mk(-1);
-	go(CK(216, 0), hi);
-	ASSERT_EQ(lines_with(err_read(err), "XSCHED_CUDA_LV3_PRICE", "cheap", NULL), 1);
-	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	bad_value_is_told("XSCHED_CUDA_LV3_PRICE", "cheap", 216);
 }
 
 TEST(mode_auto_bursts_end_at_an_event_synchronize_too)
