@@ -37,6 +37,7 @@
  * change of neighbour is still seen; a try that would win is tried again
  * at once, until its median says.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,18 @@ uint32_t xm_margin(const struct xm_state *st)
 	return m > XM_MARGIN_MIN_US ? (uint32_t)m : XM_MARGIN_MIN_US;
 }
 
+int xm_waits(const struct xm_state *st, char *buf, size_t n)
+{
+	int m, k = 0;
+
+	for (m = 0; m < XM_NMODES && k >= 0 && (size_t)k < n; m++)
+		k += snprintf(buf + k, n - (size_t)k, "%s%s %u", m ? ", " : "", names[m],
+			      xm_median(st, (enum xm_mode)m));
+	if (k >= 0 && (size_t)k < n)
+		k += snprintf(buf + k, n - (size_t)k, "; margin %u", xm_margin(st));
+	return k;
+}
+
 enum xm_mode xm_begin(struct xm_state *st)
 {
 	enum xm_mode m;
@@ -193,6 +206,15 @@ static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t us)
 	return pick(st, st->best, m, score(st, m, us)) == m;
 }
 
+/* @v into the ring @ring of @size, its next slot *@pos, *@n of it filled. */
+static void keep(uint32_t *ring, uint8_t *pos, uint8_t *n, int size, uint32_t v)
+{
+	ring[*pos] = v;
+	*pos = (uint8_t)((*pos + 1) % size);
+	if (*n < size)
+		(*n)++;
+}
+
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 {
 	enum xm_mode m = st->cur, was = st->best;
@@ -200,14 +222,8 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 	st->runs[m]++;
 	if (st->forced >= 0)
 		return false;
-	st->wait[m][st->pos[m]] = wait;
-	st->pos[m] = (uint8_t)((st->pos[m] + 1) % XM_WIN);
-	if (st->n[m] < XM_WIN)
-		st->n[m]++;
-	st->span[st->spos] = span;
-	st->spos = (uint8_t)((st->spos + 1) % XM_SPANS);
-	if (st->nspan < XM_SPANS)
-		st->nspan++;
+	keep(st->wait[m], &st->pos[m], &st->n[m], XM_WIN, wait);
+	keep(st->span, &st->spos, &st->nspan, XM_SPANS, span);
 	st->best = choose(st, was);
 	if (st->best != was) {
 		/* The old best is now a loser, tried as one from now on; the
@@ -265,20 +281,24 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 	return (enum xm_mode)atomic_load_explicit(&b->mode, memory_order_relaxed);
 }
 
+/* Microseconds from @t to @now (ns), saturated. */
+static uint32_t us_since(uint64_t t, uint64_t now)
+{
+	uint64_t us = now > t ? (now - t) / 1000 : 0;
+
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
 bool xm_burst_end(struct xm_burst *b, uint64_t now)
 {
-	uint64_t span, wait, last;
 	bool changed = false;
 
 	if (!atomic_load(&b->in))
 		return false;
 	pthread_mutex_lock(&b->lock);
 	if (atomic_load(&b->in)) {
-		last = atomic_load_explicit(&b->last, memory_order_relaxed);
-		span = now > b->t0 ? (now - b->t0) / 1000 : 0;
-		wait = now > last ? (now - last) / 1000 : 0;
-		changed = xm_end(&b->st, span > UINT32_MAX ? UINT32_MAX : (uint32_t)span,
-				 wait > UINT32_MAX ? UINT32_MAX : (uint32_t)wait) &&
+		changed = xm_end(&b->st, us_since(b->t0, now),
+				 us_since(atomic_load_explicit(&b->last, memory_order_relaxed), now)) &&
 			  b->st.burst > XM_NMODES * XM_WIN;
 		atomic_store(&b->in, false);
 	}

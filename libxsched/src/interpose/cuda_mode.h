@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* In the order of their cost to the batch job beside: the gather switches
@@ -58,6 +59,9 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait);
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
 /* What a costlier mode must save of the current one's wait, us. */
 uint32_t xm_margin(const struct xm_state *st);
+/* "native W, gather W, ctx W, lv1 W; margin M" (median waits, us) into
+ * @buf; snprintf's return. */
+int xm_waits(const struct xm_state *st, char *buf, size_t n);
 const char *xm_name(enum xm_mode m);
 /* A stream's bursts: the choice, and the burst in progress. */
 struct xm_burst {

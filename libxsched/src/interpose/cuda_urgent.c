@@ -466,20 +466,22 @@ static bool capturing(CUstream h)
 static void burst_end(struct xu_stream *s)
 {
 	const struct xm_state *p = &s->bursts.st;
+	char w[128];
 
 	if (!xm_burst_end(&s->bursts, xs_now_ns()))
 		return;
-	if (s->told < 16 || xsi_log_on())
-		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median wait us: native %u, gather %u, ctx %u, lv1 %u; margin %u)",
-			(void *)s->h, s->told ? "now " : "", xm_name(p->best), p->burst,
-			xm_median(p, XM_NATIVE), xm_median(p, XM_GATHER), xm_median(p, XM_CTX),
-			xm_median(p, XM_LV1), xm_margin(p));
+	if (s->told < 16 || xsi_log_on()) {
+		xm_waits(p, w, sizeof(w));
+		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median wait us: %s)",
+			(void *)s->h, s->told ? "now " : "", xm_name(p->best), p->burst, w);
+	}
 	if (s->told < 16)
 		s->told++;
 }
 
-/* At exit: how each urgent stream's bursts ran (what the choice did). */
-static void tell_modes(void)
+/* @fn on every urgent stream, under the table's lock: a stream is freed
+ * only after it leaves the table (@fn calls no driver). */
+static void each_stream(void (*fn)(struct xu_stream *))
 {
 	unsigned int i;
 
@@ -488,18 +490,31 @@ static void tell_modes(void)
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < XU_TABLE_SLOTS; i++) {
 		struct xu_stream *s = xu_tat(&streams, i);
-		const struct xm_state *p;
 
-		if (!s || !s->bursts.st.burst)
-			continue;
-		p = &s->bursts.st;
-		xs_info("cuda: stream %p: %u urgent bursts: %u native, %u gather, %u ctx, %u lv1 (median wait us of the last: %u, %u, %u, %u; margin %u); last choice %s",
-			(void *)s->h, p->burst, p->runs[XM_NATIVE], p->runs[XM_GATHER],
-			p->runs[XM_CTX], p->runs[XM_LV1], xm_median(p, XM_NATIVE),
-			xm_median(p, XM_GATHER), xm_median(p, XM_CTX), xm_median(p, XM_LV1),
-			xm_margin(p), xm_name(p->best));
+		if (s)
+			fn(s);
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+/* How a stream's bursts ran (what the choice did). */
+static void tell_mode(struct xu_stream *s)
+{
+	const struct xm_state *p = &s->bursts.st;
+	char w[128];
+
+	if (!p->burst)
+		return;
+	xm_waits(p, w, sizeof(w));
+	xs_info("cuda: stream %p: %u urgent bursts: %u native, %u gather, %u ctx, %u lv1 (median wait us of the last: %s); last choice %s",
+		(void *)s->h, p->burst, p->runs[XM_NATIVE], p->runs[XM_GATHER],
+		p->runs[XM_CTX], p->runs[XM_LV1], w, xm_name(p->best));
+}
+
+/* At exit. */
+static void tell_modes(void)
+{
+	each_stream(tell_mode);
 }
 
 void xu_stream_synchronized(CUstream h)
@@ -520,24 +535,6 @@ void xu_event_synchronized(CUevent ev)
 		if (s)
 			burst_end(s);
 	}
-}
-
-/* Every urgent stream's burst ended.  Under the table's lock: a stream is
- * freed only after it leaves the table, and burst_end() calls no driver. */
-static void bursts_end(void)
-{
-	unsigned int i;
-
-	if (!atomic_load(&nurgent))
-		return;
-	pthread_mutex_lock(&lock);
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_stream *s = xu_tat(&streams, i);
-
-		if (s)
-			burst_end(s);
-	}
-	pthread_mutex_unlock(&lock);
 }
 
 CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
@@ -675,8 +672,8 @@ CUresult xu_ctx_synchronize(void)
 		return CUDA_SUCCESS;
 	r = ur.ctx_sync();
 	ur.ctx_pop(&old);
-	if (r == CUDA_SUCCESS)
-		bursts_end();
+	if (r == CUDA_SUCCESS)	/* every urgent stream's burst ended */
+		each_stream(burst_end);
 	return r;
 }
 

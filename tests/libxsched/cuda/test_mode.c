@@ -318,6 +318,21 @@ TEST(mode_burst_wait_is_from_its_last_call)
 	xm_burst_fini(&b);
 }
 
+TEST(mode_waits_name_each_mode_and_the_margin)
+{
+	struct xm_state st;
+	char w[128];
+	int c[XM_NMODES];
+
+	xm_init(&st, -1, all, 0);
+	run(&st, &gemm, XM_NMODES * XM_WIN, c);
+	ASSERT_EQ(xm_waits(&st, w, sizeof(w)), (int)strlen(w));
+	/* the margin: 10% of the median span of the last 16 bursts, 19 ms */
+	ASSERT_TRUE(!strcmp(w, "native 19000, gather 3800, ctx 4700, lv1 18000; margin 1900"));
+	ASSERT_GE(xm_waits(&st, w, 10), 10);	/* cut, as snprintf: the length it needed */
+	ASSERT_TRUE(!strcmp(w, "native 19"));
+}
+
 TEST(mode_names_parse)
 {
 	ASSERT_EQ(xm_parse(NULL), -1);
