@@ -393,6 +393,14 @@ lv3_count() {
 	grep "cannot run in the urgent context" "$LOG" | sed 's/.*function //' | cut -c1-160 | sort | uniq -c | sort -rn | head -10 | tee -a "$LOG"
 }
 
+# lv3_beside BATCH N TIMEOUT: urgent ResNet-18 beside BATCH on the
+# high-priority stream with the urgent context on, N requests; what it did
+lv3_beside() {
+	XSCHED_CUDA_LV3=1 run_py xsched "$3" stream --batch "$1" --prio high --requests "$2" \
+		--tag "stream-high-$1-lv3"
+	lv3_count
+}
+
 lv3_smoke() {
 	say "smoke: a high-priority stream's ResNet-18 in the urgent context, XSCHED_LOG=debug"
 	XSCHED_CUDA_LV3=1 XSCHED_LOG=debug LD_PRELOAD=$XLIB timeout 120 $PY -c '
@@ -427,10 +435,8 @@ plan_lv3() {
 	say "urgent alone ($n requests)"
 	run_py native "$t" alone --requests "$n" --tag alone
 	say "urgent beside the GEMM and SDPA, urgent context on ($n requests each)"
-	XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch gemm --prio high --requests "$n" --tag stream-high-gemm-lv3
-	lv3_count
-	XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch sdpa --prio high --requests "$n" --tag stream-high-sdpa-lv3
-	lv3_count
+	lv3_beside gemm "$n" "$t"
+	lv3_beside sdpa "$n" "$t"
 }
 
 # Beside ResNet-50 b16 and b256 (issue 24: no worse than Lv1): urgent alone
@@ -445,8 +451,7 @@ plan_lv3_r50() {
 	run_py native "$t" alone --requests "$n" --tag alone
 	for b in ${R50:-r50b16 r50b256}; do
 		say "urgent beside $b: urgent context on, then Lv1 only ($n requests each)"
-		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
-		lv3_count
+		lv3_beside "$b" "$n" "$t"
 		run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b
 	done
 }
@@ -468,8 +473,7 @@ plan_lv3_auto() {
 	for b in gemm sdpa r50b16 r50b256; do
 		room 120 "urgent beside $b, urgent context on" || break
 		say "urgent beside $b, urgent context on, mode auto ($n requests)"
-		XSCHED_CUDA_LV3=1 run_py xsched "$t" stream --batch $b --prio high --requests "$n" --tag stream-high-$b-lv3
-		lv3_count
+		lv3_beside "$b" "$n" "$t"
 	done
 }
 
