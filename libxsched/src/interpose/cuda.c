@@ -50,6 +50,7 @@
 #include "../internal.h"
 #include "interpose.h"
 #include "cuda_code.h"
+#include "cuda_events.h"
 #include "cuda_gather.h"
 #include "cuda_ops.h"
 #include "cuda_split.h"
@@ -99,6 +100,7 @@ static void do_init(void)
 	}
 	split_sms = xc_split_init(h);
 	xu_init(h, split_sms != 0);
+	xu_events_init(h);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
 	if (s && *s) {

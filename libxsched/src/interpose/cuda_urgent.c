@@ -20,7 +20,7 @@
  *    program set on it; of a library's module, as the library's CUkernel.
  *  - Events: a record on an urgent stream is made on a twin event in the
  *    urgent context; a wait, synchronize, query or elapsed time uses the one
- *    recorded last (a wait across contexts is allowed; a record is not).
+ *    recorded last (cuda_events.c).
  *  - Synchronize and query of an urgent stream cover its twin; a context
  *    synchronize covers the urgent context; destroy destroys the twin.
  *  - What cannot be carried runs on the program's own stream in its own
@@ -81,7 +81,7 @@ static int price = XM_PRICE_DEFAULT;	/* XSCHED_CUDA_LV3_PRICE, % */
 static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
 static atomic_int ncaptures;		/* captures begun and not ended */
 
-/* The stream and event tables' lock: held for a lookup only, never across
+/* The stream table's lock: held for a lookup only, never across
  * a driver call. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Making an urgent context (a driver call of milliseconds): under its own
@@ -113,24 +113,12 @@ struct xu_stream {
 	bool twin_failed;
 };
 
-struct xu_event {
-	CUevent ev;
-	unsigned int flags;
-	CUevent twin;		/* in @twin_ctx, made at its first twin record */
-	CUcontext twin_ctx;
-	atomic_int last;	/* SIDE_ORIG or SIDE_TWIN */
-	atomic_bool captured;	/* last recorded into a stream capture */
-	_Atomic(CUstream) by;	/* the urgent stream of its last record, or NULL */
-};
 
-static struct xu_table streams, events;
+static struct xu_table streams;
 
 static void tell_modes(void);
-static struct xu_event *event_get(CUevent ev);
 
-/* Our records and waits must not break another thread's global-mode
- * capture. */
-static CUstreamCaptureMode relax(bool *swapped)
+CUstreamCaptureMode xu_relax(bool *swapped)
 {
 	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
 
@@ -138,7 +126,7 @@ static CUstreamCaptureMode relax(bool *swapped)
 	return m;
 }
 
-static void unrelax(bool swapped, CUstreamCaptureMode m)
+void xu_unrelax(bool swapped, CUstreamCaptureMode m)
 {
 	if (swapped)
 		ur.exchange_capture_mode(&m);
@@ -163,7 +151,6 @@ static void fork_child(void)
 	pthread_mutex_init(&lock, NULL);
 	pthread_mutex_init(&dev_lock, NULL);
 	memset(&streams, 0, sizeof(streams));
-	memset(&events, 0, sizeof(events));
 	memset(devs, 0, sizeof(devs));
 	atomic_store(&nurgent, 0);
 	atomic_store(&ncaptures, 0);
@@ -378,6 +365,13 @@ bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev)
 	return s != NULL;
 }
 
+CUcontext xu_urgent_ctx(CUstream h)
+{
+	struct xu_stream *s = stream_get(h);
+
+	return s ? devs[s->dev].ctx : NULL;
+}
+
 /* side_lock held: the twin stream and the two join events. */
 static bool twin_make(struct xu_stream *s)
 {
@@ -425,7 +419,7 @@ static int side_set(struct xu_stream *s, int want)
 	if (want == SIDE_TWIN && !twin_make(s))
 		want = SIDE_ORIG;
 	if (atomic_load(&s->side) != want) {
-		m = relax(&sw);
+		m = xu_relax(&sw);
 		if (want == SIDE_ORIG) {
 			r = ur.event_record(s->ev_twin, s->twin);
 			if (r == CUDA_SUCCESS)
@@ -436,7 +430,7 @@ static int side_set(struct xu_stream *s, int want)
 			if (r == CUDA_SUCCESS)
 				r = ur.stream_wait_event(s->twin, s->ev_orig, 0);
 		}
-		unrelax(sw, m);
+		xu_unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
 			xs_warn("cuda: stream %p: the join of its two sides failed (CUresult %d)",
 				(void *)s->h, (int)r);
@@ -448,8 +442,7 @@ static int side_set(struct xu_stream *s, int want)
 	return want;
 }
 
-/* Is @h inside a capture (its own or one it joined)? */
-static bool capturing(CUstream h)
+bool xu_capturing(CUstream h)
 {
 	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
 
@@ -525,18 +518,6 @@ void xu_stream_synchronized(CUstream h)
 		burst_end(s);
 }
 
-void xu_event_synchronized(CUevent ev)
-{
-	struct xu_event *e = event_get(ev);
-	struct xu_stream *s;
-
-	if (e && atomic_load(&e->by)) {
-		s = stream_get(atomic_load(&e->by));
-		if (s)
-			burst_end(s);
-	}
-}
-
 CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 {
 	struct xu_stream *s = stream_get(h);
@@ -558,7 +539,7 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 			*key = (uintptr_t)h | XU_PROGRAM_SIDE;
 		return h;
 	}
-	if (how == XU_STAY || capturing(h) ||
+	if (how == XU_STAY || xu_capturing(h) ||
 	    (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f, &first)))
 		want = SIDE_ORIG;
 	if (first) {
@@ -719,179 +700,4 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 		for (i = 0; i < n; i++)
 			stream_free(gone[i]);
 	} while (n == 64);
-}
-
-/* ---- events ------------------------------------------------------------------ */
-
-void xu_event_created(CUevent ev, unsigned int flags)
-{
-	struct xu_event *e;
-
-	if (!lv3 || !ev)
-		return;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return;
-	e->ev = ev;
-	e->flags = flags;
-	pthread_mutex_lock(&lock);
-	if (!xu_tput(&events, ev, e)) {
-		free(e);
-		e = NULL;
-	}
-	pthread_mutex_unlock(&lock);
-	if (!e)
-		xs_warn("cuda: more events than the urgent context follows; event %p is recorded in its own context only",
-			(void *)ev);
-}
-
-void xu_event_destroyed(CUevent ev)
-{
-	struct xu_event *e;
-
-	if (!lv3)
-		return;
-	pthread_mutex_lock(&lock);
-	e = xu_tdel(&events, ev);
-	pthread_mutex_unlock(&lock);
-	if (!e)
-		return;
-	if (e->twin)
-		ur.event_destroy(e->twin);
-	free(e);
-}
-
-static struct xu_event *event_get(CUevent ev)
-{
-	struct xu_event *e;
-
-	if (!lv3 || !ev)
-		return NULL;
-	pthread_mutex_lock(&lock);
-	e = xu_tget(&events, ev);
-	pthread_mutex_unlock(&lock);
-	return e;
-}
-
-/* The twin of @e in @uctx (the urgent context of the recording stream). */
-static bool event_twin(struct xu_event *e, CUcontext uctx)
-{
-	CUcontext old;
-	CUevent t = NULL;
-	bool ok;
-
-	pthread_mutex_lock(&lock);
-	ok = e->twin != NULL;
-	pthread_mutex_unlock(&lock);
-	if (!ok) {
-		if (ur.ctx_push(uctx) != CUDA_SUCCESS)
-			return false;
-		ok = ur.event_create(&t, e->flags & ~CU_EVENT_INTERPROCESS) == CUDA_SUCCESS;
-		ur.ctx_pop(&old);
-		if (!ok)
-			return false;
-		pthread_mutex_lock(&lock);
-		if (!e->twin) {
-			e->twin = t;
-			e->twin_ctx = uctx;
-			t = NULL;
-		}
-		pthread_mutex_unlock(&lock);
-		if (t)	/* another thread made one first */
-			ur.event_destroy(t);
-	}
-	return e->twin_ctx == uctx;	/* an event follows one device */
-}
-
-void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h)
-{
-	struct xu_stream *s = stream_get(*h);
-	struct xu_event *e;
-	enum xu_how how = XU_CARRY;
-
-	memset(rc, 0, sizeof(*rc));
-	rc->h = *h;
-	rc->urgent = s != NULL;
-	e = event_get(*ev);
-	rc->e = e;
-	if (!s) {
-		rc->captured = e && capturing(*h);
-		return;
-	}
-	/* An interprocess event or one of another device is recorded where it
-	 * belongs, after the twin's work. */
-	if (!e || (e->flags & CU_EVENT_INTERPROCESS) || !event_twin(e, devs[s->dev].ctx))
-		how = XU_STAY;
-	*h = xu_route(*h, NULL, how, NULL);
-	if (*h == rc->h) {
-		rc->captured = e && capturing(rc->h);
-		return;
-	}
-	rc->twin = true;
-	*ev = e->twin;
-}
-
-void xu_record_end(struct xu_record *rc, CUresult r)
-{
-	struct xu_event *e = rc->e;
-	struct xu_stream *s;
-	CUstreamCaptureMode m;
-	bool sw;
-
-	if (!e || r != CUDA_SUCCESS)
-		return;
-	atomic_store(&e->captured, rc->captured);
-	atomic_store(&e->last, rc->twin ? SIDE_TWIN : SIDE_ORIG);
-	atomic_store(&e->by, rc->urgent ? rc->h : NULL);
-	if (!rc->twin || (e->flags & CU_EVENT_DISABLE_TIMING))
-		return;
-	/* A timing event is also recorded in its own context, right after the
-	 * twin (the program's stream waits for it): an elapsed time against an
-	 * event recorded elsewhere then has a partner in one context. */
-	s = stream_get(rc->h);
-	if (!s)
-		return;
-	m = relax(&sw);
-	if (ur.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
-		ur.event_record(e->ev, rc->h);
-	unrelax(sw, m);
-	xg_depend();
-}
-
-void xu_wait_event(CUstream *h, CUevent *ev)
-{
-	struct xu_event *e = event_get(*ev);
-
-	/* A wait on an event recorded into a capture joins that capture: the
-	 * stream must then be on the program's side. */
-	CUstream was = *h;
-
-	*h = xu_route(*h, NULL, e && atomic_load(&e->captured) ? XU_STAY : XU_CARRY, NULL);
-	if (e && atomic_load(&e->last) == SIDE_TWIN && e->twin) {
-		*ev = e->twin;
-		if (*h == was)	/* a stream of the program's context waits for a twin */
-			xg_depend();
-	}
-}
-
-CUevent xu_event_current(CUevent ev)
-{
-	struct xu_event *e = event_get(ev);
-
-	return e && atomic_load(&e->last) == SIDE_TWIN && e->twin ? e->twin : ev;
-}
-
-void xu_event_pair(CUevent *a, CUevent *b)
-{
-	struct xu_event *ea = event_get(*a), *eb = event_get(*b);
-
-	/* Both last recorded in the urgent context: the twins; else the
-	 * program's events (a timing event recorded on a twin is recorded in
-	 * its own context as well). */
-	if (ea && eb && atomic_load(&ea->last) == SIDE_TWIN &&
-	    atomic_load(&eb->last) == SIDE_TWIN && ea->twin && eb->twin &&
-	    ea->twin_ctx == eb->twin_ctx) {
-		*a = ea->twin;
-		*b = eb->twin;
-	}
 }

@@ -62,35 +62,21 @@ CUstream xu_twin(CUstream h);
 /* A synchronize (or query) of @h succeeded: the burst in progress ended
  * (cuda_mode.c measures it). */
 void xu_stream_synchronized(CUstream h);
-/* ... or of an event last recorded on an urgent stream (either side). */
-void xu_event_synchronized(CUevent ev);
 /* The program's context synchronized: the current device's urgent context
  * too, and (on success) every urgent stream's burst ended. */
 CUresult xu_ctx_synchronize(void);
+/* The urgent context @h's work runs in, or NULL: @h is not urgent. */
+CUcontext xu_urgent_ctx(CUstream h);
+/* Is @h inside a capture (its own or one it joined)? */
+bool xu_capturing(CUstream h);
+/* Around the library's own records and waits: they must not break another
+ * thread's global-mode capture.  (@swapped: the mode was exchanged.) */
+CUstreamCaptureMode xu_relax(bool *swapped);
+void xu_unrelax(bool swapped, CUstreamCaptureMode m);
 /* Stream capture begins on @h: its twin's work first. */
 void xu_capture_begin(CUstream h);
 void xu_capture_end(void);
 /* A context or a device's primary context is going away. */
 void xu_context_gone(CUcontext ctx, int32_t device);
-
-/* Events.  A record on an urgent stream goes to a twin event in the urgent
- * context; waits, synchronize, query and elapsed time use whichever of the
- * two was recorded last. */
-void xu_event_created(CUevent ev, unsigned int flags);
-void xu_event_destroyed(CUevent ev);
-struct xu_record {
-	void *e;		/* struct xu_event, or NULL: a plain record */
-	bool twin;
-	bool urgent;		/* on an urgent stream (either side) */
-	bool captured;
-	CUstream h;		/* the program's stream */
-};
-/* Rewrites *@ev and *@h to what must be recorded where. */
-void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h);
-void xu_record_end(struct xu_record *rc, CUresult r);
-/* cuStreamWaitEvent: *@h routed, *@ev the one recorded last. */
-void xu_wait_event(CUstream *h, CUevent *ev);
-CUevent xu_event_current(CUevent ev);
-void xu_event_pair(CUevent *a, CUevent *b);
 
 #endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Events across the two contexts of an urgent stream (Lv3 on NVIDIA,
+ * cuda_urgent.c).  An event belongs to the context it was made in and
+ * cannot be recorded on another context's stream, but any stream may wait
+ * for it.  So a record on an urgent stream's twin goes to a twin event made
+ * in the urgent context at its first such record, and a wait, synchronize,
+ * query or elapsed time uses whichever of the two was recorded last.  A
+ * timing event recorded on a twin is recorded in its own context as well,
+ * right after, so that an elapsed time against one recorded elsewhere has a
+ * partner in one context.  An interprocess event, or one of another
+ * device, is recorded where it belongs, after the twin's work.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "interpose.h"
+#include "cuda_events.h"
+#include "cuda_gather.h"
+#include "cuda_urgent.h"
+#include "handle_table.h"
+
+static struct {
+	CUresult (*ctx_push)(CUcontext);
+	CUresult (*ctx_pop)(CUcontext *);
+	CUresult (*event_create)(CUevent *, unsigned int);
+	CUresult (*event_destroy)(CUevent);
+	CUresult (*event_record)(CUevent, CUstream);
+	CUresult (*stream_wait_event)(CUstream, CUevent, unsigned int);
+} er;
+
+static bool on;			/* the urgent context is on */
+
+/* The event table's lock: held for a lookup only, never across a driver
+ * call. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+enum { SIDE_ORIG, SIDE_TWIN };
+
+struct xu_event {
+	CUevent ev;
+	unsigned int flags;
+	CUevent twin;		/* in @twin_ctx, made at its first twin record */
+	CUcontext twin_ctx;
+	atomic_int last;	/* SIDE_ORIG or SIDE_TWIN */
+	atomic_bool captured;	/* last recorded into a stream capture */
+	_Atomic(CUstream) by;	/* the urgent stream of its last record, or NULL */
+};
+
+static struct xu_table events;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+/* The child follows nothing (cuda_urgent.c): the table is left, not freed. */
+static void fork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	memset(&events, 0, sizeof(events));
+}
+
+#define REAL(field, sym) (er.field = (__typeof__(er.field))xsi_real_dlsym(h, sym))
+
+void xu_events_init(void *h)
+{
+	if (!xu_on())
+		return;
+	REAL(ctx_push, "cuCtxPushCurrent_v2");
+	REAL(ctx_pop, "cuCtxPopCurrent_v2");
+	REAL(event_create, "cuEventCreate");
+	REAL(event_destroy, "cuEventDestroy_v2");
+	REAL(event_record, "cuEventRecord");
+	REAL(stream_wait_event, "cuStreamWaitEvent");
+	/* (xu_init() found every one of them) */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	on = true;
+}
+
+void xu_event_created(CUevent ev, unsigned int flags)
+{
+	struct xu_event *e;
+
+	if (!on || !ev)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->ev = ev;
+	e->flags = flags;
+	pthread_mutex_lock(&lock);
+	if (!xu_tput(&events, ev, e)) {
+		free(e);
+		e = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	if (!e)
+		xs_warn("cuda: more events than the urgent context follows; event %p is recorded in its own context only",
+			(void *)ev);
+}
+
+void xu_event_destroyed(CUevent ev)
+{
+	struct xu_event *e;
+
+	if (!on)
+		return;
+	pthread_mutex_lock(&lock);
+	e = xu_tdel(&events, ev);
+	pthread_mutex_unlock(&lock);
+	if (!e)
+		return;
+	if (e->twin)
+		er.event_destroy(e->twin);
+	free(e);
+}
+
+static struct xu_event *event_get(CUevent ev)
+{
+	struct xu_event *e;
+
+	if (!on || !ev)
+		return NULL;
+	pthread_mutex_lock(&lock);
+	e = xu_tget(&events, ev);
+	pthread_mutex_unlock(&lock);
+	return e;
+}
+
+void xu_event_synchronized(CUevent ev)
+{
+	struct xu_event *e = event_get(ev);
+	CUstream by = e ? atomic_load(&e->by) : NULL;
+
+	if (by)
+		xu_stream_synchronized(by);
+}
+
+/* The twin of @e in @uctx (the urgent context of the recording stream). */
+static bool event_twin(struct xu_event *e, CUcontext uctx)
+{
+	CUcontext old;
+	CUevent t = NULL;
+	bool ok;
+
+	pthread_mutex_lock(&lock);
+	ok = e->twin != NULL;
+	pthread_mutex_unlock(&lock);
+	if (!ok) {
+		if (er.ctx_push(uctx) != CUDA_SUCCESS)
+			return false;
+		ok = er.event_create(&t, e->flags & ~CU_EVENT_INTERPROCESS) == CUDA_SUCCESS;
+		er.ctx_pop(&old);
+		if (!ok)
+			return false;
+		pthread_mutex_lock(&lock);
+		if (!e->twin) {
+			e->twin = t;
+			e->twin_ctx = uctx;
+			t = NULL;
+		}
+		pthread_mutex_unlock(&lock);
+		if (t)	/* another thread made one first */
+			er.event_destroy(t);
+	}
+	return e->twin_ctx == uctx;	/* an event follows one device */
+}
+
+void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h)
+{
+	CUcontext uctx = xu_urgent_ctx(*h);
+	struct xu_event *e;
+	enum xu_how how = XU_CARRY;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->h = *h;
+	rc->urgent = uctx != NULL;
+	e = event_get(*ev);
+	rc->e = e;
+	if (!uctx) {
+		rc->captured = e && xu_capturing(*h);
+		return;
+	}
+	/* An interprocess event or one of another device is recorded where it
+	 * belongs, after the twin's work. */
+	if (!e || (e->flags & CU_EVENT_INTERPROCESS) || !event_twin(e, uctx))
+		how = XU_STAY;
+	*h = xu_route(*h, NULL, how, NULL);
+	if (*h == rc->h) {
+		rc->captured = e && xu_capturing(rc->h);
+		return;
+	}
+	rc->twin = true;
+	*ev = e->twin;
+}
+
+void xu_record_end(struct xu_record *rc, CUresult r)
+{
+	struct xu_event *e = rc->e;
+	CUstreamCaptureMode m;
+	bool sw;
+
+	if (!e || r != CUDA_SUCCESS)
+		return;
+	atomic_store(&e->captured, rc->captured);
+	atomic_store(&e->last, rc->twin ? SIDE_TWIN : SIDE_ORIG);
+	atomic_store(&e->by, rc->urgent ? rc->h : NULL);
+	if (!rc->twin || (e->flags & CU_EVENT_DISABLE_TIMING))
+		return;
+	/* A timing event is also recorded in its own context, right after the
+	 * twin (the program's stream waits for it): an elapsed time against an
+	 * event recorded elsewhere then has a partner in one context. */
+	if (!xu_urgent_ctx(rc->h))	/* destroyed meanwhile */
+		return;
+	m = xu_relax(&sw);
+	if (er.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
+		er.event_record(e->ev, rc->h);
+	xu_unrelax(sw, m);
+	xg_depend();
+}
+
+void xu_wait_event(CUstream *h, CUevent *ev)
+{
+	struct xu_event *e = event_get(*ev);
+
+	/* A wait on an event recorded into a capture joins that capture: the
+	 * stream must then be on the program's side. */
+	CUstream was = *h;
+
+	*h = xu_route(*h, NULL, e && atomic_load(&e->captured) ? XU_STAY : XU_CARRY, NULL);
+	if (e && atomic_load(&e->last) == SIDE_TWIN && e->twin) {
+		*ev = e->twin;
+		if (*h == was)	/* a stream of the program's context waits for a twin */
+			xg_depend();
+	}
+}
+
+CUevent xu_event_current(CUevent ev)
+{
+	struct xu_event *e = event_get(ev);
+
+	return e && atomic_load(&e->last) == SIDE_TWIN && e->twin ? e->twin : ev;
+}
+
+void xu_event_pair(CUevent *a, CUevent *b)
+{
+	struct xu_event *ea = event_get(*a), *eb = event_get(*b);
+
+	/* Both last recorded in the urgent context: the twins; else the
+	 * program's events (a timing event recorded on a twin is recorded in
+	 * its own context as well). */
+	if (ea && eb && atomic_load(&ea->last) == SIDE_TWIN &&
+	    atomic_load(&eb->last) == SIDE_TWIN && ea->twin && eb->twin &&
+	    ea->twin_ctx == eb->twin_ctx) {
+		*a = ea->twin;
+		*b = eb->twin;
+	}
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Events across the two contexts of an urgent stream (Lv3 on NVIDIA): see
+ * cuda_events.c.  Called by the CUDA table's hooks (cuda.c).
+ */
+#ifndef XSCHED_CUDA_EVENTS_H
+#define XSCHED_CUDA_EVENTS_H
+
+#include <cuda.h>
+#include <stdbool.h>
+
+/* After xu_init(): on when the urgent context is. */
+void xu_events_init(void *libcuda);
+void xu_event_created(CUevent ev, unsigned int flags);
+void xu_event_destroyed(CUevent ev);
+struct xu_record {
+	void *e;		/* struct xu_event, or NULL: a plain record */
+	bool twin;
+	bool urgent;		/* on an urgent stream (either side) */
+	bool captured;
+	CUstream h;		/* the program's stream */
+};
+/* Rewrites *@ev and *@h to what must be recorded where. */
+void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h);
+void xu_record_end(struct xu_record *rc, CUresult r);
+/* cuStreamWaitEvent: *@h routed, *@ev the one recorded last. */
+void xu_wait_event(CUstream *h, CUevent *ev);
+/* The one of @ev and its twin recorded last (synchronize, query). */
+CUevent xu_event_current(CUevent ev);
+/* An elapsed time's two events: both twins, or both the program's. */
+void xu_event_pair(CUevent *a, CUevent *b);
+
+/* A synchronize or query of @ev succeeded: the burst of the urgent stream
+ * that recorded it last (either side), if any, ended. */
+void xu_event_synchronized(CUevent ev);
+
+#endif
