@@ -390,7 +390,7 @@ static CUresult hook_cuCtxSynchronize(void)
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize();
 	if (r == CUDA_SUCCESS)
-		r = xu_ctx_synchronize();
+		r = xu_ctx_synchronize(NULL);
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -405,11 +405,11 @@ static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 
 	READY(cuCtxSynchronize_v2);
 	(void)xsi_pass(&xc_rt, &entries[E_cuCtxSynchronize_v2], 0);
-	xg_open_for(!c);	/* the current context's covers the urgent one */
+	xg_open();	/* it covers the urgent context of its device */
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize_v2(c);
-	if (r == CUDA_SUCCESS && !c)
-		r = xu_ctx_synchronize();
+	if (r == CUDA_SUCCESS)
+		r = xu_ctx_synchronize(c);
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }

@@ -637,14 +637,21 @@ CUstream xu_twin(CUstream h)
 	return s ? s->twin : NULL;
 }
 
-CUresult xu_ctx_synchronize(void)
+CUresult xu_ctx_synchronize(CUcontext of)
 {
 	CUdevice dev = 0;
 	CUcontext c, old;
 	CUresult r;
 
 	/* Not only while urgent streams live: a destroyed one's work runs on. */
-	if (!lv3 || ur.ctx_get_device(&dev) != CUDA_SUCCESS || dev < 0 || dev >= XU_DEVS)
+	if (!lv3)
+		return CUDA_SUCCESS;
+	if (of && ur.ctx_push(of) != CUDA_SUCCESS)
+		return CUDA_SUCCESS;
+	r = ur.ctx_get_device(&dev);
+	if (of)
+		ur.ctx_pop(&old);
+	if (r != CUDA_SUCCESS || dev < 0 || dev >= XU_DEVS)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&lock);
 	c = devs[dev].ctx;

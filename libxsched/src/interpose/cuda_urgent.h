@@ -62,9 +62,10 @@ CUstream xu_twin(CUstream h);
 /* A synchronize (or query) of @h succeeded: the burst in progress ended
  * (cuda_mode.c measures it). */
 void xu_stream_synchronized(CUstream h);
-/* The program's context synchronized: the current device's urgent context
- * too, and (on success) every urgent stream's burst ended. */
-CUresult xu_ctx_synchronize(void);
+/* A context of the program synchronized (@of, or NULL: the current one):
+ * its device's urgent context too, and (on success) every urgent stream's
+ * burst ended. */
+CUresult xu_ctx_synchronize(CUcontext of);
 /* The urgent context @h's work runs in, or NULL: @h is not urgent. */
 CUcontext xu_urgent_ctx(CUstream h);
 /* Is @h inside a capture (its own or one it joined)? */

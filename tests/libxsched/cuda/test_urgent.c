@@ -1106,6 +1106,26 @@ TEST(ctx_synchronize_covers_the_urgent_context)
 	ASSERT_GE(fake_now(), rec_of(81).end);
 }
 
+/* CUDA 12.9's cuCtxSynchronize_v2 names the context: the program's own,
+ * given explicitly, covers its urgent context as NULL does. */
+TEST(ctx_synchronize_v2_of_a_named_context_covers_the_urgent_context)
+{
+	CUcontext cur;
+	CUstream hi;
+
+	lv3("1");
+	hi = mk(-1);
+	ASSERT_EQ(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	go(CK(222, 100 * MS), hi);
+	ASSERT_URGENT(rec_of(222), hi);
+	ASSERT_EQ(cuCtxSynchronize_v2(cur), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(222).end);
+	go(CK(223, 100 * MS), hi);
+	ASSERT_URGENT(rec_of(223), hi);
+	ASSERT_EQ(cuCtxSynchronize_v2(NULL), CUDA_SUCCESS);
+	ASSERT_GE(fake_now(), rec_of(223).end);
+}
+
 TEST(stream_destroy_leaks_no_twin)
 {
 	int live, events, i;
