@@ -62,17 +62,33 @@ int xm_parse(const char *s)
 	return -2;
 }
 
+/* Digits with at most one '.', read by hand: strtod() would follow the
+ * program's LC_NUMERIC (a decimal comma) and take "1e1", "inf" or "0x10". */
 int xm_parse_price(const char *s)
 {
-	char *end;
-	double v;
+	unsigned long v = 0;	/* thousandths */
+	int frac = -1, digits = 0;
 
 	if (!s || !*s)
 		return XM_PRICE_DEFAULT;
-	v = strtod(s, &end);
-	if (end == s || *end || !(v >= 0 && v <= 100))
+	for (; *s; s++) {
+		if (*s == '.' && frac < 0) {
+			frac = 0;
+			continue;
+		}
+		if (*s < '0' || *s > '9' || v > 100000)
+			return -1;
+		digits++;
+		if (frac < 0)
+			v = v * 10 + (unsigned long)(*s - '0') * 1000;
+		else if (frac < 3)
+			v += (unsigned long)(*s - '0') * (frac == 0 ? 100 : frac == 1 ? 10 : 1);
+		if (frac >= 0)
+			frac++;
+	}
+	if (!digits || v > 100000)
 		return -1;
-	return (int)(v * 100 + 0.5);
+	return (int)((v + 5) / 10);
 }
 
 void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32_t price)
@@ -304,4 +320,11 @@ bool xm_burst_end(struct xm_burst *b, uint64_t now)
 	}
 	pthread_mutex_unlock(&b->lock);
 	return changed;
+}
+
+void xm_burst_state(struct xm_burst *b, struct xm_state *out)
+{
+	pthread_mutex_lock(&b->lock);
+	*out = b->st;
+	pthread_mutex_unlock(&b->lock);
 }

@@ -81,6 +81,8 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void));
 /* The stream was synchronized at @now: its burst, if any, ended.  true:
  * the best mode changed (past the first measurements of each). */
 bool xm_burst_end(struct xm_burst *b, uint64_t now);
+/* A copy of the choice's state, taken under its lock (for the log). */
+void xm_burst_state(struct xm_burst *b, struct xm_state *out);
 
 /* "auto" (-1), "native", "ctx", "gather", "lv1"; -2: none of those. */
 int xm_parse(const char *s);

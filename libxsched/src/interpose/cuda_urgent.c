@@ -108,7 +108,7 @@ struct xu_stream {
 	atomic_int side;	/* where its last command went */
 	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
 	struct xm_burst bursts;	/* how they run (cuda_mode.c) */
-	unsigned int told;	/* its choices logged */
+	atomic_uint told;	/* its choices ended (the first 16 logged) */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
 };
@@ -458,18 +458,19 @@ bool xu_capturing(CUstream h)
  * per stream, then in the debug log). */
 static void burst_end(struct xu_stream *s)
 {
-	const struct xm_state *p = &s->bursts.st;
+	struct xm_state st;
+	unsigned int told;
 	char w[128];
 
 	if (!xm_burst_end(&s->bursts, xs_now_ns()))
 		return;
-	if (s->told < 16 || xsi_log_on()) {
-		xm_waits(p, w, sizeof(w));
+	told = atomic_fetch_add(&s->told, 1);
+	if (told < 16 || xsi_log_on()) {
+		xm_burst_state(&s->bursts, &st);	/* (another thread's bursts go on) */
+		xm_waits(&st, w, sizeof(w));
 		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median wait us: %s)",
-			(void *)s->h, s->told ? "now " : "", xm_name(p->best), p->burst, w);
+			(void *)s->h, told ? "now " : "", xm_name(st.best), st.burst, w);
 	}
-	if (s->told < 16)
-		s->told++;
 }
 
 /* @fn on every urgent stream, under the table's lock: a stream is freed
@@ -493,15 +494,16 @@ static void each_stream(void (*fn)(struct xu_stream *))
 /* How a stream's bursts ran (what the choice did). */
 static void tell_mode(struct xu_stream *s)
 {
-	const struct xm_state *p = &s->bursts.st;
+	struct xm_state st;
 	char w[128];
 
-	if (!p->burst)
+	xm_burst_state(&s->bursts, &st);
+	if (!st.burst)
 		return;
-	xm_waits(p, w, sizeof(w));
+	xm_waits(&st, w, sizeof(w));
 	xs_info("cuda: stream %p: %u urgent bursts: %u native, %u gather, %u ctx, %u lv1 (median wait us of the last: %s); last choice %s",
-		(void *)s->h, p->burst, p->runs[XM_NATIVE], p->runs[XM_GATHER],
-		p->runs[XM_CTX], p->runs[XM_LV1], w, xm_name(p->best));
+		(void *)s->h, st.burst, st.runs[XM_NATIVE], st.runs[XM_GATHER],
+		st.runs[XM_CTX], st.runs[XM_LV1], w, xm_name(st.best));
 }
 
 /* At exit. */

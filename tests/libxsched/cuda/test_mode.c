@@ -293,6 +293,28 @@ TEST(mode_price_parses)
 	ASSERT_EQ(xm_parse_price("cheap"), -1);
 }
 
+/* Plain decimals only, whatever the program's locale: strtod() took these
+ * (and a decimal comma under LC_NUMERIC=de_DE, "1.5" not). */
+TEST(mode_price_takes_plain_decimals_only)
+{
+	ASSERT_EQ(xm_parse_price(".5"), 50);
+	ASSERT_EQ(xm_parse_price("2."), 200);
+	ASSERT_EQ(xm_parse_price("0.125"), 13);
+	ASSERT_EQ(xm_parse_price("0.12499"), 12);
+	ASSERT_EQ(xm_parse_price("100.00"), 10000);
+	ASSERT_EQ(xm_parse_price("100.001"), -1);
+	ASSERT_EQ(xm_parse_price("100.01"), -1);
+	ASSERT_EQ(xm_parse_price("99999999999999999999"), -1);
+	ASSERT_EQ(xm_parse_price("1e1"), -1);
+	ASSERT_EQ(xm_parse_price("inf"), -1);
+	ASSERT_EQ(xm_parse_price("0x10"), -1);
+	ASSERT_EQ(xm_parse_price(" 2"), -1);
+	ASSERT_EQ(xm_parse_price("+2"), -1);
+	ASSERT_EQ(xm_parse_price("1,5"), -1);
+	ASSERT_EQ(xm_parse_price("."), -1);
+	ASSERT_EQ(xm_parse_price("1.2.3"), -1);
+}
+
 static uint64_t clock_ns;
 
 static uint64_t fake_now(void)
