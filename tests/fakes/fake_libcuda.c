@@ -859,19 +859,54 @@ API CUresult cuStreamIsCapturing_ptsz(CUstream h, CUstreamCaptureStatus *st)
 
 static int capture_seq;	/* capture ids: 1, 2, ... */
 
+/* ---- host functions: called on one driver thread, in submission order,
+ * once their command ended ---- */
+
+#define MAX_HOSTFN 4096
+static struct {
+	int rec;
+	CUhostFn fn;			/* or */
+	CUstreamCallback cb;
+	CUstream h;
+	void *data;
+} hostq[MAX_HOSTFN];
+static unsigned int hostq_head, hostq_tail;
+static pthread_cond_t hostq_cv = PTHREAD_COND_INITIALIZER;
+static int host_thread_up, host_called;
+
+#define MAX_HOST_NODES 8
+
+/* A host function captured (cuLaunchHostFunc): a node of its graph. */
+struct fhost_node {
+	CUhostFn fn;
+	void *data;
+};
+
 struct fgraph {
 	int capture;		/* its capture's id */
 	int nodes;
 	uint64_t ns;		/* its commands' run times, summed */
+	struct fhost_node host[MAX_HOST_NODES];	/* run after the rest */
+	int nhost;
 	int destroyed;
 	struct fgraph *next;	/* every graph: never leaked */
 };
 
 struct fgexec {
 	struct fgraph *g;
+	int ctx;		/* where it was instantiated: where it runs */
 	int destroyed;
 	struct fgexec *next;
 };
+
+/* Host functions captured and not yet in a graph. */
+static struct {
+	int capture;
+	struct fhost_node n;
+} captured_host[MAX_HOST_NODES * 4];
+static int ncaptured_host;
+
+static void hostq_push(int rec, CUhostFn fn, CUstreamCallback cb, CUstream h, void *data);
 
 static struct fgraph *all_graphs;
 static struct fgexec *all_execs;
@@ -939,6 +974,13 @@ static CUresult end_capture(CUstream h, CUgraph *g, int ptsz)
 			gr->nodes++;
 			gr->ns += logv[i].ns;
 		}
+	}
+	for (i = 0; i < ncaptured_host; i++) {
+		if (captured_host[i].capture != id)
+			continue;
+		if (gr->nhost < MAX_HOST_NODES)
+			gr->host[gr->nhost++] = captured_host[i].n;
+		captured_host[i--] = captured_host[--ncaptured_host];
 	}
 	gr->next = all_graphs;
 	all_graphs = gr;
@@ -1055,6 +1097,7 @@ API CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned lon
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	x->g = gr;
 	pthread_mutex_lock(&mu);
+	x->ctx = cur_ctx() ? cur_ctx()->id : 0;
 	x->next = all_execs;
 	all_execs = x;
 	pthread_mutex_unlock(&mu);
@@ -1083,13 +1126,16 @@ API CUresult cuGraphExecDestroy(CUgraphExec e)
 	return CUDA_SUCCESS;
 }
 
-/* On any context's stream (a graph made in the primary runs on a stream of
- * another context). */
+/* On any context's stream, in stream order, but run by the context it was
+ * instantiated in (as the real driver does: a graph launched on another
+ * context's stream gains nothing from that context); its host nodes are
+ * called once the rest ended. */
 static CUresult graph_launch(CUgraphExec e, CUstream h, int ptsz)
 {
 	struct fgexec *x = (struct fgexec *)e;
 	struct fstream *s;
 	struct fake_rec *r;
+	int i;
 
 	if (!x || x->destroyed)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1099,10 +1145,18 @@ static CUresult graph_launch(CUgraphExec e, CUstream h, int ptsz)
 		pthread_mutex_unlock(&mu);
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
+	if (hostq_tail - hostq_head + (unsigned int)x->g->nhost > MAX_HOSTFN) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	r = log_add(s, FAKE_GRAPH, ptsz, x->g->ns);
 	r->nodes = x->g->nodes;
-	if (!r->captured)
+	if (!r->captured) {
 		r->capture = x->g->capture;
+		r->ctx = x->ctx;
+		for (i = 0; i < x->g->nhost; i++)
+			hostq_push((int)(r - logv), x->g->host[i].fn, NULL, h, x->g->host[i].data);
+	}
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
 }
@@ -2459,20 +2513,6 @@ SET2D_DEF(cuMemsetD2D16Async_ptsz, unsigned short, 1)
 SET2D_DEF(cuMemsetD2D32Async, unsigned int, 0)
 SET2D_DEF(cuMemsetD2D32Async_ptsz, unsigned int, 1)
 
-/* ---- host functions: called on one driver thread, in submission order,
- * once their command ended ---- */
-
-#define MAX_HOSTFN 4096
-static struct {
-	int rec;
-	CUhostFn fn;			/* or */
-	CUstreamCallback cb;
-	CUstream h;
-	void *data;
-} hostq[MAX_HOSTFN];
-static unsigned int hostq_head, hostq_tail;
-static pthread_cond_t hostq_cv = PTHREAD_COND_INITIALIZER;
-static int host_thread_up, host_called;
 
 API int fake_host_fns_called(void)
 {
@@ -2506,8 +2546,6 @@ static CUresult host_fn(CUstream h, CUhostFn fn, CUstreamCallback cb, void *data
 {
 	struct fstream *s;
 	struct fake_rec *r;
-	pthread_t t;
-	unsigned int i;
 
 	if (!fn && !cb)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -2523,22 +2561,37 @@ static CUresult host_fn(CUstream h, CUhostFn fn, CUstreamCallback cb, void *data
 	}
 	r = log_add(s, FAKE_HOST_FN, ptsz, 0);
 	if (!r->captured) {
-		if (!host_thread_up) {
-			if (pthread_create(&t, NULL, host_thread, NULL) == 0) {
-				pthread_detach(t);
-				host_thread_up = 1;
-			}
-		}
-		i = hostq_tail++ % MAX_HOSTFN;
-		hostq[i].rec = (int)(r - logv);
-		hostq[i].fn = fn;
-		hostq[i].cb = cb;
-		hostq[i].h = h;
-		hostq[i].data = data;
-		pthread_cond_signal(&hostq_cv);
+		hostq_push((int)(r - logv), fn, cb, h, data);
+	} else if (fn && ncaptured_host < (int)(sizeof(captured_host) / sizeof(captured_host[0]))) {
+		captured_host[ncaptured_host].capture = r->capture;
+		captured_host[ncaptured_host].n.fn = fn;
+		captured_host[ncaptured_host].n.data = data;
+		ncaptured_host++;
 	}
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
+}
+
+/* mu held: @fn (or @cb) is called once logv[@rec] ended (the queue has room:
+ * the caller checked). */
+static void hostq_push(int rec, CUhostFn fn, CUstreamCallback cb, CUstream h, void *data)
+{
+	pthread_t t;
+	unsigned int i;
+
+	if (!host_thread_up) {
+		if (pthread_create(&t, NULL, host_thread, NULL) == 0) {
+			pthread_detach(t);
+			host_thread_up = 1;
+		}
+	}
+	i = hostq_tail++ % MAX_HOSTFN;
+	hostq[i].rec = rec;
+	hostq[i].fn = fn;
+	hostq[i].cb = cb;
+	hostq[i].h = h;
+	hostq[i].data = data;
+	pthread_cond_signal(&hostq_cv);
 }
 
 API CUresult cuLaunchHostFunc(CUstream h, CUhostFn fn, void *data)

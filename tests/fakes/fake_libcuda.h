@@ -84,8 +84,11 @@
  *    waits for the context's work, destroys its streams and pops it from
  *    the calling thread's stack.
  *  - Graphs (what a capture recorded; launched as one command of the sum
- *    of its nodes' run times, fake_rec.kernel FAKE_GRAPH), copies,
- *    memsets and host functions run on any context's stream.
+ *    of its nodes' run times, fake_rec.kernel FAKE_GRAPH, its host nodes
+ *    called once it ended) run on any context's stream, in its order, but
+ *    in the context they were instantiated in (fake_rec.ctx), as the real
+ *    driver runs them.  Copies, memsets and host functions run on any
+ *    context's stream.
  *  - Host functions (cuLaunchHostFunc, cuStreamAddCallback) are called on
  *    one driver thread, in submission order, once their command ended.
  *

@@ -192,9 +192,11 @@ static struct xsi_entry entries[E_COUNT];
 /* Where the call runs: an urgent stream's work goes to its twin in the
  * urgent context (cuda_urgent.c), a launched function translated with it.
  * Routed first: the hold is that of the side it runs on (k_, xu_route()).
- * GPU work alone (launches: F, EX; memsets, device copies, graphs: G) is
- * gathered; what may make the host wait (H: a copy with host memory, a
- * wait on memory; CB) opens the gates first (cuda_gather.c). */
+ * GPU work alone (launches: F, EX; memsets, device copies: G) is gathered;
+ * what may make the host wait (H: a copy with host memory, a wait on
+ * memory, a graph, whose host nodes the program may wait for; CB) opens
+ * the gates first (cuda_gather.c).  (A graph gains nothing from the
+ * gather: the driver runs it in the context it was instantiated in.) */
 #define ROUTE_H h = xu_route(h, NULL, XU_OPEN, &k_)
 #define ROUTE_G h = xu_route(h, NULL, XU_GATHER, &k_)
 #define ROUTE_F h = xu_route(h, &f, XU_GATHER, &k_)
@@ -538,7 +540,7 @@ NOTE_HOOK(cuEventCreate, (CUevent *ev, unsigned int fl), (ev, fl),
 FIRST_HOOK(cuEventDestroy, (CUevent ev), (ev), xu_event_destroyed(ev))
 FIRST_HOOK(cuEventDestroy_v2, (CUevent ev), (ev), xu_event_destroyed(ev))
 
-/* A record on an urgent stream is made on the event's twin (cuda_urgent.c). */
+/* A record on an urgent stream is made on the event's twin (cuda_events.c). */
 #define RECORD_HOOK(sym, P, A)						\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\

@@ -68,6 +68,7 @@ int xm_parse_price(const char *s)
 {
 	unsigned long v = 0;	/* thousandths */
 	int frac = -1, digits = 0;
+	bool more = false;	/* a digit past the thousandths that is not 0 */
 
 	if (!s || !*s)
 		return XM_PRICE_DEFAULT;
@@ -83,10 +84,12 @@ int xm_parse_price(const char *s)
 			v = v * 10 + (unsigned long)(*s - '0') * 1000;
 		else if (frac < 3)
 			v += (unsigned long)(*s - '0') * (frac == 0 ? 100 : frac == 1 ? 10 : 1);
+		else if (*s != '0')
+			more = true;
 		if (frac >= 0)
 			frac++;
 	}
-	if (!digits || v > 100000)
+	if (!digits || v > 100000 || (v == 100000 && more))
 		return -1;
 	return (int)((v + 5) / 10);
 }
@@ -305,7 +308,7 @@ static uint32_t us_since(uint64_t t, uint64_t now)
 	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
-bool xm_burst_end(struct xm_burst *b, uint64_t now)
+bool xm_burst_end(struct xm_burst *b, uint64_t now, struct xm_state *seen)
 {
 	bool changed = false;
 
@@ -316,6 +319,8 @@ bool xm_burst_end(struct xm_burst *b, uint64_t now)
 		changed = xm_end(&b->st, us_since(b->t0, now),
 				 us_since(atomic_load_explicit(&b->last, memory_order_relaxed), now)) &&
 			  b->st.burst > XM_NMODES * XM_WIN;
+		if (changed && seen)
+			*seen = b->st;
 		atomic_store(&b->in, false);
 	}
 	pthread_mutex_unlock(&b->lock);

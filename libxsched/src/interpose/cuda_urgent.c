@@ -60,6 +60,7 @@ static struct {
 	CUresult (*ctx_push)(CUcontext);
 	CUresult (*ctx_pop)(CUcontext *);
 	CUresult (*ctx_get_device)(CUdevice *);
+	CUresult (*ctx_get_current)(CUcontext *);
 	CUresult (*ctx_get_flags)(unsigned int *);
 	CUresult (*ctx_sync)(void);
 	CUresult (*prio_range)(int *, int *);
@@ -108,7 +109,7 @@ struct xu_stream {
 	atomic_int side;	/* where its last command went */
 	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
 	struct xm_burst bursts;	/* how they run (cuda_mode.c) */
-	atomic_uint told;	/* its choices ended (the first 16 logged) */
+	atomic_uint told;	/* changes of its choice (the first 16 logged) */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
 };
@@ -178,6 +179,7 @@ void xu_init(void *h, bool split)
 	REAL(ctx_push, "cuCtxPushCurrent_v2");
 	REAL(ctx_pop, "cuCtxPopCurrent_v2");
 	REAL(ctx_get_device, "cuCtxGetDevice");
+	REAL(ctx_get_current, "cuCtxGetCurrent");
 	REAL(ctx_get_flags, "cuCtxGetFlags");
 	REAL(ctx_sync, "cuCtxSynchronize");
 	REAL(prio_range, "cuCtxGetStreamPriorityRange");
@@ -192,7 +194,7 @@ void xu_init(void *h, bool split)
 	REAL(event_record, "cuEventRecord");
 	REAL(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
 	if (!(ur.ctx_create_v4 || ur.ctx_create_v2) || !ur.ctx_push || !ur.ctx_pop ||
-	    !ur.ctx_get_device || !ur.ctx_sync || !ur.prio_range ||
+	    !ur.ctx_get_device || !ur.ctx_get_current || !ur.ctx_sync || !ur.prio_range ||
 	    !ur.stream_create || !ur.stream_destroy || !ur.stream_get_ctx ||
 	    !ur.stream_get_priority || !ur.stream_wait_event || !ur.stream_is_capturing ||
 	    !ur.event_create || !ur.event_destroy || !ur.event_record ||
@@ -462,20 +464,20 @@ static void burst_end(struct xu_stream *s)
 	unsigned int told;
 	char w[128];
 
-	if (!xm_burst_end(&s->bursts, xs_now_ns()))
+	if (!xm_burst_end(&s->bursts, xs_now_ns(), &st))
 		return;
 	told = atomic_fetch_add(&s->told, 1);
 	if (told < 16 || xsi_log_on()) {
-		xm_burst_state(&s->bursts, &st);	/* (another thread's bursts go on) */
 		xm_waits(&st, w, sizeof(w));
 		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (median wait us: %s)",
 			(void *)s->h, told ? "now " : "", xm_name(st.best), st.burst, w);
 	}
 }
 
-/* @fn on every urgent stream, under the table's lock: a stream is freed
- * only after it leaves the table (@fn calls no driver). */
-static void each_stream(void (*fn)(struct xu_stream *))
+/* @fn on every urgent stream (of the program's context @ctx only, unless
+ * NULL), under the table's lock: a stream is freed only after it leaves
+ * the table (@fn calls no driver). */
+static void each_stream(void (*fn)(struct xu_stream *), CUcontext ctx)
 {
 	unsigned int i;
 
@@ -485,7 +487,7 @@ static void each_stream(void (*fn)(struct xu_stream *))
 	for (i = 0; i < XU_TABLE_SLOTS; i++) {
 		struct xu_stream *s = xu_tat(&streams, i);
 
-		if (s)
+		if (s && (!ctx || s->ctx == ctx))
 			fn(s);
 	}
 	pthread_mutex_unlock(&lock);
@@ -509,7 +511,7 @@ static void tell_mode(struct xu_stream *s)
 /* At exit. */
 static void tell_modes(void)
 {
-	each_stream(tell_mode);
+	each_stream(tell_mode, NULL);
 }
 
 void xu_stream_synchronized(CUstream h)
@@ -646,13 +648,11 @@ CUresult xu_ctx_synchronize(CUcontext of)
 	CUresult r;
 
 	/* Not only while urgent streams live: a destroyed one's work runs on. */
-	if (!lv3)
-		return CUDA_SUCCESS;
-	if (of && ur.ctx_push(of) != CUDA_SUCCESS)
+	if (!lv3 || (!of && ur.ctx_get_current(&of) != CUDA_SUCCESS) || !of ||
+	    ur.ctx_push(of) != CUDA_SUCCESS)
 		return CUDA_SUCCESS;
 	r = ur.ctx_get_device(&dev);
-	if (of)
-		ur.ctx_pop(&old);
+	ur.ctx_pop(&old);
 	if (r != CUDA_SUCCESS || dev < 0 || dev >= XU_DEVS)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&lock);
@@ -662,8 +662,8 @@ CUresult xu_ctx_synchronize(CUcontext of)
 		return CUDA_SUCCESS;
 	r = ur.ctx_sync();
 	ur.ctx_pop(&old);
-	if (r == CUDA_SUCCESS)	/* every urgent stream's burst ended */
-		each_stream(burst_end);
+	if (r == CUDA_SUCCESS)	/* the bursts of @of's urgent streams ended (both sides) */
+		each_stream(burst_end, of);
 	return r;
 }
 

@@ -303,6 +303,9 @@ TEST(mode_price_takes_plain_decimals_only)
 	ASSERT_EQ(xm_parse_price("0.12499"), 12);
 	ASSERT_EQ(xm_parse_price("100.00"), 10000);
 	ASSERT_EQ(xm_parse_price("100.001"), -1);
+	ASSERT_EQ(xm_parse_price("100.0001"), -1);
+	ASSERT_EQ(xm_parse_price("100.0000"), 10000);
+	ASSERT_EQ(xm_parse_price("99.9999"), 10000);
 	ASSERT_EQ(xm_parse_price("100.01"), -1);
 	ASSERT_EQ(xm_parse_price("99999999999999999999"), -1);
 	ASSERT_EQ(xm_parse_price("1e1"), -1);
@@ -331,11 +334,11 @@ TEST(mode_burst_wait_is_from_its_last_call)
 	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_NATIVE);	/* first call */
 	clock_ns += 9000000;
 	xm_burst_mode(&b, fake_now);				/* last call */
-	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 500000));	/* its end */
+	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 500000, NULL));	/* its end */
 	ASSERT_EQ(b.st.n[XM_NATIVE], 1);
 	ASSERT_EQ(b.st.wait[XM_NATIVE][0], 500);
 	ASSERT_EQ(b.st.span[0], 9500);
-	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 900000));	/* no burst: nothing */
+	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 900000, NULL));	/* no burst: nothing */
 	ASSERT_EQ(b.st.nspan, 1);
 	xm_burst_fini(&b);
 }

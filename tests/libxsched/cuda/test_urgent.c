@@ -392,13 +392,23 @@ TEST(fake_names_tell_kernels_from_functions)
 	ASSERT_EQ(cuModuleLoadData(&m, "notacubin k1=0"), CUDA_ERROR_INVALID_IMAGE);
 }
 
-TEST(fake_graph_of_the_primary_runs_on_another_context)
+static void CUDA_CB count_call(void *p)
+{
+	__atomic_add_fetch((int *)p, 1, __ATOMIC_RELEASE);
+}
+
+/* A graph of the primary launched on another context's stream runs there
+ * in order, but in the primary (where it was instantiated), as the real
+ * driver runs it; its host nodes are called once the rest ended, at every
+ * launch. */
+TEST(fake_graph_runs_in_the_context_it_was_instantiated_in)
 {
 	CUcontext c, old;
 	CUstream s, p;
 	CUgraph g;
 	CUgraphExec x;
 	struct fake_rec r;
+	static int calls;
 
 	lv3("0");
 	p = mk(0);
@@ -407,14 +417,22 @@ TEST(fake_graph_of_the_primary_runs_on_another_context)
 	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
 	ASSERT_EQ(cuStreamBeginCapture(p, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
 	go(K(14, 3 * MS), p);
+	ASSERT_EQ(cuLaunchHostFunc(p, count_call, &calls), CUDA_SUCCESS);
 	go(K(15, 2 * MS), p);
 	ASSERT_EQ(cuStreamEndCapture(p, &g), CUDA_SUCCESS);
+	ASSERT_EQ(fake_host_fns_called(), 0);
 	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
 	ASSERT_EQ(cuGraphLaunch(x, s), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphLaunch(x, s), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(s), CUDA_SUCCESS);
 	r = rec_of(FAKE_GRAPH);
-	ASSERT_EQ(r.ctx, 1);
-	ASSERT_EQ(r.nodes, 2);
+	ASSERT_EQ(r.ctx, 0);
+	ASSERT_EQ(r.stream, fake_stream_id(s));
+	ASSERT_EQ(r.nodes, 3);
 	ASSERT_EQ(r.end - r.start, 5 * MS);
+	while (__atomic_load_n(&calls, __ATOMIC_ACQUIRE) < 2 && fake_now() < r.end + 1000 * MS)
+		usleep(1000);
+	ASSERT_EQ(__atomic_load_n(&calls, __ATOMIC_ACQUIRE), 2);
 }
 
 /* ---- placement: which streams move ---- */
@@ -903,7 +921,9 @@ TEST(memory_wait_and_write_run_in_the_urgent_context)
 	ASSERT_EQ(cuMemFree(d), CUDA_SUCCESS);
 }
 
-TEST(graph_launch_runs_in_the_urgent_context)
+/* A graph launched on the twin keeps the stream's order; the driver runs
+ * it in the context it was instantiated in (the program's). */
+TEST(graph_launch_on_an_urgent_stream_keeps_its_order)
 {
 	CUstream hi, lo;
 	CUgraph g;
@@ -918,12 +938,18 @@ TEST(graph_launch_runs_in_the_urgent_context)
 	go(CK(68, 3 * MS), lo);
 	ASSERT_EQ(cuStreamEndCapture(lo, &g), CUDA_SUCCESS);
 	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
+	go(CK(226, 4 * MS), hi);
 	ASSERT_EQ(cuGraphLaunch(x, hi), CUDA_SUCCESS);
+	go(CK(227, 1 * MS), hi);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(226), hi);
 	r = rec_of(FAKE_GRAPH);
-	ASSERT_URGENT(r, hi);
+	ASSERT_EQ(r.stream, rec_of(226).stream);	/* on the twin */
+	ASSERT_EQ(r.ctx, 0);			/* run by the program's context */
 	ASSERT_EQ(r.nodes, 2);
 	ASSERT_EQ(r.end - r.start, 5 * MS);
+	ASSERT_GE(r.start, rec_of(226).end);
+	ASSERT_GE(rec_of(227).start, r.end);
 }
 
 /* ---- events ---- */
@@ -1124,6 +1150,34 @@ TEST(ctx_synchronize_v2_of_a_named_context_covers_the_urgent_context)
 	ASSERT_URGENT(rec_of(223), hi);
 	ASSERT_EQ(cuCtxSynchronize_v2(NULL), CUDA_SUCCESS);
 	ASSERT_GE(fake_now(), rec_of(223).end);
+}
+
+/* A context synchronize ends the bursts of its own context's urgent streams
+ * only (another context's leaves their work running).  In mode auto the
+ * first burst runs natively and the second gathered: where a launch lands
+ * tells which burst it is in. */
+TEST(ctx_synchronize_ends_only_its_own_contexts_bursts)
+{
+	CUcontext b, old;
+	CUstream hi;
+
+	lv3("1");
+	setenv("XSCHED_CUDA_LV3_MODE", "auto", 1);
+	hi = mk(-1);
+	ASSERT_EQ(cuCtxCreate(&b, NULL, 0, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
+	go(CK(228, MS), hi);
+	ASSERT_IN_PLACE(rec_of(228), hi);	/* burst 0: native */
+	ASSERT_EQ(cuCtxSynchronize_v2(b), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxPushCurrent(b), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+	ASSERT_EQ(cuCtxPopCurrent(&old), CUDA_SUCCESS);
+	go(CK(229, MS), hi);
+	ASSERT_IN_PLACE(rec_of(229), hi);	/* still burst 0 */
+	ASSERT_EQ(cuCtxSynchronize_v2(NULL), CUDA_SUCCESS);
+	go(CK(230, MS), hi);
+	ASSERT_URGENT(rec_of(230), hi);		/* burst 1: gathered */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
 
 TEST(stream_destroy_leaks_no_twin)
@@ -1687,6 +1741,45 @@ TEST(gate_closed_beside_an_opening_is_never_left_unseen)
 	ASSERT_EQ(cuStreamSynchronize(hi2), CUDA_SUCCESS);
 	ASSERT_LE(now_ms() - t0, 5000.0);	/* not the watchdog's 20 s, not for ever */
 	ASSERT_EQ(cuStreamSynchronize(hi1), CUDA_SUCCESS);
+}
+
+static void CUDA_CB set_flag(void *p)
+{
+	__atomic_store_n((int *)p, 1, __ATOMIC_RELEASE);
+}
+
+/* A host node of a graph may be what the program waits for, spinning on
+ * memory it writes: the graph is not gathered (it waited for the
+ * watchdog). */
+TEST(graph_with_a_host_node_is_not_gathered)
+{
+	CUstream hi, lo;
+	CUgraph g;
+	CUgraphExec x;
+	CUfunction f;
+	static int flag;
+	double t0;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(cuStreamBeginCapture(lo, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	go(K(224, MS), lo);
+	ASSERT_EQ(cuLaunchHostFunc(lo, set_flag, &flag), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamEndCapture(lo, &g), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
+	f = CK(225, MS);
+	go(f, hi);		/* the first launch loads: not gathered */
+	go(f, hi);		/* a gathered burst */
+	ASSERT_EQ(cuGraphLaunch(x, hi), CUDA_SUCCESS);
+	t0 = now_ms();
+	while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE) && now_ms() - t0 < 5000)
+		usleep(1000);
+	ASSERT_TRUE(__atomic_load_n(&flag, __ATOMIC_ACQUIRE));
+	ASSERT_LE(now_ms() - t0, 1000.0);	/* not the watchdog's 20 s */
+	ASSERT_GE(rec_of(FAKE_GRAPH).start, rec_of(225).end);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 }
 
 TEST(first_launch_of_a_function_is_not_gathered)
