@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* A fake libcuda.so.1 for the interposer's host tests: see fake_libcuda.h. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -2395,6 +2396,11 @@ API CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUs
 API void *fake_self_call_target(void)
 {
 	return (void *)cuMemcpyAsync;
+}
+
+API void *fake_next_definition(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
 }
 
 /* Synchronous: on the legacy stream after its work; returns once it ended. */

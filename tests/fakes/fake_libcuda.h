@@ -167,6 +167,10 @@ int fake_events_created(void);	/* cuEventCreate calls so far */
 /* Where this library's own call to cuMemcpyAsync goes (through its PLT):
  * the interposer's hook when it is preloaded. */
 void *fake_self_call_target(void);
+/* dlsym(RTLD_NEXT, @name) asked by this library (loaded after the
+ * interposer, as a sanitizer runtime or a profiler may be): the next
+ * definition after this library, never its own. */
+void *fake_next_definition(const char *name);
 /* The green context a stream was made on (1, 2, ... in creation order; 0:
  * none) and its SM count in *sms; how many green contexts exist. */
 int fake_stream_green(CUstream h, unsigned int *sms);

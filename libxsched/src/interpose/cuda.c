@@ -733,21 +733,21 @@ struct xsi_runtime xc_rt = {
 	.is_capturing = xc_is_capturing,
 };
 
-/* Every dlsym() of the process: driver functions get their hooks. */
-XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+/* Every dlsym() of the process: driver functions get their hooks.
+ * (RTLD_NEXT reaches glibc's directly on x86-64: XSI_DLSYM_EXPORT.) */
+XSI_EARLY void *xc_dlsym(void *handle, const char *name);
+XSI_EARLY void *xc_dlsym(void *handle, const char *name)
 {
 	void *r = xsi_real_dlsym(handle, name);
 
-	/* RTLD_NEXT is relative to the caller, which the real dlsym now takes
-	 * to be us: what it found is the next definition after this library. */
 	if (handle == RTLD_NEXT || !r || name[0] != 'c' || name[1] != 'u' || !xc_init())
 		return r;
 	return xsi_dlsym(handle, name, r);
 }
 
 /* dlvsym() likewise. */
-XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, const char *name,
-							  const char *version)
+XSI_EARLY void *xc_dlvsym(void *handle, const char *name, const char *version);
+XSI_EARLY void *xc_dlvsym(void *handle, const char *name, const char *version)
 {
 	void *r = xsi_real_dlvsym(handle, name, version);
 
@@ -755,3 +755,5 @@ XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, cons
 		return r;
 	return xsi_dlsym(handle, name, r);
 }
+
+XSI_DLSYM_EXPORT(xc_dlsym, xc_dlvsym);

@@ -852,7 +852,9 @@ XSI_EARLY static void *xh_lookup_answer(const char *name, void *r)
 	return on ? xsi_redirect(&xh_rt, e->name, r) : r;
 }
 
-XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+/* (RTLD_NEXT reaches glibc's directly on x86-64: XSI_DLSYM_EXPORT.) */
+XSI_EARLY void *xh_dlsym(void *handle, const char *name);
+XSI_EARLY void *xh_dlsym(void *handle, const char *name)
 {
 	void *r = xsi_real_dlsym(handle, name);
 
@@ -860,13 +862,15 @@ XSI_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const
 }
 
 /* dlvsym() likewise: a lookup by version node answers as dlsym() does. */
-XSI_EARLY __attribute__((visibility("default"))) void *dlvsym(void *handle, const char *name,
-							  const char *version)
+XSI_EARLY void *xh_dlvsym(void *handle, const char *name, const char *version);
+XSI_EARLY void *xh_dlvsym(void *handle, const char *name, const char *version)
 {
 	void *r = xsi_real_dlvsym(handle, name, version);
 
 	return handle == RTLD_NEXT || !r ? r : xh_lookup_answer(name, r);
 }
+
+XSI_DLSYM_EXPORT(xh_dlsym, xh_dlvsym);
 
 __attribute__((visibility("default"))) int xsched_stream_set_priority(const void *stream,
 								     int32_t priority)

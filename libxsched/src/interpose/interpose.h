@@ -342,12 +342,93 @@ int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,
 
 /* dlsym() overrides run before anything is set up (a sanitizer runtime calls
  * dlsym while it initialises itself): such paths must not be instrumented. */
-#define XSI_EARLY __attribute__((no_sanitize("address", "undefined")))
+#define XSI_EARLY __attribute__((no_sanitize("address", "undefined", "thread")))
 
 /* glibc's dlsym and dlvsym, never an override of them (ours included:
  * found in libc.so.6's own symbol table, not through the dynamic linker). */
 void *xsi_real_dlsym(void *handle, const char *name);
 void *xsi_real_dlvsym(void *handle, const char *name, const char *version);
+/* The functions themselves (NULL: not found). */
+void *xsi_libc_dlsym(void);
+void *xsi_libc_dlvsym(void);
+
+/*
+ * The exported dlsym and dlvsym of an interposer, over its overrides @dl
+ * and @dlv (hidden, with their signatures).  dlsym(RTLD_NEXT, name) is
+ * relative to its caller, which glibc reads from its own return address:
+ * an override that called glibc's made every caller look like this library,
+ * so a library loaded after it that asked for the next definition of a
+ * function it defines itself got its own back (ThreadSanitizer's runtime
+ * recursed for ever).  On x86-64 the exported functions jump to glibc's
+ * for RTLD_NEXT, the caller's return address left in place, and to the
+ * overrides for every other handle; elsewhere the overrides are exported
+ * as they are (RTLD_NEXT then finds the next definition after this
+ * library).
+ */
+#if defined(__x86_64__)
+#define XSI_DLSYM_EXPORT(dl, dlv)					\
+	__asm__(".text\n"						\
+		".globl dlsym\n"					\
+		".type dlsym, @function\n"				\
+		".p2align 4\n"						\
+		"dlsym:\n"						\
+		".cfi_startproc\n"					\
+		"	endbr64\n"					\
+		"	cmpq $-1, %rdi\n"				\
+		"	jne " #dl "\n"					\
+		"	pushq %rdi\n"					\
+		".cfi_adjust_cfa_offset 8\n"				\
+		"	pushq %rsi\n"					\
+		".cfi_adjust_cfa_offset 8\n"				\
+		"	subq $8, %rsp\n"				\
+		".cfi_adjust_cfa_offset 8\n"				\
+		"	call xsi_libc_dlsym\n"				\
+		"	addq $8, %rsp\n"				\
+		".cfi_adjust_cfa_offset -8\n"				\
+		"	popq %rsi\n"					\
+		".cfi_adjust_cfa_offset -8\n"				\
+		"	popq %rdi\n"					\
+		".cfi_adjust_cfa_offset -8\n"				\
+		"	testq %rax, %rax\n"				\
+		"	jz 1f\n"					\
+		"	jmp *%rax\n"					\
+		"1:	ret\n"						\
+		".cfi_endproc\n"					\
+		".size dlsym, .-dlsym\n"				\
+		".globl dlvsym\n"					\
+		".type dlvsym, @function\n"				\
+		".p2align 4\n"						\
+		"dlvsym:\n"						\
+		".cfi_startproc\n"					\
+		"	endbr64\n"					\
+		"	cmpq $-1, %rdi\n"				\
+		"	jne " #dlv "\n"				\
+		"	pushq %rdi\n"					\
+		".cfi_adjust_cfa_offset 8\n"				\
+		"	pushq %rsi\n"					\
+		".cfi_adjust_cfa_offset 8\n"				\
+		"	pushq %rdx\n"					\
+		".cfi_adjust_cfa_offset 8\n"				\
+		"	call xsi_libc_dlvsym\n"			\
+		"	popq %rdx\n"					\
+		".cfi_adjust_cfa_offset -8\n"				\
+		"	popq %rsi\n"					\
+		".cfi_adjust_cfa_offset -8\n"				\
+		"	popq %rdi\n"					\
+		".cfi_adjust_cfa_offset -8\n"				\
+		"	testq %rax, %rax\n"				\
+		"	jz 1f\n"					\
+		"	jmp *%rax\n"					\
+		"1:	ret\n"						\
+		".cfi_endproc\n"					\
+		".size dlvsym, .-dlvsym\n")
+#else
+#define XSI_DLSYM_EXPORT(dl, dlv)					\
+	__attribute__((visibility("default"), alias(#dl)))		\
+	void *dlsym(void *handle, const char *name);			\
+	__attribute__((visibility("default"), alias(#dlv)))		\
+	void *dlvsym(void *handle, const char *name, const char *version)
+#endif
 
 /* The sonames a HIP runtime has gone by (ROCm 5, 6, 7). */
 #define XSI_HIP_SONAMES { "libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so.7" }

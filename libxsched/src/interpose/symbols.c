@@ -141,18 +141,30 @@ XSI_EARLY static void *libc_cached(void *_Atomic *slot, const char *name)
 	return f;
 }
 
-XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)
+XSI_EARLY void *xsi_libc_dlsym(void)
 {
 	static void *_Atomic fn;
-	dlsym_fn f = (dlsym_fn)libc_cached(&fn, "dlsym");
+
+	return libc_cached(&fn, "dlsym");
+}
+
+XSI_EARLY void *xsi_libc_dlvsym(void)
+{
+	static void *_Atomic fn;
+
+	return libc_cached(&fn, "dlvsym");
+}
+
+XSI_EARLY void *xsi_real_dlsym(void *handle, const char *name)
+{
+	dlsym_fn f = (dlsym_fn)xsi_libc_dlsym();
 
 	return f ? f(handle, name) : NULL;
 }
 
 XSI_EARLY void *xsi_real_dlvsym(void *handle, const char *name, const char *version)
 {
-	static void *_Atomic fn;
-	dlvsym_fn f = (dlvsym_fn)libc_cached(&fn, "dlvsym");
+	dlvsym_fn f = (dlvsym_fn)xsi_libc_dlvsym();
 
 	return f ? f(handle, name, version) : NULL;
 }

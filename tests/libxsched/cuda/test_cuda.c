@@ -127,6 +127,20 @@ TEST(dlsym_hands_out_hooks_and_passes_the_rest)
 	ASSERT_TRUE(dlsym(h, "cuNoSuchFunction") == NULL);
 }
 
+/* RTLD_NEXT is relative to the caller: a library loaded after the
+ * interposer that asks for the next definition of a function it defines
+ * gets the one after it, not its own (ThreadSanitizer's runtime, finding
+ * its own interceptor, recursed for ever). */
+TEST(dlsym_rtld_next_is_relative_to_its_caller)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+	ASSERT_TRUE(fake_next_definition("fake_now") == NULL);	/* defined by the fake only */
+	ASSERT_TRUE(fake_next_definition("cuInit") == NULL);	/* nor given a hook */
+	ASSERT_TRUE(libc != NULL);
+	ASSERT_TRUE(fake_next_definition("getpid") == dlsym(libc, "getpid"));
+}
+
 TEST(getprocaddress_keeps_the_per_thread_variant)
 {
 	gpa_fn f = gpa();
@@ -1386,6 +1400,7 @@ int main(int argc, char **argv)
 {
 	const char *want = getenv("XC_PRELOAD");
 	const char *have = getenv("LD_PRELOAD");
+	const char *suite;
 
 	if (want && (!have || strcmp(have, want))) {
 		setenv("LD_PRELOAD", want, 1);
@@ -1402,5 +1417,6 @@ int main(int argc, char **argv)
 		return nogreen_body();
 	if (argc > 2 && !strcmp(argv[1], "--old-body"))
 		return !strcmp(argv[2], "probe") ? old_probe_body() : old_call_body();
-	return xt_run("libxsched-cuda", argc > 1 ? argv[1] : NULL, NULL);
+	suite = getenv("XSCHED_UNIT_SUITE");	/* the ThreadSanitizer run's */
+	return xt_run(suite && *suite ? suite : "libxsched-cuda", argc > 1 ? argv[1] : NULL, NULL);
 }
