@@ -13,6 +13,7 @@
 #   libxsched-abi      libxsched.so's ABI: callers built against 0.1 and against a
 #                      newer header (host)
 #   libxsched-cuda     the CUDA interposer against a fake libcuda, same (host)
+#   libxsched-cuda-tsan  the same again under ThreadSanitizer (one test)
 #   libxsched-hip      the HIP interposer (in libxsched.so) against a fake
 #                      libamdhip64, and its coverage of Debian's HIP libraries (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
@@ -153,6 +154,12 @@ if want unit; then
 		echo "libxsched-cuda: 0 passed, 0 failed, 1 skipped	(no CUDA headers)" >> "$logs/summary"
 	else
 		result libxsched-cuda "$logs/libxsched-unit.log"
+		# Again under ThreadSanitizer: one test, "no data race".
+		if grep -qE '^libxsched-cuda-tsan: [0-9]+ passed, 0 failed' "$logs/libxsched-unit.log"; then
+			echo "libxsched-cuda-tsan: 1 passed, 0 failed	(the CUDA host tests under ThreadSanitizer)" >> "$logs/summary"
+		else
+			broken libxsched-cuda-tsan "the CUDA host tests under ThreadSanitizer failed or did not run"
+		fi
 	fi
 	if grep -q '^libxsched: no HIP headers' "$logs/libxsched-unit.log"; then
 		echo "libxsched-hip: 0 passed, 0 failed, 1 skipped	(no HIP headers: libxsched.so built WITHOUT the HIP interposer)" >> "$logs/summary"
