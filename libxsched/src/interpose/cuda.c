@@ -354,6 +354,7 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 	static CUresult hook_##sym(CUstream h)				\
 	{								\
 		struct xsi_sync *y, *y2 = NULL;				\
+		uint64_t t_ = xs_now_ns();				\
 		CUstream tw_;						\
 		CUresult r;						\
 									\
@@ -369,7 +370,7 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		if (r == CUDA_SUCCESS)					\
 			r = real_##sym(h);				\
 		if (r == CUDA_SUCCESS)	/* its burst ended */		\
-			xu_stream_synchronized(h);			\
+			xu_stream_synchronized(h, t_);			\
 		xsi_sync_end(y, r == CUDA_SUCCESS);			\
 		if (y2)							\
 			xsi_sync_end(y2, r == CUDA_SUCCESS);		\
@@ -384,6 +385,7 @@ SYNC_HOOK(cuStreamQuery_ptsz)
 static CUresult hook_cuCtxSynchronize(void)
 {
 	struct xsi_sync *y;
+	uint64_t t = xs_now_ns();
 	CUresult r;
 
 	READY(cuCtxSynchronize);
@@ -392,7 +394,7 @@ static CUresult hook_cuCtxSynchronize(void)
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize();
 	if (r == CUDA_SUCCESS)
-		r = xu_ctx_synchronize(NULL);
+		r = xu_ctx_synchronize(NULL, t);
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -403,6 +405,7 @@ EXPORT_AS(cuCtxSynchronize)
 static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 {
 	struct xsi_sync *y;
+	uint64_t t = xs_now_ns();
 	CUresult r;
 
 	READY(cuCtxSynchronize_v2);
@@ -411,7 +414,7 @@ static CUresult hook_cuCtxSynchronize_v2(CUcontext c)
 	y = xsi_sync_begin(&xc_rt, NULL, XSI_SCOPE_DEVICE);
 	r = real_cuCtxSynchronize_v2(c);
 	if (r == CUDA_SUCCESS)
-		r = xu_ctx_synchronize(c);
+		r = xu_ctx_synchronize(c, t);
 	xsi_sync_end(y, r == CUDA_SUCCESS);
 	return r;
 }
@@ -578,6 +581,7 @@ WAIT_HOOK(cuStreamWaitEvent_ptsz)
 	static CUresult (*real_##sym)(CUevent);				\
 	static CUresult hook_##sym(CUevent ev)				\
 	{								\
+		uint64_t t_ = xs_now_ns();				\
 		CUevent cur_;						\
 		CUresult r;						\
 									\
@@ -586,7 +590,7 @@ WAIT_HOOK(cuStreamWaitEvent_ptsz)
 		xg_open_for(cur_ != ev);	/* it waits for a twin */	\
 		r = real_##sym(cur_);					\
 		if (r == CUDA_SUCCESS)	/* an urgent stream's burst ended? */ \
-			xu_event_synchronized(ev);			\
+			xu_event_synchronized(ev, t_);			\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)

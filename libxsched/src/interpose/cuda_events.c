@@ -136,13 +136,13 @@ static struct xu_event *event_get(CUevent ev)
 	return e;
 }
 
-void xu_event_synchronized(CUevent ev)
+void xu_event_synchronized(CUevent ev, uint64_t since)
 {
 	struct xu_event *e = event_get(ev);
 	CUstream by = e ? atomic_load(&e->by) : NULL;
 
 	if (by)
-		xu_stream_synchronized(by);
+		xu_stream_synchronized(by, since);
 }
 
 /* The twin of @e in @uctx (the urgent context of the recording stream). */

@@ -8,6 +8,7 @@
 
 #include <cuda.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* After xu_init(): on when the urgent context is. */
 void xu_events_init(void *libcuda);
@@ -30,8 +31,8 @@ CUevent xu_event_current(CUevent ev);
 /* An elapsed time's two events: both twins, or both the program's. */
 void xu_event_pair(CUevent *a, CUevent *b);
 
-/* A synchronize or query of @ev succeeded: the burst of the urgent stream
- * that recorded it last (either side), if any, ended. */
-void xu_event_synchronized(CUevent ev);
+/* A synchronize or query of @ev begun at @since succeeded: the burst of
+ * the urgent stream that recorded it last (either side), if any, ended. */
+void xu_event_synchronized(CUevent ev, uint64_t since);
 
 #endif

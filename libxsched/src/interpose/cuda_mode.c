@@ -308,16 +308,18 @@ static uint32_t us_since(uint64_t t, uint64_t now)
 	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
-bool xm_burst_end(struct xm_burst *b, uint64_t now, struct xm_state *seen)
+bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_state *seen)
 {
 	bool changed = false;
+	uint64_t last;
 
 	if (!atomic_load(&b->in))
 		return false;
 	pthread_mutex_lock(&b->lock);
 	if (atomic_load(&b->in)) {
+		last = atomic_load_explicit(&b->last, memory_order_relaxed);
 		changed = xm_end(&b->st, us_since(b->t0, now),
-				 us_since(atomic_load_explicit(&b->last, memory_order_relaxed), now)) &&
+				 us_since(last < since ? last : since, now)) &&
 			  b->st.burst > XM_NMODES * XM_WIN;
 		if (changed && seen)
 			*seen = b->st;

@@ -78,10 +78,11 @@ void xm_burst_fini(struct xm_burst *b);
 /* A call of the stream (@now(): ns): the mode of its burst, begun now if
  * none is in progress. */
 enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void));
-/* The stream was synchronized at @now: its burst, if any, ended.  true:
- * the best mode changed (past the first measurements of each); *@seen (if
- * given) is then the state of that change. */
-bool xm_burst_end(struct xm_burst *b, uint64_t now, struct xm_state *seen);
+/* A synchronize of the stream begun at @since ended at @now: its burst,
+ * if any, ended (a call after @since, another thread's, is not one it
+ * waited for).  true: the best mode changed (past the first measurements
+ * of each); *@seen (if given) is then the state of that change. */
+bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_state *seen);
 /* A copy of the choice's state, taken under its lock (for the log). */
 void xm_burst_state(struct xm_burst *b, struct xm_state *out);
 

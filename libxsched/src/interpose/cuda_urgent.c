@@ -456,15 +456,15 @@ bool xu_capturing(CUstream h)
 
 /* ---- bursts (cuda_mode.c) ------------------------------------------------- */
 
-/* A synchronize ended @s's burst: a change of its choice is told (a few
- * per stream, then in the debug log). */
-static void burst_end(struct xu_stream *s)
+/* A synchronize begun at @since ended @s's burst: a change of its choice
+ * is told (a few per stream, then in the debug log). */
+static void burst_end(struct xu_stream *s, uint64_t since)
 {
 	struct xm_state st;
 	unsigned int told;
 	char w[128];
 
-	if (!xm_burst_end(&s->bursts, xs_now_ns(), &st))
+	if (!xm_burst_end(&s->bursts, since, xs_now_ns(), &st))
 		return;
 	told = atomic_fetch_add(&s->told, 1);
 	if (told < 16 || xsi_log_on()) {
@@ -474,10 +474,10 @@ static void burst_end(struct xu_stream *s)
 	}
 }
 
-/* @fn on every urgent stream (of the program's context @ctx only, unless
- * NULL), under the table's lock: a stream is freed only after it leaves
- * the table (@fn calls no driver). */
-static void each_stream(void (*fn)(struct xu_stream *), CUcontext ctx)
+/* @fn(stream, @arg) on every urgent stream (of the program's context @ctx
+ * only, unless NULL), under the table's lock: a stream is freed only after
+ * it leaves the table (@fn calls no driver). */
+static void each_stream(void (*fn)(struct xu_stream *, uint64_t), uint64_t arg, CUcontext ctx)
 {
 	unsigned int i;
 
@@ -488,17 +488,18 @@ static void each_stream(void (*fn)(struct xu_stream *), CUcontext ctx)
 		struct xu_stream *s = xu_tat(&streams, i);
 
 		if (s && (!ctx || s->ctx == ctx))
-			fn(s);
+			fn(s, arg);
 	}
 	pthread_mutex_unlock(&lock);
 }
 
 /* How a stream's bursts ran (what the choice did). */
-static void tell_mode(struct xu_stream *s)
+static void tell_mode(struct xu_stream *s, uint64_t unused)
 {
 	struct xm_state st;
 	char w[128];
 
+	(void)unused;
 	xm_burst_state(&s->bursts, &st);
 	if (!st.burst)
 		return;
@@ -511,15 +512,15 @@ static void tell_mode(struct xu_stream *s)
 /* At exit. */
 static void tell_modes(void)
 {
-	each_stream(tell_mode, NULL);
+	each_stream(tell_mode, 0, NULL);
 }
 
-void xu_stream_synchronized(CUstream h)
+void xu_stream_synchronized(CUstream h, uint64_t since)
 {
 	struct xu_stream *s = stream_get(h);
 
 	if (s)
-		burst_end(s);
+		burst_end(s, since);
 }
 
 CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
@@ -641,7 +642,7 @@ CUstream xu_twin(CUstream h)
 	return s ? s->twin : NULL;
 }
 
-CUresult xu_ctx_synchronize(CUcontext of)
+CUresult xu_ctx_synchronize(CUcontext of, uint64_t since)
 {
 	CUdevice dev = 0;
 	CUcontext c, old;
@@ -663,7 +664,7 @@ CUresult xu_ctx_synchronize(CUcontext of)
 	r = ur.ctx_sync();
 	ur.ctx_pop(&old);
 	if (r == CUDA_SUCCESS)	/* the bursts of @of's urgent streams ended (both sides) */
-		each_stream(burst_end, of);
+		each_stream(burst_end, since, of);
 	return r;
 }
 

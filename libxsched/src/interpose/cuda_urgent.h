@@ -59,13 +59,13 @@ CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data, uintpt
 void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
 /* The twin of @h, or NULL (synchronize and query cover it too). */
 CUstream xu_twin(CUstream h);
-/* A synchronize (or query) of @h succeeded: the burst in progress ended
- * (cuda_mode.c measures it). */
-void xu_stream_synchronized(CUstream h);
+/* A synchronize (or query) of @h begun at @since (xs_now_ns()) succeeded:
+ * the burst in progress ended (cuda_mode.c measures it). */
+void xu_stream_synchronized(CUstream h, uint64_t since);
 /* A context of the program synchronized (@of, or NULL: the current one):
  * its device's urgent context too, and (on success) every urgent stream's
  * burst ended. */
-CUresult xu_ctx_synchronize(CUcontext of);
+CUresult xu_ctx_synchronize(CUcontext of, uint64_t since);
 /* The urgent context @h's work runs in, or NULL: @h is not urgent. */
 CUcontext xu_urgent_ctx(CUstream h);
 /* Is @h inside a capture (its own or one it joined)? */

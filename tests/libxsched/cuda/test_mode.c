@@ -334,12 +334,32 @@ TEST(mode_burst_wait_is_from_its_last_call)
 	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_NATIVE);	/* first call */
 	clock_ns += 9000000;
 	xm_burst_mode(&b, fake_now);				/* last call */
-	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 500000, NULL));	/* its end */
+	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 100000, clock_ns + 500000, NULL));	/* its end */
 	ASSERT_EQ(b.st.n[XM_NATIVE], 1);
 	ASSERT_EQ(b.st.wait[XM_NATIVE][0], 500);
 	ASSERT_EQ(b.st.span[0], 9500);
-	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 900000, NULL));	/* no burst: nothing */
+	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 800000, clock_ns + 900000, NULL));	/* no burst: nothing */
 	ASSERT_EQ(b.st.nspan, 1);
+	xm_burst_fini(&b);
+}
+
+/* Another thread's call while the stream synchronizes is not one that
+ * synchronize waited for: the wait then counts from the synchronize's start
+ * (it read about 0, from that call, before). */
+TEST(mode_burst_wait_ignores_a_call_during_its_synchronize)
+{
+	struct xm_burst b;
+	uint64_t since;
+
+	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
+	clock_ns = 1000000;
+	xm_burst_mode(&b, fake_now);		/* its last call before the synchronize */
+	since = clock_ns + 200000;		/* which begins 200 us later */
+	clock_ns = since + 700000;
+	xm_burst_mode(&b, fake_now);		/* another thread's call, 700 us into it */
+	ASSERT_TRUE(!xm_burst_end(&b, since, clock_ns + 100000, NULL));	/* 100 us more */
+	ASSERT_EQ(b.st.n[XM_NATIVE], 1);
+	ASSERT_EQ(b.st.wait[XM_NATIVE][0], 800);
 	xm_burst_fini(&b);
 }
 
