@@ -366,62 +366,41 @@ void *xsi_libc_dlvsym(void);
  * library).
  */
 #if defined(__x86_64__)
+/* One exported function @sym: handle (%rdi) RTLD_NEXT jumps to what
+ * @lookup() returns (the arguments saved around the call, the stack kept
+ * 16-byte aligned), any other to @impl. */
+#define XSI_TRAMPOLINE(sym, impl, lookup)				\
+	".globl " #sym "\n"						\
+	".type " #sym ", @function\n"					\
+	".p2align 4\n"							\
+	#sym ":\n"							\
+	".cfi_startproc\n"						\
+	"	endbr64\n"						\
+	"	cmpq $-1, %rdi\n"					\
+	"	jne " #impl "\n"					\
+	"	pushq %rdi\n"						\
+	".cfi_adjust_cfa_offset 8\n"					\
+	"	pushq %rsi\n"						\
+	".cfi_adjust_cfa_offset 8\n"					\
+	"	pushq %rdx\n"						\
+	".cfi_adjust_cfa_offset 8\n"					\
+	"	call " #lookup "\n"					\
+	"	popq %rdx\n"						\
+	".cfi_adjust_cfa_offset -8\n"					\
+	"	popq %rsi\n"						\
+	".cfi_adjust_cfa_offset -8\n"					\
+	"	popq %rdi\n"						\
+	".cfi_adjust_cfa_offset -8\n"					\
+	"	testq %rax, %rax\n"					\
+	"	jz 1f\n"						\
+	"	jmp *%rax\n"						\
+	"1:	ret\n"							\
+	".cfi_endproc\n"						\
+	".size " #sym ", .-" #sym "\n"
 #define XSI_DLSYM_EXPORT(dl, dlv)					\
 	__asm__(".text\n"						\
-		".globl dlsym\n"					\
-		".type dlsym, @function\n"				\
-		".p2align 4\n"						\
-		"dlsym:\n"						\
-		".cfi_startproc\n"					\
-		"	endbr64\n"					\
-		"	cmpq $-1, %rdi\n"				\
-		"	jne " #dl "\n"					\
-		"	pushq %rdi\n"					\
-		".cfi_adjust_cfa_offset 8\n"				\
-		"	pushq %rsi\n"					\
-		".cfi_adjust_cfa_offset 8\n"				\
-		"	subq $8, %rsp\n"				\
-		".cfi_adjust_cfa_offset 8\n"				\
-		"	call xsi_libc_dlsym\n"				\
-		"	addq $8, %rsp\n"				\
-		".cfi_adjust_cfa_offset -8\n"				\
-		"	popq %rsi\n"					\
-		".cfi_adjust_cfa_offset -8\n"				\
-		"	popq %rdi\n"					\
-		".cfi_adjust_cfa_offset -8\n"				\
-		"	testq %rax, %rax\n"				\
-		"	jz 1f\n"					\
-		"	jmp *%rax\n"					\
-		"1:	ret\n"						\
-		".cfi_endproc\n"					\
-		".size dlsym, .-dlsym\n"				\
-		".globl dlvsym\n"					\
-		".type dlvsym, @function\n"				\
-		".p2align 4\n"						\
-		"dlvsym:\n"						\
-		".cfi_startproc\n"					\
-		"	endbr64\n"					\
-		"	cmpq $-1, %rdi\n"				\
-		"	jne " #dlv "\n"				\
-		"	pushq %rdi\n"					\
-		".cfi_adjust_cfa_offset 8\n"				\
-		"	pushq %rsi\n"					\
-		".cfi_adjust_cfa_offset 8\n"				\
-		"	pushq %rdx\n"					\
-		".cfi_adjust_cfa_offset 8\n"				\
-		"	call xsi_libc_dlvsym\n"			\
-		"	popq %rdx\n"					\
-		".cfi_adjust_cfa_offset -8\n"				\
-		"	popq %rsi\n"					\
-		".cfi_adjust_cfa_offset -8\n"				\
-		"	popq %rdi\n"					\
-		".cfi_adjust_cfa_offset -8\n"				\
-		"	testq %rax, %rax\n"				\
-		"	jz 1f\n"					\
-		"	jmp *%rax\n"					\
-		"1:	ret\n"						\
-		".cfi_endproc\n"					\
-		".size dlvsym, .-dlvsym\n")
+		XSI_TRAMPOLINE(dlsym, dl, xsi_libc_dlsym)		\
+		XSI_TRAMPOLINE(dlvsym, dlv, xsi_libc_dlvsym))
 #else
 #define XSI_DLSYM_EXPORT(dl, dlv)					\
 	__attribute__((visibility("default"), alias(#dl)))		\
