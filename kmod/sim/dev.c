@@ -3,8 +3,8 @@
  * The sim device: its state (struct xsim_dev, one per module), the
  * parameters of its shape and timing, and the two lists a CU with a free
  * slot looks at: queues with work to place (runnable) and queues with a
- * grace end (graced).  Every file of the sim changes these; this one calls
- * none of them.
+ * grace end (graced), and the CUs' wakeups.  Every file of the sim changes
+ * these; this one calls none of them.
  */
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -101,4 +101,30 @@ void xsim_kick_all(void)
 		xsim.cus[i].kick = true;
 		wake_up(&xsim.cus[i].wq);
 	}
+}
+
+/*
+ * Take @q's waves off the CUs (a reset, a queue let go) and wake the CUs:
+ * one whose slots all held waves without a deadline (a hung save) sleeps
+ * until kicked, and would leave the freed slots idle while other queues'
+ * work waits for one.
+ */
+void xsim_queue_evict(struct xsim_queue *q)
+{
+	bool freed = false;
+	unsigned int c, w;
+
+	lockdep_assert_held(&xsim.lock);
+	for (c = 0; c < xsim.ncu; c++) {
+		for (w = 0; w < xsim.nwaves; w++) {
+			struct xsim_wave *wave = &xsim.cus[c].waves[w];
+
+			if (wave->q == q) {
+				wave->q = NULL;
+				freed = true;
+			}
+		}
+	}
+	if (freed)
+		xsim_kick_all();
 }

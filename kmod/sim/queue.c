@@ -168,14 +168,10 @@ err_free:
 void xsim_queue_release(struct kref *ref)
 {
 	struct xsim_queue *q = container_of(ref, struct xsim_queue, ref);
-	unsigned int c, w;
 
 	spin_lock(&xsim.lock);
 	/* Nobody can reach the queue any more: take its waves off the CUs. */
-	for (c = 0; c < xsim.ncu; c++)
-		for (w = 0; w < xsim.nwaves; w++)
-			if (xsim.cus[c].waves[w].q == q)
-				xsim.cus[c].waves[w].q = NULL;
+	xsim_queue_evict(q);
 	list_del(&q->node);
 	list_del(&q->run_node);
 	list_del(&q->grace_node);

@@ -50,19 +50,10 @@ void xsim_queue_check_stopped(struct xsim_queue *q)
 /* Reset: the queue's waves are killed, its unfinished work fails. */
 void xsim_queue_fail(struct xsim_queue *q, int err)
 {
-	unsigned int c, w;
-
 	lockdep_assert_held(&xsim.lock);
 	if (q->run == XSIM_FAILED)
 		return;
-	for (c = 0; c < xsim.ncu; c++) {
-		for (w = 0; w < xsim.nwaves; w++) {
-			struct xsim_wave *wave = &xsim.cus[c].waves[w];
-
-			if (wave->q == q)
-				wave->q = NULL;
-		}
-	}
+	xsim_queue_evict(q);
 	q->resident = 0;
 	q->nsaved = 0;
 	q->run = XSIM_FAILED;

@@ -218,6 +218,7 @@ int xsim_dev_init(void);
 void xsim_queue_requeue(struct xsim_queue *q);
 void xsim_queue_set_grace(struct xsim_queue *q, ktime_t end);
 void xsim_kick_all(void);
+void xsim_queue_evict(struct xsim_queue *q);
 
 /* user.c */
 struct xsim_user *xsim_user_get(kuid_t uid);

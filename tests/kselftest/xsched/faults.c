@@ -407,6 +407,43 @@ TEST_F_TIMEOUT(fl, fail_resume_on_close_still_restarts_queue, 60)
 	finish(_metadata, self, xs_packet_steps(&self->pkt));
 }
 
+/*
+ * A reset frees the wave slots its queue held, and another queue's work
+ * waiting for one runs at once.  Here every slot holds a wave of a hung
+ * save: no CU has a step to time, so each waits to be woken, and only the
+ * reset that ends the save (the watchdog's) can wake them.
+ */
+TEST_F_TIMEOUT(fl, slots_freed_by_reset_run_waiting_work, 60)
+{
+	struct xsched_sim_packet p;
+	struct xs_buf other;
+	uint64_t seq;
+	uint32_t id2;
+	int ret;
+
+	ASSERT_EQ(0, xs_buf_alloc(self->sfd, XS_PAGE, &other));
+	ASSERT_EQ(0, xs_queue_create(self->sfd, 8, &id2, NULL));
+	/* Every slot, for 2 s; then a one-workgroup kernel waits for one. */
+	start(_metadata, self, self->slots, 400, 5 * XS_MS);
+	ASSERT_EQ(0, xs_wait_steps(self->qfd, 2 * self->slots, 10 * XS_SEC));
+	p = xs_packet(1, 3, 0, 0x51075, other.gpu_addr, 0);
+	ASSERT_EQ(0, xs_submit(self->sfd, id2, &p, 1, &seq));
+	xs_sleep_ns(50 * XS_MS);
+	ASSERT_EQ(-ETIMEDOUT, xs_wait(self->sfd, id2, seq, 0, NULL))
+		TH_LOG("the kernel found a free slot: the slots were not all taken");
+
+	ASSERT_EQ(0, xs_knob_write("save_timeout_ms", SAVE_TIMEOUT_MS));
+	ASSERT_EQ(0, xs_knob_write("fail_save", 1));
+	ret = xs_suspend(self->qfd, XSCHED_MODE_SAVE, 0, 0, NULL);
+	ASSERT_EQ(-ETIMEDOUT, ret) TH_LOG("hung SAVE: %s", xs_err(ret));
+	ret = xs_wait(self->sfd, id2, seq, 5 * XS_SEC, NULL);
+	EXPECT_EQ(0, ret)
+		TH_LOG("the kernel waiting for a slot, after the reset freed them all: %s",
+		       xs_err(ret));
+	EXPECT_EQ(xs_ref_workgroup(0x51075, 0, 3, NULL), other.map[0]);
+	expect_failed(_metadata, self, self->id, self->qfd, -ETIMEDOUT);
+}
+
 TEST_F_TIMEOUT(fl, reset_queue_fails_busy_queue_with_eio, 60)
 {
 	uint64_t done;

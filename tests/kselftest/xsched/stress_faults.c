@@ -311,8 +311,18 @@ TEST_F_TIMEOUT(sf, faults_leave_every_write_exact_or_documented, 600)
 			if (q->busy)
 				xs_sleep_ns(XS_MS);
 		}
-		EXPECT_FALSE(q->busy && sq_state(q, &err) != XSCHED_STATE_FAILED)
-			TH_LOG("queue %u: its last packet never ended", q->uid);
+		if (q->busy && sq_state(q, &err) != XSCHED_STATE_FAILED) {
+			struct xsched_queue_info info = {};
+
+			xs_query(q->qfd, &info);
+			EXPECT_TRUE(false)
+				TH_LOG("queue %u: its last packet never ended: %s, %llu of %llu packets done, %llu arbiter suspends, last error %d",
+				       q->uid, xs_state_name(info.state),
+				       (unsigned long long)info.rptr,
+				       (unsigned long long)info.wptr,
+				       (unsigned long long)info.arbiter_suspends,
+				       info.last_error);
+		}
 	}
 	ksft_print_msg("%s: %lu packets exact, %lu on queues that failed (%lu workgroups finished, %lu not), %lu queues failed, %lu test suspends, %lu faults injected, %lu workgroups wrong\n",
 		       _metadata->name, self->t.exact, self->t.failed_packets,
