@@ -900,12 +900,24 @@ struct fgexec {
 	struct fgexec *next;
 };
 
-/* Host functions captured and not yet in a graph. */
+/* Host functions captured and not yet in a graph (a capture holding
+ * MAX_HOST_NODES, or this full, refuses another: nothing is dropped). */
 static struct {
 	int capture;
 	struct fhost_node n;
 } captured_host[MAX_HOST_NODES * 4];
 static int ncaptured_host;
+
+/* mu held: may capture @id take another host function? */
+static int host_node_room(int id)
+{
+	int i, k = 0;
+
+	for (i = 0; i < ncaptured_host; i++)
+		k += captured_host[i].capture == id;
+	return k < MAX_HOST_NODES &&
+	       ncaptured_host < (int)(sizeof(captured_host) / sizeof(captured_host[0]));
+}
 
 static void hostq_push(int rec, CUhostFn fn, CUstreamCallback cb, CUstream h, void *data);
 
@@ -979,8 +991,7 @@ static CUresult end_capture(CUstream h, CUgraph *g, int ptsz)
 	for (i = 0; i < ncaptured_host; i++) {
 		if (captured_host[i].capture != id)
 			continue;
-		if (gr->nhost < MAX_HOST_NODES)
-			gr->host[gr->nhost++] = captured_host[i].n;
+		gr->host[gr->nhost++] = captured_host[i].n;	/* room: host_fn() */
 		captured_host[i--] = captured_host[--ncaptured_host];
 	}
 	gr->next = all_graphs;
@@ -2561,14 +2572,15 @@ static CUresult host_fn(CUstream h, CUhostFn fn, CUstreamCallback cb, void *data
 		pthread_mutex_unlock(&mu);
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
-	if (hostq_tail - hostq_head == MAX_HOSTFN) {
+	if (hostq_tail - hostq_head == MAX_HOSTFN ||
+	    (fn && s->capturing && !host_node_room(s->capturing))) {
 		pthread_mutex_unlock(&mu);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	r = log_add(s, FAKE_HOST_FN, ptsz, 0);
 	if (!r->captured) {
 		hostq_push((int)(r - logv), fn, cb, h, data);
-	} else if (fn && ncaptured_host < (int)(sizeof(captured_host) / sizeof(captured_host[0]))) {
+	} else if (fn) {
 		captured_host[ncaptured_host].capture = r->capture;
 		captured_host[ncaptured_host].n.fn = fn;
 		captured_host[ncaptured_host].n.data = data;

@@ -114,7 +114,6 @@ struct xu_stream {
 	bool twin_failed;
 };
 
-
 static struct xu_table streams;
 
 static void tell_modes(void);

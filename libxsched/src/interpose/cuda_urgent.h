@@ -62,9 +62,9 @@ CUstream xu_twin(CUstream h);
 /* A synchronize (or query) of @h begun at @since (xs_now_ns()) succeeded:
  * the burst in progress ended (cuda_mode.c measures it). */
 void xu_stream_synchronized(CUstream h, uint64_t since);
-/* A context of the program synchronized (@of, or NULL: the current one):
- * its device's urgent context too, and (on success) every urgent stream's
- * burst ended. */
+/* A context of the program synchronized (@of, or NULL: the current one),
+ * begun at @since: its device's urgent context too, and (on success) the
+ * bursts of that context's urgent streams ended. */
 CUresult xu_ctx_synchronize(CUcontext of, uint64_t since);
 /* The urgent context @h's work runs in, or NULL: @h is not urgent. */
 CUcontext xu_urgent_ctx(CUstream h);

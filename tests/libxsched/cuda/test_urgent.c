@@ -435,6 +435,30 @@ TEST(fake_graph_runs_in_the_context_it_was_instantiated_in)
 	ASSERT_EQ(__atomic_load_n(&calls, __ATOMIC_ACQUIRE), 2);
 }
 
+/* A host node the fake cannot keep is refused, never dropped from its graph. */
+TEST(fake_capture_refuses_a_host_node_it_cannot_keep)
+{
+	CUstream p;
+	CUgraph g;
+	CUgraphExec x;
+	static int calls;
+	int i;
+
+	lv3("0");
+	p = mk(0);
+	ASSERT_EQ(cuStreamBeginCapture(p, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(cuLaunchHostFunc(p, count_call, &calls), CUDA_SUCCESS);
+	ASSERT_EQ(cuLaunchHostFunc(p, count_call, &calls), CUDA_ERROR_OUT_OF_MEMORY);
+	ASSERT_EQ(cuStreamEndCapture(p, &g), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuGraphLaunch(x, p), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(p), CUDA_SUCCESS);
+	for (i = 0; i < 1000 && __atomic_load_n(&calls, __ATOMIC_ACQUIRE) < 8; i++)
+		usleep(1000);
+	ASSERT_EQ(__atomic_load_n(&calls, __ATOMIC_ACQUIRE), 8);
+}
+
 /* ---- placement: which streams move ---- */
 
 TEST(urgent_stream_work_runs_in_the_urgent_context)
