@@ -417,6 +417,15 @@ static void ctx_wait(int id)
 	}
 }
 
+/* Test API: the modelled GPU goes on while the host polls memory without
+ * calling the driver (it otherwise moves on at the next call). */
+API void fake_progress(void)
+{
+	pthread_mutex_lock(&mu);
+	fake_settle();
+	pthread_mutex_unlock(&mu);
+}
+
 /* Test API: sleep until every command logged so far (any context) ended. */
 API void fake_wait_all(void)
 {
@@ -1441,6 +1450,7 @@ struct ffunc {
 	char name[32];
 	uint64_t ns;
 	int attr[NATTR];
+	int loaded;		/* lazy loading: by cuModuleGetFunction or a launch */
 };
 
 struct fmodule {
@@ -1470,6 +1480,7 @@ struct flib {
 	struct fkern k[MAX_FN];
 	struct fmodule *mod[MAX_CTX + 1];	/* its module in each context */
 	struct flib *next;
+	struct flib *next_free;	/* unloaded: handed out again first */
 };
 
 /* What cuFuncGetModule answers for a K() kernel: the module the runtime
@@ -1478,6 +1489,7 @@ static struct fmodule rt_module;
 static struct fmodule *all_modules;
 static struct fmodule *free_modules;	/* unloaded program modules, last first */
 static struct flib *all_libs;
+static struct flib *free_libs;		/* unloaded libraries, last first */
 static int nmodules, nlibs;
 
 /* A K() kernel's attributes and name (by its address). */
@@ -1683,10 +1695,30 @@ static struct fmodule *as_module(CUmodule h)
 	return NULL;
 }
 
+/* mu held: function @f loaded in its module's context now (lazy loading);
+ * the context whose work the load must wait for, or -1: loaded before. */
+static int fn_load(struct ffunc *f)
+{
+	int c = f->mod->ctx ? f->mod->ctx->id : -1;
+
+	if (f->loaded || c < 0)
+		return -1;
+	f->loaded = 1;
+	if (f->kern) {		/* a library's kernel, in this context */
+		if (c < 64 && (f->kern->loaded & (1ULL << c)))
+			return -1;
+		if (c < 64)
+			f->kern->loaded |= 1ULL << c;
+	}
+	return c;
+}
+
+/* Lazy loading: the function is loaded here (not at cuModuleLoadData), which
+ * waits for its context's work, once. */
 API CUresult cuModuleGetFunction(CUfunction *pf, CUmodule h, const char *name)
 {
 	struct fmodule *m;
-	int i;
+	int i, wait = -1;
 
 	if (!pf || !name)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1698,9 +1730,13 @@ API CUresult cuModuleGetFunction(CUfunction *pf, CUmodule h, const char *name)
 	}
 	for (i = 0; i < m->n && strcmp(m->fn[i].name, name); i++)
 		;
+	if (i < m->n && m != &rt_module)
+		wait = fn_load(&m->fn[i]);
 	pthread_mutex_unlock(&mu);
 	if (i == m->n)
 		return CUDA_ERROR_NOT_FOUND;
+	if (wait >= 0)
+		ctx_wait(wait);
 	*pf = (CUfunction)&m->fn[i];
 	return CUDA_SUCCESS;
 }
@@ -1740,9 +1776,25 @@ API CUresult cuLibraryLoadData(CUlibrary *pl, const void *code, CUjit_option *jo
 	if (n < 0)
 		return CUDA_ERROR_INVALID_IMAGE;
 	fake_log_wait();	/* measured: it waits for every context's work */
-	l = calloc(1, sizeof(*l));
-	if (!l)
-		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&mu);
+	l = free_libs;
+	if (l) {		/* the handle and its kernels' addresses come back */
+		struct flib *next = l->next;
+
+		free_libs = l->next_free;
+		memset(l, 0, sizeof(*l));
+		l->next = next;
+	}
+	pthread_mutex_unlock(&mu);
+	if (!l) {
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		pthread_mutex_lock(&mu);
+		l->next = all_libs;
+		all_libs = l;
+		pthread_mutex_unlock(&mu);
+	}
 	l->n = n;
 	for (i = 0; i < n; i++) {
 		l->k[i].lib = l;
@@ -1752,8 +1804,6 @@ API CUresult cuLibraryLoadData(CUlibrary *pl, const void *code, CUjit_option *jo
 	}
 	pthread_mutex_lock(&mu);
 	l->id = ++nlibs;
-	l->next = all_libs;
-	all_libs = l;
 	pthread_mutex_unlock(&mu);
 	*pl = (CUlibrary)l;
 	return CUDA_SUCCESS;
@@ -1779,9 +1829,16 @@ API CUresult cuLibraryUnload(CUlibrary h)
 	l = as_lib(h);
 	if (l) {
 		l->unloaded = 1;
-		for (i = 0; i <= MAX_CTX; i++)
-			if (l->mod[i])
+		l->next_free = free_libs;
+		free_libs = l;
+		/* (the primary's last: it is handed out again first) */
+		for (i = MAX_CTX; i >= 0; i--) {
+			if (l->mod[i]) {
 				l->mod[i]->unloaded = 1;
+				l->mod[i]->next_free = free_modules;
+				free_modules = l->mod[i];
+			}
+		}
 	}
 	pthread_mutex_unlock(&mu);
 	return l ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
@@ -1855,20 +1912,26 @@ API CUresult cuLibraryGetModule(CUmodule *pm, CUlibrary h)
 	return CUDA_SUCCESS;
 }
 
-/* A CUfunction of the current context. */
+/* A CUfunction of the current context: the kernel is loaded there (once,
+ * waiting for the context's work). */
 API CUresult cuKernelGetFunction(CUfunction *pf, CUkernel h)
 {
 	CUresult err = CUDA_ERROR_INVALID_HANDLE;
 	struct fmodule *m = NULL;
 	struct fkern *k;
+	int wait = -1;
 
 	pthread_mutex_lock(&mu);
 	k = as_kern(h);
 	if (k && !k->lib->unloaded)
 		m = lib_module(k->lib, &err);
+	if (m)
+		wait = fn_load(&m->fn[k - k->lib->k]);
 	pthread_mutex_unlock(&mu);
 	if (!m)
 		return err;
+	if (wait >= 0)
+		ctx_wait(wait);
 	*pf = (CUfunction)&m->fn[k - k->lib->k];
 	return CUDA_SUCCESS;
 }
@@ -2180,6 +2243,11 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	}
 	if (kind == FAKE_FN_TEST && k->flag)
 		fake_memop(r->tl, r, FAKE_MEM_WRITE, k->flag, k->flag_val, ~0ULL, 0, 0);
+	else if (kind != FAKE_FN_TEST && !strncmp(name, "flag", 4) && params && params[0] &&
+		 params[1])	/* flag*(CUdeviceptr p, uint32_t v): *p = v at its end */
+		fake_memop(r->tl, r, FAKE_MEM_WRITE,
+			   (void *)(uintptr_t)*(const CUdeviceptr *)params[0],
+			   *(const uint32_t *)params[1], ~0ULL, 0, 0);
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
 }

@@ -31,9 +31,12 @@
  *  - cuStreamDestroy_v2 returns at once; the stream's work still runs.
  *  - Loading code waits for work (measured on an H200 with a stream held
  *    by a memory wait): cuModuleLoadData (...Ex, ...FatBinary) for the
- *    current context's, cuLibraryLoadData for every context's, and the
- *    first launch of a CUkernel in a context (lazy loading) for that
- *    context's.
+ *    current context's, cuLibraryLoadData for every context's, and, once
+ *    per function and context (lazy loading, the CUDA Programming Guide:
+ *    cuModuleLoad* loads no kernel), cuModuleGetFunction for its module's
+ *    context's, cuKernelGetFunction and the first launch of a CUkernel in
+ *    a context for that context's.  A load behind work that waits for
+ *    something the program does later never returns, as on an H100.
  *  - Memory waits (cuStreamWaitValue32/64, _v2 and _ptsz): a wait whose
  *    condition is false holds the stream's later commands until a
  *    cuStreamWriteValue32/64, a kernel that writes a flag
@@ -66,7 +69,14 @@
  *  - cuModuleUnload: the module's functions are invalid (a launch answers
  *    INVALID_HANDLE); the next module loaded gets the unloaded one's
  *    handle and function addresses back first (as a destroyed stream's
- *    handle, and as the driver's allocator does).
+ *    handle, and as the driver's allocator does: on an H100 a later
+ *    module's function took a freed one's address in 73 of 100 rounds).
+ *    cuLibraryUnload likewise: the next library loaded gets its handle and
+ *    kernel addresses back, and its modules' functions' addresses go to
+ *    the next modules loaded.
+ *  - A function named flag<anything> (of a module or a library) writes
+ *    its second argument (a uint32_t) to its first (a CUdeviceptr) at its
+ *    end, as fake_kernel.flag does: a kernel a host or a stream waits for.
  *  - Images: a NUL-terminated text "fakecubin <name>=<ns> ..." (what else:
  *    CUDA_ERROR_INVALID_IMAGE); a function's run time is its <ns>; a
  *    function named k<digits> logs fake_rec.kernel = <digits>, any other
@@ -160,6 +170,9 @@ struct fake_rec {
 
 /* Test API (exported by the fake). */
 int fake_log_count(void);
+/* The modelled GPU goes on (waits satisfied by host writes are noticed)
+ * while the host polls memory without calling the driver. */
+void fake_progress(void);
 int fake_log_get(int i, struct fake_rec *out);
 int fake_stream_id(CUstream h);	/* the fake id of a handle (0: legacy) */
 uint64_t fake_now(void);
