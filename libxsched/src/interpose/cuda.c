@@ -634,6 +634,10 @@ LOAD_HOOK(cuLibraryGetModule, (CUmodule *m, CUlibrary lib), (m, lib),
 	  if (m) xu_module_of_library(*m, lib))
 LOAD_HOOK(cuKernelGetFunction, (CUfunction *f, CUkernel k), (f, k),
 	  if (f) xu_function_of_kernel(*f, k))
+LOAD_HOOK(cuModuleGetFunction, (CUfunction *f, CUmodule m, const char *name), (f, m, name),
+	  if (f) xu_function_of_module(*f, m))
+NOTE_HOOK(cuLibraryGetKernel, (CUkernel *k, CUlibrary lib, const char *name), (k, lib, name),
+	  if (k) xu_kernel_of_library(*k, lib))
 NOTE_HOOK(cuFuncSetAttribute, (CUfunction f, CUfunction_attribute a, int v), (f, a, v),
 	  xu_function_attribute(f, a, v))
 NOTE_HOOK(cuFuncSetCacheConfig, (CUfunction f, CUfunc_cache c), (f, c),

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Code in the urgent context: which function runs there in place of the
- * program's (Documentation/cuda.rst, "Lv3: the urgent context").
+ * program's, and when it is loaded there (Documentation/cuda.rst, "Lv3:
+ * the urgent context", "Code loads").
  *
  * A CUfunction belongs to the context its module was loaded in, and a
  * launch of it on another context's stream fails; a CUkernel (CUDA 12's
- * context-free handle) runs in any context.  So, at the first launch of a
- * function on an urgent stream:
+ * context-free handle) runs in any context.  So:
  *  - a CUkernel runs as it is;
  *  - a CUfunction from cuKernelGetFunction runs as its CUkernel;
  *  - a CUfunction of a library's module (cuLibraryGetModule, or found among
@@ -14,15 +14,38 @@
  *  - a CUfunction of a module the program loaded from an image or a file
  *    (cuModuleLoadData, ...Ex, ...FatBinary, cuModuleLoad: the image is
  *    copied at load) runs as the same-named function of that image loaded
- *    again in the urgent context, with the attributes the program set
- *    (cuFuncSetAttribute, cuFuncSetCacheConfig) applied, then and later;
+ *    again in the urgent context (its twin), with the attributes the
+ *    program set (cuFuncSetAttribute, cuFuncSetCacheConfig) applied, then
+ *    and later;
  *  - anything else cannot be carried: the caller runs it in its own
  *    context, and the log names it once.
+ *
+ * Loading code waits for the work of the context it loads into (lazy
+ * loading: cuModuleGetFunction, cuKernelGetFunction and a CUkernel's first
+ * launch in a context load it; on an H100 a consumer kernel loaded at its
+ * first launch in the urgent context, behind a producer on another urgent
+ * stream that waited for it, hung for ever).  So code is loaded into the
+ * urgent context when the program loads it into its own, never later: a
+ * module when the program loads it, a function when the program gets it
+ * (cuModuleGetFunction, cuKernelGetFunction) or first launches it in its
+ * own context; what the program loaded before the urgent context existed,
+ * when that context is made (empty: nothing to wait for).  The cost is the
+ * code the program loads, twice in device memory.  A launch of code loaded
+ * where the library could not see it still loads at its first launch in
+ * the urgent context (named in the debug log).
+ *
+ * Translations live exactly as long as the handles they translate: an
+ * unload drops every entry of its code, whatever its kind (the driver
+ * hands freed addresses out again: on an H100 a later module's function
+ * took a library's freed function's address in 73 of 100 rounds), and a
+ * handle handed out again starts clean.
+ *
  * Attributes set on a function that runs as a CUkernel are applied to the
  * kernel for the device (cuKernelSetAttribute): they were the program's
  * wish for that kernel anyway.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +67,8 @@ static struct {
 	CUresult (*ctx_pop)(CUcontext *);
 	CUresult (*ctx_get_device)(CUdevice *);
 	CUresult (*kernel_get_name)(const char **, CUkernel);
+	CUresult (*kernel_get_library)(CUlibrary *, CUkernel);
+	CUresult (*kernel_get_function)(CUfunction *, CUkernel);
 	CUresult (*kernel_set_attribute)(CUfunction_attribute, int, CUkernel, CUdevice);
 	CUresult (*func_get_name)(const char **, CUfunction);
 	CUresult (*func_get_module)(CUmodule *, CUfunction);
@@ -59,8 +84,9 @@ static struct {
 
 static bool lv3;
 
-/* The function and module tables: held across a module's load into the
- * urgent context, which only a launch on an urgent stream waits for. */
+/* The function and module tables.  Never held across a driver call that
+ * may wait for GPU work (a load): another thread's launch must not wait
+ * for it. */
 static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum fn_state { FN_UNKNOWN, FN_KERNEL, FN_TWIN, FN_NONE };
@@ -74,13 +100,15 @@ struct xu_fn {
 	CUfunction f;
 	enum fn_state state;
 	CUkernel k;		/* FN_KERNEL: what runs anywhere */
-	CUmodule mod;		/* FN_TWIN: the program's module */
+	CUlibrary lib;		/* FN_KERNEL: its library, NULL: not known */
+	CUmodule mod;		/* its module (FN_TWIN, a library's module), or NULL */
 	char *name;
 	CUfunction twin[XU_CODE_DEVS];
 	struct xu_attr attrs[XU_ATTRS];
 	unsigned int nattrs;
 	bool kernel_attrs;	/* FN_KERNEL: its attributes applied to the kernel */
-	uint32_t launched;	/* devices whose urgent context launched it */
+	uint32_t program;	/* devices whose program context loaded it */
+	uint32_t loaded;	/* devices whose urgent context has it loaded */
 };
 
 struct xu_mod {
@@ -88,13 +116,19 @@ struct xu_mod {
 	void *image;		/* a copy of what was loaded, or NULL */
 	char *path;		/* cuModuleLoad's file, or NULL */
 	CUlibrary lib;		/* a library's module: its kernels run anywhere */
+	int dev;		/* the device of the context it was loaded in */
 	CUmodule twin[XU_CODE_DEVS];
-	bool dead;		/* unloaded: kept while functions name it */
+	int users;		/* loads in progress that read image or path */
+	bool dead;		/* unloaded while used: the last user frees it */
 };
 
 static struct xu_table fns, mods;
 static CUlibrary libs[256];	/* libraries loaded, for a module's origin */
 static unsigned int nlibs;
+static CUcontext uctxs[XU_CODE_DEVS];	/* the urgent contexts made */
+/* Bumped by every unload: what was read before it may name freed code. */
+static atomic_uint gen;
+static atomic_ulong npreloads;	/* functions loaded in an urgent context ahead */
 
 static void fork_prepare(void)
 {
@@ -113,7 +147,17 @@ static void fork_child(void)
 	pthread_mutex_init(&code_lock, NULL);
 	memset(&fns, 0, sizeof(fns));
 	memset(&mods, 0, sizeof(mods));
+	memset(uctxs, 0, sizeof(uctxs));
 	nlibs = 0;
+}
+
+static void tell_preloads(void)
+{
+	unsigned long n = atomic_load(&npreloads);
+
+	if (n)
+		ulog("%lu functions were loaded in the urgent context when the program loaded them",
+		     n);
 }
 
 #define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
@@ -124,6 +168,8 @@ bool xu_code_init(void *h)
 	REAL(ctx_pop, "cuCtxPopCurrent_v2");
 	REAL(ctx_get_device, "cuCtxGetDevice");
 	REAL(kernel_get_name, "cuKernelGetName");
+	REAL(kernel_get_library, "cuKernelGetLibrary");
+	REAL(kernel_get_function, "cuKernelGetFunction");
 	REAL(kernel_set_attribute, "cuKernelSetAttribute");
 	REAL(func_get_name, "cuFuncGetName");
 	REAL(func_get_module, "cuFuncGetModule");
@@ -135,11 +181,12 @@ bool xu_code_init(void *h)
 	REAL(module_unload, "cuModuleUnload");
 	REAL(library_get_module, "cuLibraryGetModule");
 	REAL(library_get_kernel, "cuLibraryGetKernel");
-	if (!ur.ctx_push || !ur.ctx_pop || !ur.kernel_get_name || !ur.func_get_name ||
-	    !ur.func_get_module || !ur.module_get_function || !ur.module_load_data ||
-	    !ur.module_unload)
+	if (!ur.ctx_push || !ur.ctx_pop || !ur.ctx_get_device || !ur.kernel_get_name ||
+	    !ur.kernel_get_function || !ur.func_get_name || !ur.func_get_module ||
+	    !ur.module_get_function || !ur.module_load_data || !ur.module_unload)
 		return false;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(tell_preloads);
 	lv3 = true;
 	return true;
 }
@@ -201,10 +248,287 @@ static void *file_image(const char *path)
 	return buf;
 }
 
+/* The device of the current context (the program's), or -1. */
+static int cur_dev(void)
+{
+	CUdevice d = 0;
+
+	if (ur.ctx_get_device(&d) != CUDA_SUCCESS || d < 0 || d >= XU_CODE_DEVS)
+		return -1;
+	return (int)d;
+}
+
+static void fn_free(struct xu_fn *fn)
+{
+	free(fn->name);
+	free(fn);
+}
+
+static void mod_free(struct xu_mod *md)
+{
+	free(md->image);
+	free(md->path);
+	free(md);
+}
+
+/* code_lock held: @f's entry, made (FN_UNKNOWN) if new; NULL: table full. */
+static struct xu_fn *fn_get(CUfunction f)
+{
+	struct xu_fn *fn = xu_tget(&fns, f);
+
+	if (fn)
+		return fn;
+	fn = calloc(1, sizeof(*fn));
+	if (fn && !xu_tput(&fns, f, fn)) {
+		free(fn);
+		return NULL;
+	}
+	if (fn)
+		fn->f = f;
+	return fn;
+}
+
+/* code_lock held: @f was just handed out by the driver: an entry that names
+ * other code (of @k, or of module @m) is dropped, and a new one made. */
+static struct xu_fn *fn_fresh(CUfunction f, CUkernel k, CUmodule m)
+{
+	struct xu_fn *fn = xu_tget(&fns, f);
+
+	if (fn && fn->state != FN_UNKNOWN &&
+	    (k ? fn->state != FN_KERNEL || fn->k != k : fn->mod != m)) {
+		xu_tdel(&fns, f);
+		fn_free(fn);
+		atomic_fetch_add(&gen, 1);
+	}
+	return fn_get(f);
+}
+
+/* code_lock held: where @fn comes from, the first time it is needed. */
+static void fn_resolve(struct xu_fn *fn)
+{
+	const char *name = NULL;
+	struct xu_mod *md;
+	CUmodule m = NULL, lm;
+	unsigned int i;
+
+	if (ur.kernel_get_name((const char **)&name, (CUkernel)fn->f) == CUDA_SUCCESS) {
+		fn->state = FN_KERNEL;	/* a CUkernel: it runs in any context */
+		fn->k = (CUkernel)fn->f;
+		if (!fn->lib && ur.kernel_get_library)
+			(void)ur.kernel_get_library(&fn->lib, fn->k);
+		return;
+	}
+	if (ur.func_get_name(&name, fn->f) != CUDA_SUCCESS || !name ||
+	    ur.func_get_module(&m, fn->f) != CUDA_SUCCESS) {
+		fn->state = FN_NONE;
+		return;
+	}
+	fn->name = strdup(name);
+	fn->mod = m;
+	md = xu_tget(&mods, m);
+	if (!md) {
+		/* A library's module the program never asked for by name. */
+		for (i = 0; i < nlibs; i++) {
+			if (ur.library_get_module &&
+			    ur.library_get_module(&lm, libs[i]) == CUDA_SUCCESS && lm == m) {
+				md = calloc(1, sizeof(*md));
+				if (md && !xu_tput(&mods, m, md)) {
+					free(md);
+					md = NULL;
+				}
+				if (md) {
+					md->m = m;
+					md->lib = libs[i];
+					md->dev = -1;
+				}
+				break;
+			}
+		}
+	}
+	if (md && md->lib && ur.library_get_kernel && fn->name &&
+	    ur.library_get_kernel(&fn->k, md->lib, fn->name) == CUDA_SUCCESS) {
+		fn->state = FN_KERNEL;
+		fn->lib = md->lib;
+		return;
+	}
+	fn->state = md && (md->image || md->path) && fn->name ? FN_TWIN : FN_NONE;
+}
+
+/* code_lock held: @fn's entry, resolved. */
+static struct xu_fn *fn_known(CUfunction f, bool *first)
+{
+	struct xu_fn *fn = fn_get(f);
+
+	if (fn && fn->state == FN_UNKNOWN) {
+		fn_resolve(fn);
+		if (first)
+			*first = true;
+	}
+	return fn;
+}
+
+/* code_lock held: @a on the function @t of the urgent context (or kernel @k on
+ * the device). */
+static void attr_apply(const struct xu_attr *a, CUfunction t, CUkernel k, int dev)
+{
+	if (a->attr == XU_CACHE_ATTR) {
+		if (t && ur.func_set_cache_config)
+			ur.func_set_cache_config(t, (CUfunc_cache)a->val);
+	} else if (t && ur.func_set_attribute) {
+		ur.func_set_attribute(t, (CUfunction_attribute)a->attr, a->val);
+	} else if (k && ur.kernel_set_attribute) {
+		ur.kernel_set_attribute((CUfunction_attribute)a->attr, a->val, k, (CUdevice)dev);
+	}
+}
+
+/* ---- loading into the urgent context ------------------------------------- */
+
+/* Module @m loaded again in @dev's urgent context (at most once): its twin,
+ * or NULL.  Waits for that context's work (gates opened): called where the
+ * program's own load waited for its context's. */
+static CUmodule mod_twin(CUmodule m, int dev)
+{
+	struct xu_mod *md;
+	CUcontext uctx, old;
+	CUmodule tm = NULL, made = NULL;
+	CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+	void *image;
+	char *path;
+
+	pthread_mutex_lock(&code_lock);
+	md = xu_tget(&mods, m);
+	uctx = uctxs[dev];
+	if (!md || !uctx || (!md->image && !md->path) || md->twin[dev]) {
+		tm = md ? md->twin[dev] : NULL;
+		pthread_mutex_unlock(&code_lock);
+		return tm;
+	}
+	md->users++;		/* md, its image and path live until it drops */
+	image = md->image;
+	path = md->path;
+	pthread_mutex_unlock(&code_lock);
+	if (ur.ctx_push(uctx) == CUDA_SUCCESS) {
+		xg_pause();
+		if (image)
+			r = ur.module_load_data(&made, image);
+		else if (ur.module_load)
+			r = ur.module_load(&made, path);
+		xg_resume();
+		ur.ctx_pop(&old);
+	}
+	if (r != CUDA_SUCCESS)
+		made = NULL;
+	pthread_mutex_lock(&code_lock);
+	md->users--;
+	if (made && !md->dead && !md->twin[dev]) {
+		md->twin[dev] = made;
+		made = NULL;
+	}
+	tm = md->dead ? NULL : md->twin[dev];
+	if (md->dead && !md->users)
+		mod_free(md);
+	pthread_mutex_unlock(&code_lock);
+	if (made)		/* another thread's came first, or m was unloaded */
+		ur.module_unload(made);
+	return tm;
+}
+
+/* code_lock held: @fn (and the entry of its kernel) now loaded in @dev's
+ * urgent context. */
+static void fn_mark_loaded(struct xu_fn *fn, int dev)
+{
+	struct xu_fn *kf;
+
+	fn->loaded |= 1u << dev;
+	if (fn->state == FN_KERNEL && fn->k != (CUkernel)fn->f) {
+		kf = xu_tget(&fns, (CUfunction)fn->k);
+		if (kf && kf->state == FN_KERNEL && kf->k == fn->k)
+			kf->loaded |= 1u << dev;
+	}
+}
+
+/* Load @f into @dev's urgent context now, unless it is there: a CUkernel
+ * by cuKernelGetFunction there, a module's function by getting it from its
+ * module's twin (made first if need be).  Waits for the urgent context's
+ * work (gates opened), without the table's lock.  true: it is there. */
+static bool fn_load(CUfunction f, int dev)
+{
+	struct xu_fn *fn;
+	CUcontext uctx, old;
+	CUkernel k = NULL;
+	CUmodule m = NULL, tm = NULL;
+	CUfunction got = NULL;
+	CUresult r = CUDA_ERROR_NOT_FOUND;
+	char *name = NULL;
+	unsigned int g;
+	bool there;
+
+	pthread_mutex_lock(&code_lock);
+	g = atomic_load(&gen);
+	fn = xu_tget(&fns, f);
+	uctx = uctxs[dev];
+	there = fn && (fn->loaded & (1u << dev));
+	if (!there && fn && uctx && fn->state == FN_KERNEL) {
+		k = fn->k;
+	} else if (!there && fn && uctx && fn->state == FN_TWIN) {
+		m = fn->mod;
+		name = strdup(fn->name);
+	}
+	pthread_mutex_unlock(&code_lock);
+	if (there || (!k && !name))
+		return there;
+	if (m)
+		tm = mod_twin(m, dev);
+	if ((k || tm) && ur.ctx_push(uctx) == CUDA_SUCCESS) {
+		xg_pause();	/* a load waits for the context's work: none gathered */
+		r = k ? ur.kernel_get_function(&got, k) : ur.module_get_function(&got, tm, name);
+		xg_resume();
+		ur.ctx_pop(&old);
+	}
+	free(name);
+	pthread_mutex_lock(&code_lock);
+	fn = xu_tget(&fns, f);
+	/* (an unload meanwhile: what was loaded may name freed code) */
+	there = r == CUDA_SUCCESS && fn && atomic_load(&gen) == g;
+	if (there) {
+		if (fn->state == FN_TWIN) {
+			unsigned int i;
+
+			fn->twin[dev] = got;
+			for (i = 0; i < fn->nattrs; i++)
+				attr_apply(&fn->attrs[i], got, NULL, dev);
+		}
+		fn_mark_loaded(fn, dev);
+		atomic_fetch_add(&npreloads, 1);
+	}
+	pthread_mutex_unlock(&code_lock);
+	return there;
+}
+
+/* @f is loaded in the program's context of @dev now: in the urgent
+ * context too. */
+static void program_loaded(CUfunction f, int dev)
+{
+	struct xu_fn *fn;
+	bool load;
+
+	pthread_mutex_lock(&code_lock);
+	fn = fn_known(f, NULL);
+	if (fn)
+		fn->program |= 1u << dev;
+	load = fn && uctxs[dev] && (fn->state == FN_KERNEL || fn->state == FN_TWIN);
+	pthread_mutex_unlock(&code_lock);
+	if (load)
+		(void)fn_load(f, dev);
+}
+
+/* ---- what the program loads, gets and unloads -------------------------- */
+
 void xu_module_loaded(CUmodule m, const void *image, const char *path)
 {
-	struct xu_mod *md, *old;
+	struct xu_mod *md;
 	size_t n;
+	int dev;
 
 	if (!lv3 || !m)
 		return;
@@ -212,6 +536,7 @@ void xu_module_loaded(CUmodule m, const void *image, const char *path)
 	if (!md)
 		return;
 	md->m = m;
+	md->dev = dev = cur_dev();
 	if (image) {
 		n = image_size(image);
 		md->image = n ? malloc(n) : NULL;
@@ -223,48 +548,62 @@ void xu_module_loaded(CUmodule m, const void *image, const char *path)
 		md->path = md->image ? NULL : strdup(path);
 	}
 	pthread_mutex_lock(&code_lock);
-	old = xu_tget(&mods, m);	/* a handle the driver handed out again */
-	if (old && xu_tput(&mods, m, md)) {
-		free(old->image);
-		free(old->path);
-		free(old);
-	} else if (!old && !xu_tput(&mods, m, md)) {
-		free(md->image);
-		free(md->path);
-		free(md);
+	/* A handle the driver handed out again: its unload dropped the old
+	 * entry, unless the unload went unseen. */
+	if (xu_tget(&mods, m) || !xu_tput(&mods, m, md)) {
+		pthread_mutex_unlock(&code_lock);
+		mod_free(md);
+		return;
 	}
 	pthread_mutex_unlock(&code_lock);
+	if (dev >= 0)
+		(void)mod_twin(m, dev);	/* where the program's load waited too */
+}
+
+/* code_lock held: drop every entry of module @m or library @lib. */
+static void drop_code(CUmodule m, CUlibrary lib)
+{
+	unsigned int i;
+
+	for (i = 0; i < XU_TABLE_SLOTS; i++) {
+		struct xu_fn *fn = xu_tat(&fns, i);
+		struct xu_mod *md;
+
+		if (!fn)
+			continue;
+		md = fn->mod ? xu_tget(&mods, fn->mod) : NULL;
+		if ((m && fn->mod == m) ||
+		    (lib && (fn->lib == lib || (fn->state == FN_KERNEL && !fn->lib) ||
+			     (md && md->lib == lib)))) {
+			xu_tdel_at(&fns, i);
+			fn_free(fn);
+		}
+	}
+	atomic_fetch_add(&gen, 1);
 }
 
 void xu_module_unloaded(CUmodule m)
 {
+	CUmodule twins[XU_CODE_DEVS];
 	struct xu_mod *md;
 	unsigned int i;
 
 	if (!lv3)
 		return;
 	pthread_mutex_lock(&code_lock);
+	drop_code(m, NULL);
 	md = xu_tdel(&mods, m);
 	if (md) {
-		for (i = 0; i < XU_CODE_DEVS; i++)
-			if (md->twin[i])
-				ur.module_unload(md->twin[i]);
-		free(md->image);
-		free(md->path);
-		free(md);
-	}
-	/* Its functions die with it; the driver may hand out their addresses
-	 * again for the next module. */
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_fn *fn = xu_tat(&fns, i);
-
-		if (fn && fn->mod == m && fn->state != FN_KERNEL) {
-			xu_tdel_at(&fns, i);
-			free(fn->name);
-			free(fn);
-		}
+		memcpy(twins, md->twin, sizeof(twins));
+		if (md->users)
+			md->dead = true;
+		else
+			mod_free(md);
 	}
 	pthread_mutex_unlock(&code_lock);
+	for (i = 0; md && i < XU_CODE_DEVS; i++)
+		if (twins[i])
+			ur.module_unload(twins[i]);
 }
 
 void xu_library_loaded(CUlibrary lib)
@@ -290,6 +629,19 @@ void xu_library_unloaded(CUlibrary lib)
 			break;
 		}
 	}
+	drop_code(NULL, lib);
+	/* its modules (they have no twins: their kernels run anywhere) */
+	for (i = 0; i < XU_TABLE_SLOTS; i++) {
+		struct xu_mod *md = xu_tat(&mods, i);
+
+		if (md && md->lib == lib) {
+			xu_tdel_at(&mods, i);
+			if (md->users)
+				md->dead = true;
+			else
+				mod_free(md);
+		}
+	}
 	pthread_mutex_unlock(&code_lock);
 }
 
@@ -301,72 +653,146 @@ void xu_module_of_library(CUmodule m, CUlibrary lib)
 		return;
 	pthread_mutex_lock(&code_lock);
 	md = xu_tget(&mods, m);
+	if (md && md->lib != lib) {	/* a handle handed out again */
+		drop_code(m, NULL);
+		xu_tdel(&mods, m);
+		if (md->users)
+			md->dead = true;
+		else
+			mod_free(md);
+		md = NULL;
+	}
 	if (!md) {
 		md = calloc(1, sizeof(*md));
 		if (md && !xu_tput(&mods, m, md)) {
 			free(md);
 			md = NULL;
 		}
-		if (md)
+		if (md) {
 			md->m = m;
+			md->dev = -1;
+		}
 	}
 	if (md)
 		md->lib = lib;
 	pthread_mutex_unlock(&code_lock);
 }
 
-/* code_lock held */
-static struct xu_fn *fn_get(CUfunction f)
-{
-	struct xu_fn *fn = xu_tget(&fns, f);
-
-	if (fn)
-		return fn;
-	fn = calloc(1, sizeof(*fn));
-	if (fn && !xu_tput(&fns, f, fn)) {
-		free(fn);
-		return NULL;
-	}
-	if (fn)
-		fn->f = f;
-	return fn;
-}
-
-void xu_function_of_kernel(CUfunction f, CUkernel k)
+void xu_kernel_of_library(CUkernel k, CUlibrary lib)
 {
 	struct xu_fn *fn;
 
-	if (!lv3 || !f)
+	if (!lv3 || !k)
 		return;
 	pthread_mutex_lock(&code_lock);
-	fn = fn_get(f);
-	if (fn && fn->state == FN_UNKNOWN) {
+	fn = fn_fresh((CUfunction)k, k, NULL);
+	if (fn) {
 		fn->state = FN_KERNEL;
 		fn->k = k;
+		fn->lib = lib;
 	}
 	pthread_mutex_unlock(&code_lock);
 }
 
-/* code_lock held: @a on the function @t of the urgent context (or kernel @k on
- * the device). */
-static void attr_apply(const struct xu_attr *a, CUfunction t, CUkernel k, int dev)
+void xu_function_of_kernel(CUfunction f, CUkernel k)
 {
-	if (a->attr == XU_CACHE_ATTR) {
-		if (t && ur.func_set_cache_config)
-			ur.func_set_cache_config(t, (CUfunc_cache)a->val);
-	} else if (t && ur.func_set_attribute) {
-		ur.func_set_attribute(t, (CUfunction_attribute)a->attr, a->val);
-	} else if (k && ur.kernel_set_attribute) {
-		ur.kernel_set_attribute((CUfunction_attribute)a->attr, a->val, k, (CUdevice)dev);
+	struct xu_fn *fn, *kf;
+	int dev;
+
+	if (!lv3 || !f)
+		return;
+	dev = cur_dev();
+	pthread_mutex_lock(&code_lock);
+	kf = fn_known((CUfunction)k, NULL);
+	fn = fn_fresh(f, k, NULL);
+	if (fn && fn->state == FN_UNKNOWN) {
+		fn->state = FN_KERNEL;
+		fn->k = k;
+		fn->lib = kf && kf->state == FN_KERNEL ? kf->lib : NULL;
 	}
+	pthread_mutex_unlock(&code_lock);
+	/* cuKernelGetFunction loaded the kernel in the program's context */
+	if (dev >= 0)
+		program_loaded(f, dev);
 }
 
-/* The device a kernel attribute is for: the program's current one. */
-static int kernel_dev(void)
+void xu_function_of_module(CUfunction f, CUmodule m)
 {
-	CUdevice d = 0;
+	struct xu_fn *fn;
+	int dev;
 
-	return ur.ctx_get_device && ur.ctx_get_device(&d) == CUDA_SUCCESS ? (int)d : 0;
+	if (!lv3 || !f)
+		return;
+	dev = cur_dev();
+	pthread_mutex_lock(&code_lock);
+	fn = fn_fresh(f, NULL, m);
+	if (fn && fn->state == FN_UNKNOWN)
+		fn_resolve(fn);
+	pthread_mutex_unlock(&code_lock);
+	/* cuModuleGetFunction loaded it (lazy loading) */
+	if (dev >= 0)
+		program_loaded(f, dev);
+}
+
+void xu_code_launched(CUfunction f, int dev)
+{
+	/* Seen by this thread since the last unload: already followed.  (A
+	 * launch's fast path: no lock.) */
+	static __thread struct {
+		CUfunction f;
+		unsigned int gen;
+		int dev;
+	} seen[256];
+	unsigned int g, i;
+
+	if (!lv3 || !f)
+		return;
+	g = atomic_load_explicit(&gen, memory_order_relaxed);
+	i = (unsigned int)((uintptr_t)f >> 4) & 255;
+	if (seen[i].f == f && seen[i].gen == g && seen[i].dev == dev)
+		return;
+	seen[i].f = f;
+	seen[i].gen = g;
+	seen[i].dev = dev;
+	if (dev < 0)
+		dev = cur_dev();
+	if (dev >= 0)
+		program_loaded(f, dev);
+}
+
+void xu_code_context_made(int dev, CUcontext uctx)
+{
+	void **keys;
+	unsigned int i, n = 0, nm = 0;
+
+	if (!lv3 || dev < 0 || dev >= XU_CODE_DEVS)
+		return;
+	keys = malloc(sizeof(*keys) * XU_TABLE_SLOTS * 2);
+	pthread_mutex_lock(&code_lock);
+	uctxs[dev] = uctx;
+	for (i = 0; keys && i < XU_TABLE_SLOTS; i++) {
+		struct xu_mod *md = xu_tat(&mods, i);
+		struct xu_fn *fn = xu_tat(&fns, i);
+
+		if (md && md->dev == dev && (md->image || md->path))
+			keys[nm++] = md->m;
+		if (fn && (fn->program & (1u << dev)))
+			keys[XU_TABLE_SLOTS + n++] = fn->f;
+	}
+	pthread_mutex_unlock(&code_lock);
+	if (!keys) {
+		xs_warn("cuda: no memory to load the program's code in the urgent context; it loads at its first launch there");
+		return;
+	}
+	/* What the program loaded so far (the context is empty: no wait). */
+	for (i = 0; i < nm; i++)
+		(void)mod_twin(keys[i], dev);
+	for (i = 0; i < n; i++)
+		(void)fn_load(keys[XU_TABLE_SLOTS + i], dev);
+	free(keys);
+	if (n + nm)
+		ulog("device %d: %u modules and %u functions the program loaded, loaded in the urgent context",
+		     dev, nm, n);
 }
 
 void xu_function_attribute(CUfunction f, CUfunction_attribute attr, int v)
@@ -392,7 +818,7 @@ void xu_function_attribute(CUfunction f, CUfunction_attribute attr, int v)
 				if (fn->twin[i])
 					attr_apply(&fn->attrs[fn->nattrs - 1], fn->twin[i], NULL, (int)i);
 			if (fn->state == FN_KERNEL && fn->kernel_attrs)
-				attr_apply(&fn->attrs[fn->nattrs - 1], NULL, fn->k, kernel_dev());
+				attr_apply(&fn->attrs[fn->nattrs - 1], NULL, fn->k, cur_dev());
 		}
 	}
 	pthread_mutex_unlock(&code_lock);
@@ -403,94 +829,24 @@ void xu_function_cache_config(CUfunction f, CUfunc_cache c)
 	xu_function_attribute(f, (CUfunction_attribute)XU_CACHE_ATTR, (int)c);
 }
 
-/* code_lock held: where @f comes from, the first time it is launched on an
- * urgent stream. */
-static void fn_resolve(struct xu_fn *fn)
-{
-	const char *name = NULL;
-	struct xu_mod *md;
-	CUmodule m = NULL, lm;
-	unsigned int i;
-
-	if (ur.kernel_get_name((const char **)&name, (CUkernel)fn->f) == CUDA_SUCCESS) {
-		fn->state = FN_KERNEL;	/* a CUkernel: it runs in any context */
-		fn->k = (CUkernel)fn->f;
-		return;
-	}
-	if (ur.func_get_name(&name, fn->f) != CUDA_SUCCESS || !name ||
-	    ur.func_get_module(&m, fn->f) != CUDA_SUCCESS) {
-		fn->state = FN_NONE;
-		return;
-	}
-	fn->name = strdup(name);
-	fn->mod = m;
-	md = xu_tget(&mods, m);
-	if (!md) {
-		/* A library's module the program never asked for by name. */
-		for (i = 0; i < nlibs; i++) {
-			if (ur.library_get_module &&
-			    ur.library_get_module(&lm, libs[i]) == CUDA_SUCCESS && lm == m) {
-				md = calloc(1, sizeof(*md));
-				if (md && !xu_tput(&mods, m, md)) {
-					free(md);
-					md = NULL;
-				}
-				if (md) {
-					md->m = m;
-					md->lib = libs[i];
-				}
-				break;
-			}
-		}
-	}
-	if (md && md->lib && ur.library_get_kernel && fn->name &&
-	    ur.library_get_kernel(&fn->k, md->lib, fn->name) == CUDA_SUCCESS) {
-		fn->state = FN_KERNEL;
-		return;
-	}
-	fn->state = md && !md->dead && (md->image || md->path) && fn->name ? FN_TWIN : FN_NONE;
-}
-
-/* code_lock held: @fn's function in @dev's urgent context. */
-static CUfunction fn_twin(struct xu_fn *fn, CUcontext uctx, int dev)
-{
-	struct xu_mod *md = xu_tget(&mods, fn->mod);
-	CUcontext old;
-	CUresult r = CUDA_ERROR_NOT_FOUND;
-	unsigned int i;
-
-	if (fn->twin[dev])
-		return fn->twin[dev];
-	if (!md || md->dead || ur.ctx_push(uctx) != CUDA_SUCCESS)
-		return NULL;
-	xg_pause();	/* loading waits for the context's work: none gathered */
-	if (!md->twin[dev])
-		r = md->image ? ur.module_load_data(&md->twin[dev], md->image) :
-		    md->path && ur.module_load ? ur.module_load(&md->twin[dev], md->path) : r;
-	xg_resume();
-	if (md->twin[dev])
-		r = ur.module_get_function(&fn->twin[dev], md->twin[dev], fn->name);
-	if (r == CUDA_SUCCESS)
-		for (i = 0; i < fn->nattrs; i++)
-			attr_apply(&fn->attrs[i], fn->twin[dev], NULL, dev);
-	ur.ctx_pop(&old);
-	return r == CUDA_SUCCESS ? fn->twin[dev] : NULL;
-}
-
-bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f, bool *first_use)
+bool xu_code_translate(int dev, CUfunction *f, bool *first_use)
 {
 	struct xu_fn *fn;
 	CUfunction to = NULL;
 	const char *why = NULL;
-	bool first = false;
+	bool first = false, twin = false;
 	unsigned int i;
 
 	pthread_mutex_lock(&code_lock);
-	fn = fn_get(*f);
-	if (fn && fn->state == FN_UNKNOWN) {
-		fn_resolve(fn);
-		first = true;
-	}
+	fn = fn_known(*f, &first);
+	twin = fn && fn->state == FN_TWIN && !fn->twin[dev];
+	pthread_mutex_unlock(&code_lock);
+	/* A module's function the program got where the library did not see
+	 * it: its twin is loaded now (waiting for the urgent context's work). */
+	if (twin && !fn_load(*f, dev))
+		ulog("function %p: its module does not load in the urgent context", (void *)*f);
+	pthread_mutex_lock(&code_lock);
+	fn = xu_tget(&fns, *f);
 	if (fn && fn->state == FN_KERNEL && !fn->kernel_attrs) {
 		/* attributes the program set on the function, before */
 		for (i = 0; i < fn->nattrs; i++)
@@ -502,7 +858,7 @@ bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f, bool *first_use)
 	} else if (fn->state == FN_KERNEL) {
 		to = (CUfunction)fn->k;
 	} else if (fn->state == FN_TWIN) {
-		to = fn_twin(fn, uctx, dev);
+		to = fn->twin[dev];
 		if (!to) {
 			fn->state = FN_NONE;
 			first = true;
@@ -517,14 +873,16 @@ bool xu_code_translate(CUcontext uctx, int dev, CUfunction *f, bool *first_use)
 	else if (first && xsi_log_on())
 		ulog("function %s (%p): runs in the urgent context as %p",
 			fn->name ? fn->name : "(kernel)", (void *)*f, (void *)to);
-	/* Its first launch in that context loads it (lazily). */
-	*first_use = fn && !(fn->launched & (1u << dev));
+	/* Not loaded there yet: its first launch loads it (lazily). */
+	*first_use = fn && to && !(fn->loaded & (1u << dev));
+	if (*first_use && xsi_log_on())
+		ulog("function %p: loaded in the urgent context at its first launch there (the program loaded it where the library did not see)",
+		     (void *)*f);
 	if (fn && to)
-		fn->launched |= 1u << dev;
+		fn_mark_loaded(fn, dev);
 	pthread_mutex_unlock(&code_lock);
 	if (!to)
 		return false;
 	*f = to;
 	return true;
 }
-

@@ -165,6 +165,8 @@
 	X(cuLibraryUnload, "cuLibraryUnload", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuLibraryGetModule, "cuLibraryGetModule", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuKernelGetFunction, "cuKernelGetFunction", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuModuleGetFunction, "cuModuleGetFunction", 0, 2000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
+	X(cuLibraryGetKernel, "cuLibraryGetKernel", 0, 12000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuFuncSetAttribute, "cuFuncSetAttribute", 0, 9000, XSI_HARMLESS, XSI_SCOPE_STREAM) \
 	X(cuFuncSetCacheConfig, "cuFuncSetCacheConfig", 0, 3000, XSI_HARMLESS, XSI_SCOPE_STREAM)
 

@@ -258,6 +258,8 @@ static CUcontext dev_ctx(int dev)
 	xg_setup();		/* cuCtxCreate made it current */
 	ur.ctx_pop(&old);
 	d->ctx = c;
+	/* before any urgent stream of it runs: what the program loaded */
+	xu_code_context_made(dev, c);
 	pthread_mutex_unlock(&dev_lock);
 	ulog("device %d: urgent context %p made", dev, (void *)c);
 	return c;
@@ -532,19 +534,24 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 		/* (a launch elsewhere may load its function, which waits for
 		 * a stream that waits for gated work) */
 		xg_open_for(s != NULL);
-	if (!s)
+	if (!s) {
+		if (f)		/* loaded in the program's context: here too */
+			xu_code_launched(*f, -1);
 		return h;
+	}
 	mode = xm_burst_mode(&s->bursts, xs_now_ns);
 	if (mode == XM_NATIVE || mode == XM_LV1) {
 		/* Its own stream: as without the library, holding nothing
 		 * (the key stays that of the urgent side), or as Lv1 does. */
+		if (f)
+			xu_code_launched(*f, s->dev);
 		side_set(s, SIDE_ORIG);
 		if (key && mode == XM_LV1)
 			*key = (uintptr_t)h | XU_PROGRAM_SIDE;
 		return h;
 	}
 	if (how == XU_STAY || xu_capturing(h) ||
-	    (f && !xu_code_translate(devs[s->dev].ctx, s->dev, f, &first)))
+	    (f && !xu_code_translate(s->dev, f, &first)))
 		want = SIDE_ORIG;
 	if (first) {
 		/* Its first launch there loads it, which waits for the
