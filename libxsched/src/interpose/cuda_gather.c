@@ -64,6 +64,8 @@ static atomic_uint openings;	/* what *word is raised to */
 static atomic_ullong closed_since;	/* ns a gate was closed at; 0: none closed */
 static uint64_t max_ns = 20 * 1000000ULL;
 static atomic_ulong n_watchdog;	/* openings the watchdog made */
+#define XG_WD_RING 64
+static atomic_uint wd_open[XG_WD_RING];	/* the last openings it made, by number */
 static atomic_bool depended;	/* xg_depend() since the last opening */
 static atomic_int paused;	/* xg_pause() without its xg_resume(): no gate closes */
 
@@ -150,18 +152,20 @@ static struct timespec ts_of(uint64_t ns)
 	return t;
 }
 
-static void raise_word(void)
+/* The opening's number. */
+static uint32_t raise_word(void)
 {
 	_Atomic uint32_t *w = atomic_load(&word);
 	uint32_t k = atomic_fetch_add(&openings, 1) + 1;
 	uint32_t cur;
 
 	if (!w)
-		return;
+		return k;
 	cur = atomic_load(w);
 	/* Monotonic (cyclically) even with two openings at once. */
 	while ((int32_t)(k - cur) > 0 && !atomic_compare_exchange_weak(w, &cur, k))
 		;
+	return k;
 }
 
 void xg_open(void)
@@ -170,7 +174,7 @@ void xg_open(void)
 		return;
 	atomic_store(&closed_since, 0);
 	atomic_store(&depended, false);
-	raise_word();
+	(void)raise_word();
 }
 
 void xg_depend(void)
@@ -205,8 +209,11 @@ static void *watchdog(void *arg)
 			continue;
 		}
 		if (atomic_compare_exchange_strong(&closed_since, &since, 0)) {
+			uint32_t k;
+
 			atomic_store(&depended, false);
-			raise_word();
+			k = raise_word();
+			atomic_store(&wd_open[k % XG_WD_RING], k);
 			if (atomic_fetch_add(&n_watchdog, 1) == 0)
 				xs_info("cuda: a gathered urgent burst was started by the watchdog after %llu ms: the program spent that long inside one burst, or waits for it in a way the library does not see (XSCHED_CUDA_GATHER_MAX_MS sets the time; XSCHED_CUDA_LV3_MODE=ctx turns the gather off)",
 					(unsigned long long)(max_ns / 1000000));
@@ -233,7 +240,7 @@ static void watchdog_kick(void)
 			/* No watchdog, no gather: a gate must never wait unseen. */
 			on = false;
 			atomic_store(&closed_since, 0);
-			raise_word();
+			(void)raise_word();
 			xs_warn("cuda: the gather's watchdog thread cannot start; urgent work is not gathered");
 		}
 	}
@@ -320,6 +327,20 @@ void xg_call_done(void)
 		call_paused = false;
 		xg_resume();
 	}
+}
+
+bool xg_watchdog_opened(const struct xg_gate *g, atomic_uint *seen)
+{
+	uint32_t until = atomic_load_explicit(&g->until, memory_order_relaxed);
+
+	if (!until || atomic_load_explicit(&wd_open[until % XG_WD_RING], memory_order_relaxed) != until)
+		return false;
+	return atomic_exchange(seen, until) != until;
+}
+
+uint32_t xg_max_us(void)
+{
+	return (uint32_t)(max_ns / 1000);
 }
 
 unsigned long xg_watchdog_openings(void)

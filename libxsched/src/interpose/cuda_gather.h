@@ -45,6 +45,11 @@ void xg_depend(void);
 /* Before a call that may make the host wait for a stream: the gates open
  * if it is an urgent stream (@urgent) or may depend on one (xg_depend()). */
 void xg_open_for(bool urgent);
+/* Was the gate @g last closed opened by the watchdog, and not told yet
+ * (*@seen: the last opening told for it)? */
+bool xg_watchdog_opened(const struct xg_gate *g, atomic_uint *seen);
+/* The watchdog's time (XSCHED_CUDA_GATHER_MAX_MS), us. */
+uint32_t xg_max_us(void);
 /* The watchdog's openings so far, and a call that returned only after
  * one (named in the log: what the gather must learn to open for). */
 unsigned long xg_watchdog_openings(void);

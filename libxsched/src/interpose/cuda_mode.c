@@ -172,6 +172,8 @@ enum xm_mode xm_begin(struct xm_state *st)
 
 	if (st->forced >= 0)
 		return st->cur = (enum xm_mode)st->forced;
+	if (st->unmeasured)
+		return st->cur = st->best;
 	/* Each mode XM_WIN times first, in turn. */
 	for (i = 0; i < XM_NMODES; i++) {
 		m = (enum xm_mode)((b + i) % XM_NMODES);
@@ -234,11 +236,18 @@ static void keep(uint32_t *ring, uint8_t *pos, uint8_t *n, int size, uint32_t v)
 		(*n)++;
 }
 
+void xm_skip(struct xm_state *st)
+{
+	st->runs[st->cur]++;
+	st->unmeasured = true;
+}
+
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 {
 	enum xm_mode m = st->cur, was = st->best;
 
 	st->runs[m]++;
+	st->unmeasured = false;
 	if (st->forced >= 0)
 		return false;
 	keep(st->wait[m], &st->pos[m], &st->n[m], XM_WIN, wait);
@@ -274,7 +283,7 @@ void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], u
 	pthread_mutex_init(&b->lock, NULL);
 	atomic_init(&b->in, false);
 	atomic_init(&b->mode, (int)b->st.best);
-	b->t0 = 0;
+	atomic_init(&b->t0, 0);
 	atomic_init(&b->last, 0);
 }
 
@@ -288,10 +297,17 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 	uint64_t t = now();	/* (vDSO: tens of ns, beside a launch's us) */
 
 	atomic_store_explicit(&b->last, t, memory_order_relaxed);
-	if (!atomic_load_explicit(&b->in, memory_order_acquire)) {
+	if (!atomic_load_explicit(&b->in, memory_order_acquire) ||
+	    (int64_t)(t - atomic_load_explicit(&b->t0, memory_order_relaxed)) >
+	    (int64_t)XM_BURST_MAX_NS) {
 		pthread_mutex_lock(&b->lock);
+		if (atomic_load(&b->in) && (int64_t)(t - atomic_load(&b->t0)) > (int64_t)XM_BURST_MAX_NS) {
+			/* never synchronized: ended, nothing learnt */
+			xm_skip(&b->st);
+			atomic_store(&b->in, false);
+		}
 		if (!atomic_load(&b->in)) {
-			b->t0 = t;
+			atomic_store(&b->t0, t);
 			atomic_store(&b->mode, (int)xm_begin(&b->st));
 			atomic_store_explicit(&b->in, true, memory_order_release);
 		}
@@ -318,8 +334,24 @@ bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_st
 	pthread_mutex_lock(&b->lock);
 	if (atomic_load(&b->in)) {
 		last = atomic_load_explicit(&b->last, memory_order_relaxed);
-		changed = xm_end(&b->st, us_since(b->t0, now),
+		changed = xm_end(&b->st, us_since(atomic_load(&b->t0), now),
 				 us_since(last < since ? last : since, now)) &&
+			  b->st.burst > XM_NMODES * XM_WIN;
+		if (changed && seen)
+			*seen = b->st;
+		atomic_store(&b->in, false);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return changed;
+}
+
+bool xm_burst_cut(struct xm_burst *b, uint32_t lost_us, uint64_t now, struct xm_state *seen)
+{
+	bool changed = false;
+
+	pthread_mutex_lock(&b->lock);
+	if (atomic_load(&b->in) && b->st.cur == XM_GATHER) {
+		changed = xm_end(&b->st, us_since(atomic_load(&b->t0), now), lost_us) &&
 			  b->st.burst > XM_NMODES * XM_WIN;
 		if (changed && seen)
 			*seen = b->st;

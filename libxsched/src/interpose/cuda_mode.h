@@ -30,6 +30,9 @@ enum xm_mode {
 #define XM_MARGIN_PCT 10	/* of a burst's span: what a costlier mode must save */
 #define XM_MARGIN_MIN_US 50	/* the least such saving (noise on tiny bursts) */
 #define XM_PRICE_DEFAULT 200	/* XSCHED_CUDA_LV3_PRICE, in percent */
+/* A burst never synchronized ends (unmeasured) at its first call this long
+ * after its start: a stream the host polls must not keep a mode for ever. */
+#define XM_BURST_MAX_NS (1000ULL * 1000000ULL)
 
 struct xm_state {
 	uint32_t wait[XM_NMODES][XM_WIN];	/* us from a burst's last call to its end */
@@ -45,6 +48,7 @@ struct xm_state {
 	uint32_t price;			/* % of a mode's wait added for the batch job's loss */
 	bool have[XM_NMODES];		/* the mode can run here */
 	uint32_t runs[XM_NMODES];	/* bursts run in each mode */
+	bool unmeasured;		/* the last burst ended by no synchronize */
 };
 
 /* @forced: a mode, or -1 (choose); @have: which modes can run; @price: in
@@ -55,6 +59,10 @@ enum xm_mode xm_begin(struct xm_state *st);
 /* The burst ended @span us after its first call and @wait us after its
  * last; true: the best mode changed. */
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait);
+/* The burst ended by no synchronize (XM_BURST_MAX_NS): nothing measured,
+ * and the next burst runs the best mode (no try: what it would cost is not
+ * seen either). */
+void xm_skip(struct xm_state *st);
 /* Median wait of @m so far (0: none). */
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
 /* What a costlier mode must save of the current one's wait, us. */
@@ -69,7 +77,7 @@ struct xm_burst {
 	pthread_mutex_t lock;
 	atomic_bool in;		/* a burst is in progress */
 	atomic_int mode;	/* its mode */
-	uint64_t t0;		/* its first call, ns */
+	_Atomic uint64_t t0;	/* its first call, ns */
 	_Atomic uint64_t last;	/* its latest call, ns */
 };
 
@@ -83,6 +91,10 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void));
  * waited for).  true: the best mode changed (past the first measurements
  * of each); *@seen (if given) is then the state of that change. */
 bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_state *seen);
+/* The gather's burst in progress waited for the watchdog to open its gate
+ * (the program waits for it in a way the library does not see): it ends
+ * now, counted as a wait of @lost_us for the gather.  As xm_burst_end(). */
+bool xm_burst_cut(struct xm_burst *b, uint32_t lost_us, uint64_t now, struct xm_state *seen);
 /* A copy of the choice's state, taken under its lock (for the log). */
 void xm_burst_state(struct xm_burst *b, struct xm_state *out);
 

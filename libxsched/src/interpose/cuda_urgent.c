@@ -110,6 +110,7 @@ struct xu_stream {
 	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
 	struct xm_burst bursts;	/* how they run (cuda_mode.c) */
 	atomic_uint told;	/* changes of its choice (the first 16 logged) */
+	atomic_uint wd_seen;	/* the last watchdog opening of its gate counted */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
 };
@@ -475,6 +476,24 @@ static void burst_end(struct xu_stream *s, uint64_t since)
 	}
 }
 
+/* @s's gathered burst waited for the watchdog: the program waits for it in
+ * a way the library does not see (a host polling memory), so the burst
+ * ends, a loss of the watchdog's time for the gather. */
+static void burst_cut(struct xu_stream *s)
+{
+	struct xm_state st;
+	char w[128];
+
+	if (!xm_burst_cut(&s->bursts, xg_max_us(), xs_now_ns(), &st)) {
+		ulog("stream %p: its gathered burst waited for the watchdog: ended, a loss for the gather",
+		     (void *)s->h);
+		return;
+	}
+	xm_waits(&st, w, sizeof(w));
+	xs_info("cuda: stream %p: urgent bursts now run %s after %u bursts (the watchdog started a gathered one; median wait us: %s)",
+		(void *)s->h, xm_name(st.best), st.burst, w);
+}
+
 /* @fn(stream, @arg) on every urgent stream (of the program's context @ctx
  * only, unless NULL), under the table's lock: a stream is freed only after
  * it leaves the table (@fn calls no driver). */
@@ -539,6 +558,9 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 			xu_code_launched(*f, -1);
 		return h;
 	}
+	if (atomic_load_explicit(&s->bursts.mode, memory_order_relaxed) == XM_GATHER &&
+	    xg_watchdog_opened(&s->gate, &s->wd_seen))
+		burst_cut(s);
 	mode = xm_burst_mode(&s->bursts, xs_now_ns);
 	if (mode == XM_NATIVE || mode == XM_LV1) {
 		/* Its own stream: as without the library, holding nothing

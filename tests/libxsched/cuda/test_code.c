@@ -254,6 +254,37 @@ TEST(kernel_at_an_unloaded_librarys_address_runs_the_new_kernel)
 	ASSERT_URGENT(rec_of(416), hi);
 }
 
+/* The new kernel at an unloaded one's address is not loaded in the urgent
+ * context: its first launch there is not gathered (it loads, which waits
+ * for the context's work), as for any new kernel. */
+TEST(kernel_at_an_unloaded_librarys_address_is_loaded_afresh)
+{
+	CUstream hi;
+	CUlibrary l;
+	CUfunction a, k, k2;
+	double t0;
+
+	lv3("1");
+	slow_watchdog();
+	hi = mk(-1);
+	a = CK(417, MS);
+	l = lib_load("fakecubin k418=1000");
+	k = kernel_of(l, "k418");
+	go(k, hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuLibraryUnload(l), CUDA_SUCCESS);
+	l = lib_load("fakecubin k419=1000");
+	k2 = kernel_of(l, "k419");
+	ASSERT_TRUE(k2 == k);
+	go(a, hi);
+	go(a, hi);		/* gathered */
+	t0 = now_ms();
+	go(k2, hi);		/* loads k419 there */
+	ASSERT_LE(now_ms() - t0, 1000.0);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	ASSERT_URGENT(rec_of(419), hi);
+}
+
 /* ---- a stream the host polls, never synchronized ---- */
 
 /* Rounds of a kernel that sets a flag the host polls (no synchronize):

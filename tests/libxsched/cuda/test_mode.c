@@ -4,6 +4,7 @@
  * cuda_mode.c), called directly: latencies in, modes out.  Linked into
  * test_cuda (its main runs these too).
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cuda_mode.h"
@@ -360,6 +361,64 @@ TEST(mode_burst_wait_ignores_a_call_during_its_synchronize)
 	ASSERT_TRUE(!xm_burst_end(&b, since, clock_ns + 100000, NULL));	/* 100 us more */
 	ASSERT_EQ(b.st.n[XM_NATIVE], 1);
 	ASSERT_EQ(b.st.wait[XM_NATIVE][0], 800);
+	xm_burst_fini(&b);
+}
+
+/* A burst never synchronized (a host polling memory) ends at its first
+ * call XM_BURST_MAX_NS after its start, unmeasured; the next burst then
+ * runs the best mode, not a try of another (it would not be seen either). */
+TEST(mode_burst_never_synchronized_ends_and_nothing_is_tried)
+{
+	struct xm_burst b;
+	int i, tried;
+
+	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
+	clock_ns = 1000000;
+	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_NATIVE);
+	clock_ns += 100000;
+	ASSERT_TRUE(!xm_burst_end(&b, clock_ns, clock_ns + 100000, NULL));	/* measured */
+	clock_ns += 1000000;
+	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_GATHER);	/* the next try */
+	for (i = 0; i < 5; i++) {
+		clock_ns += XM_BURST_MAX_NS / 2 + 1;
+		xm_burst_mode(&b, fake_now);
+	}
+	ASSERT_EQ(b.st.burst, 4);	/* cut twice (every XM_BURST_MAX_NS) */
+	ASSERT_EQ(b.st.runs[XM_GATHER], 1);
+	ASSERT_EQ(b.st.n[XM_GATHER], 0);	/* unmeasured */
+	ASSERT_EQ(atomic_load(&b.mode), XM_NATIVE);	/* the best, no try */
+	/* measured again: the tries go on */
+	for (i = 0, tried = 0; i < XM_NMODES; i++) {
+		clock_ns += 1000;
+		ASSERT_TRUE(!xm_burst_end(&b, clock_ns, clock_ns + 100000, NULL));
+		clock_ns += 1000;
+		tried += xm_burst_mode(&b, fake_now) != XM_NATIVE;
+	}
+	ASSERT_GE(tried, 1);
+	xm_burst_fini(&b);
+}
+
+/* A gathered burst the watchdog had to start ends at once, a loss of the
+ * watchdog's time for the gather. */
+TEST(mode_gathered_burst_the_watchdog_started_is_a_loss)
+{
+	struct xm_burst b;
+
+	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
+	clock_ns = 1000000;
+	xm_burst_mode(&b, fake_now);
+	ASSERT_TRUE(!xm_burst_end(&b, clock_ns, clock_ns + 100000, NULL));
+	clock_ns += 1000000;
+	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_GATHER);
+	clock_ns += 20000000;
+	ASSERT_TRUE(!xm_burst_cut(&b, 20000, clock_ns, NULL));
+	ASSERT_EQ(b.st.n[XM_GATHER], 1);
+	ASSERT_EQ(b.st.wait[XM_GATHER][0], 20000);
+	ASSERT_TRUE(!atomic_load(&b.in));
+	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_CTX);	/* a new burst, the next try */
+	ASSERT_TRUE(!xm_burst_cut(&b, 20000, clock_ns, NULL));	/* not the gather's: kept */
+	ASSERT_TRUE(atomic_load(&b.in));
+	ASSERT_EQ(b.st.n[XM_CTX], 0);
 	xm_burst_fini(&b);
 }
 
