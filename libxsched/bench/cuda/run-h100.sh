@@ -120,8 +120,8 @@
 #             (R50="r50b256" picks one)
 #   lv3-auto
 #             the batch jobs alone, urgent alone, then urgent beside the GEMM,
-#             SDPA, ResNet-50 b16 and b256 with the urgent context on (mode
-#             auto), REQ_MAIN each, cut by BUDGET_S
+#             SDPA, ResNet-50 b16 and b256 (LV3_BATCH picks) with the urgent
+#             context on (mode auto), REQ_MAIN each, cut by BUDGET_S
 #   lv3-llm
 #             issue 24's LLM decode loop (a Llama-shaped model, 32 tokens,
 #             eager and under CUDA graphs): a smoke test of each, then alone
@@ -135,6 +135,11 @@
 #   lv3-transparency
 #             transparency.py --urgent natively, then with the urgent
 #             context on in mode auto and in mode gather
+#   lv3-correctness
+#             lv3_correctness.cu (a producer and a consumer on two priority
+#             -1 streams, a library unloaded and its function's address
+#             reused, a stream the host polls) natively, then with the
+#             urgent context on in mode auto and in mode ctx
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -470,12 +475,12 @@ plan_lv3_auto() {
 	info
 	build
 	[ -n "$XLIB" ] || return 1
-	for b in gemm sdpa r50b16; do
-		run_py native 90 batch-alone --batch $b --seconds 10 --tag alone-$b
+	for b in ${LV3_BATCH:-gemm sdpa r50b16}; do
+		[ "$b" = r50b256 ] || run_py native 90 batch-alone --batch $b --seconds 10 --tag alone-$b
 	done
 	say "urgent alone ($n requests)"
 	run_py native "$t" alone --requests "$n" --tag alone
-	for b in gemm sdpa r50b16 r50b256; do
+	for b in ${LV3_BATCH:-gemm sdpa r50b16 r50b256}; do
 		room 120 "urgent beside $b, urgent context on" || break
 		say "urgent beside $b, urgent context on, mode auto ($n requests)"
 		lv3_beside "$b" "$n" "$t"
@@ -574,6 +579,27 @@ plan_lv3_transparency() {
 		compare_transparency
 		lv3_count
 		grep "urgent bursts:" "$LOG" | tail -n 4 | cut -c1-220 | tee -a "$LOG"
+	done
+}
+
+# Issue 32: lv3_correctness.cu natively, then with the urgent context on in
+# mode auto and in mode ctx (a hang is killed at 120 s; the program itself
+# prints HANG after 20 s without progress)
+plan_lv3_correctness() {
+	local m
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	nvcc -arch=sm_90 -O2 -o "$BUILD/lv3_correctness" "$HERE/lv3_correctness.cu" -lcuda >>"$LOG" 2>&1 ||
+		{ say "nvcc lv3_correctness failed"; return 1; }
+	say "lv3_correctness natively"
+	timeout 120 "$BUILD/lv3_correctness" 2>&1 | tee -a "$LOG"
+	for m in auto ctx; do
+		say "lv3_correctness, urgent context on, mode $m"
+		XSCHED_LOG=info XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$m LD_PRELOAD=$XLIB \
+			timeout 120 "$BUILD/lv3_correctness" >"$OUT/lv3c-$m.txt" 2>&1
+		say "rc $?"
+		grep -E "^result|urgent bursts|cannot run|watchdog" "$OUT/lv3c-$m.txt" | cut -c1-240 | tee -a "$LOG"
 	done
 }
 
@@ -903,6 +929,7 @@ for p in "$@"; do
 	lv3-r50) plan_lv3_r50 ;;
 	lv3-auto) plan_lv3_auto ;;
 	lv3-transparency) plan_lv3_transparency ;;
+	lv3-correctness) plan_lv3_correctness ;;
 	lv3-llm) plan_lv3_llm ;;
 	lv3-probe) plan_lv3_probe ;;
 	lv3-native) plan_lv3_native ;;
