@@ -601,6 +601,10 @@ plan_lv3_correctness() {
 		say "rc $?"
 		grep -E "^result|urgent bursts|cannot run|watchdog" "$OUT/lv3c-$m.txt" | cut -c1-240 | tee -a "$LOG"
 	done
+	say "what loading code in the urgent context costs: load_cost.py natively, then mode auto"
+	XBENCH_XSCHED=native timeout 200 $PY "$HERE/load_cost.py" --out "$RES" 2>>"$LOG" | tee -a "$LOG"
+	XSCHED_LOG=info XSCHED_CUDA_LV3=1 XBENCH_XSCHED=xsched LD_PRELOAD=$XLIB timeout 200 \
+		$PY "$HERE/load_cost.py" --out "$RES" 2>&1 | grep -E "^\{|loaded in the urgent" | tee -a "$LOG"
 }
 
 # The native twins of plan lv3, and the transparency suite on priority -1

@@ -156,8 +156,8 @@ static void tell_preloads(void)
 	unsigned long n = atomic_load(&npreloads);
 
 	if (n)
-		ulog("%lu functions were loaded in the urgent context when the program loaded them",
-		     n);
+		xs_info("cuda: %lu functions were loaded in the urgent context when the program loaded them",
+			n);
 }
 
 #define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
