@@ -271,6 +271,33 @@ static void mod_free(struct xu_mod *md)
 	free(md);
 }
 
+/* code_lock held: a new entry for module @m, of library @lib (NULL: the
+ * program's); NULL: table full. */
+static struct xu_mod *mod_add(CUmodule m, CUlibrary lib)
+{
+	struct xu_mod *md = calloc(1, sizeof(*md));
+
+	if (md && !xu_tput(&mods, m, md)) {
+		free(md);
+		return NULL;
+	}
+	if (md) {
+		md->m = m;
+		md->lib = lib;
+		md->dev = -1;
+	}
+	return md;
+}
+
+/* code_lock held: @md, out of the table, freed once no load reads it. */
+static void mod_drop(struct xu_mod *md)
+{
+	if (md->users)
+		md->dead = true;
+	else
+		mod_free(md);
+}
+
 /* code_lock held: @f's entry, made (FN_UNKNOWN) if new; NULL: table full. */
 static struct xu_fn *fn_get(CUfunction f)
 {
@@ -331,16 +358,7 @@ static void fn_resolve(struct xu_fn *fn)
 		for (i = 0; i < nlibs; i++) {
 			if (ur.library_get_module &&
 			    ur.library_get_module(&lm, libs[i]) == CUDA_SUCCESS && lm == m) {
-				md = calloc(1, sizeof(*md));
-				if (md && !xu_tput(&mods, m, md)) {
-					free(md);
-					md = NULL;
-				}
-				if (md) {
-					md->m = m;
-					md->lib = libs[i];
-					md->dev = -1;
-				}
+				md = mod_add(m, libs[i]);
 				break;
 			}
 		}
@@ -595,10 +613,7 @@ void xu_module_unloaded(CUmodule m)
 	md = xu_tdel(&mods, m);
 	if (md) {
 		memcpy(twins, md->twin, sizeof(twins));
-		if (md->users)
-			md->dead = true;
-		else
-			mod_free(md);
+		mod_drop(md);
 	}
 	pthread_mutex_unlock(&code_lock);
 	for (i = 0; md && i < XU_CODE_DEVS; i++)
@@ -636,10 +651,7 @@ void xu_library_unloaded(CUlibrary lib)
 
 		if (md && md->lib == lib) {
 			xu_tdel_at(&mods, i);
-			if (md->users)
-				md->dead = true;
-			else
-				mod_free(md);
+			mod_drop(md);
 		}
 	}
 	pthread_mutex_unlock(&code_lock);
@@ -656,25 +668,11 @@ void xu_module_of_library(CUmodule m, CUlibrary lib)
 	if (md && md->lib != lib) {	/* a handle handed out again */
 		drop_code(m, NULL);
 		xu_tdel(&mods, m);
-		if (md->users)
-			md->dead = true;
-		else
-			mod_free(md);
+		mod_drop(md);
 		md = NULL;
 	}
-	if (!md) {
-		md = calloc(1, sizeof(*md));
-		if (md && !xu_tput(&mods, m, md)) {
-			free(md);
-			md = NULL;
-		}
-		if (md) {
-			md->m = m;
-			md->dev = -1;
-		}
-	}
-	if (md)
-		md->lib = lib;
+	if (!md)
+		md = mod_add(m, lib);
 	pthread_mutex_unlock(&code_lock);
 }
 

@@ -18,7 +18,7 @@
 
 #include "fake_libcuda.h"
 #include "harness.h"
-#include "urgent_helpers.h"
+#include "cuda_helpers.h"
 
 /* ---- a producer and a consumer on two urgent streams ---- */
 

@@ -20,54 +20,17 @@
 
 #include "fake_libcuda.h"
 #include "harness.h"
+#include "cuda_helpers.h"
 
 CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
 			     unsigned int, unsigned int, unsigned int, unsigned int,
 			     CUstream, void **, void **);
 
-#define MS 1000000ULL
-
-/* ---- helpers ---- */
-
-static CUstream mk(int prio)
-{
-	CUstream h = NULL;
-
-	ASSERT_EQ(cuStreamCreateWithPriority(&h, CU_STREAM_NON_BLOCKING, prio), CUDA_SUCCESS);
-	return h;
-}
-
-static struct fake_kernel kern[256];
-
-static CUfunction K(int id, uint64_t ns)
-{
-	kern[id].id = id;
-	kern[id].ns = ns;
-	return (CUfunction)&kern[id];
-}
+/* ---- helpers (and cuda_helpers.h's) ---- */
 
 static void launch(CUstream h, int id, uint64_t ns)
 {
 	ASSERT_EQ(cuLaunchKernel(K(id, ns), 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
-}
-
-/* The log record of the last command of kernel @id. */
-static struct fake_rec rec_of(int id)
-{
-	struct fake_rec r, found;
-	int i, n = fake_log_count(), hit = 0;
-
-	memset(&found, 0, sizeof(found));
-	for (i = 0; i < n; i++) {
-		fake_log_get(i, &r);
-		if (r.kernel == id) {
-			found = r;
-			hit = 1;
-		}
-	}
-	if (!hit)
-		xt_fail(__FILE__, __LINE__, "kernel %d never reached the driver", id);
-	return found;
 }
 
 static int in_xsched(const void *p)
@@ -574,31 +537,6 @@ static char *self_argv0;
 
 /* ---- the SM partition (XSCHED_CUDA_SM_SPLIT) and XSCHED_CUDA_HOLD ---- */
 
-static char errbuf[16384];
-
-/* stderr goes to a temporary file from here on. */
-static FILE *err_capture(void)
-{
-	FILE *f = tmpfile();
-
-	ASSERT_TRUE(f != NULL);
-	fflush(stderr);
-	ASSERT_EQ(dup2(fileno(f), 2), 2);
-	return f;
-}
-
-/* What stderr got so far. */
-static const char *err_read(FILE *f)
-{
-	size_t n;
-
-	fflush(stderr);
-	rewind(f);
-	n = fread(errbuf, 1, sizeof(errbuf) - 1, f);
-	errbuf[n] = 0;
-	return errbuf;
-}
-
 static int count_of(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -754,6 +692,7 @@ TEST(split_without_green_contexts_warns_once_and_runs)
 	int fd = mkstemp(path), status;
 	char *args[] = { self_argv0, (char *)"--nogreen-body", NULL };
 	FILE *f;
+	const char *text;
 	pid_t pid;
 
 	ASSERT_TRUE(old != NULL);	/* the Makefile names the older fake */
@@ -770,13 +709,13 @@ TEST(split_without_green_contexts_warns_once_and_runs)
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	f = fdopen(fd, "r");
 	ASSERT_TRUE(f != NULL);
-	err_read(f);
+	text = err_read(f);
 	fclose(f);
 	unlink(path);
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(WEXITSTATUS(status), 0);
-	ASSERT_EQ(count_of(errbuf, "needs green contexts"), 1);
-	ASSERT_EQ(count_of(errbuf, "this libcuda lacks cuDeviceGetDevResource"), 1);
+	ASSERT_EQ(count_of(text, "needs green contexts"), 1);
+	ASSERT_EQ(count_of(text, "this libcuda lacks cuDeviceGetDevResource"), 1);
 }
 
 /* Default: the partition's streams are scheduled as any others. */
@@ -1300,9 +1239,8 @@ TEST(producer_of_a_memory_wait_is_not_held_to_the_hold_limit)
 	ASSERT_EQ(cuStreamWaitValue32(hi, (CUdeviceptr)(uintptr_t)flag, 1, CU_STREAM_WAIT_VALUE_GEQ),
 		  CUDA_SUCCESS);
 	launch(hi, 161, MS);	/* waits for the flag */
-	K(162, MS);
-	kern[162].flag = flag;
-	kern[162].flag_val = 1;
+	((struct fake_kernel *)K(162, MS))->flag = flag;
+	((struct fake_kernel *)K(162, MS))->flag_val = 1;
 	t = fake_now();
 	wd_arm(1500, "the launch of the kernel that writes the flag a higher stream waits on");
 	launch(lo, 162, MS);

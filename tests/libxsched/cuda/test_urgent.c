@@ -23,7 +23,7 @@
 
 #include "fake_libcuda.h"
 #include "harness.h"
-#include "urgent_helpers.h"
+#include "cuda_helpers.h"
 
 CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int,
 			     unsigned int, unsigned int, unsigned int, unsigned int,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Helpers of the urgent context's host tests: see urgent_helpers.h. */
+/* Helpers of the CUDA interposer's host tests: see cuda_helpers.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 
 #include "fake_libcuda.h"
 #include "harness.h"
-#include "urgent_helpers.h"
+#include "cuda_helpers.h"
 
 /* The urgent context on, every burst gathered (the mode "auto" picks
  * among: tested on its own below). */

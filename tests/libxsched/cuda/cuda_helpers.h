@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the urgent context's host tests (test_urgent.c, test_code.c),
- * against the fake libcuda (fake_libcuda.h).  The fake's priority range is
+ * Helpers of the CUDA interposer's host tests (test_cuda.c, test_urgent.c,
+ * test_code.c), against the fake libcuda (fake_libcuda.h).  The fake's priority range is
  * [0 least, -5 greatest]: -1..-5 are urgent.  The urgent context is the
  * first context the process creates: id 1 in fake_rec.ctx; the primary is 0.
  */
-#ifndef XSCHED_URGENT_HELPERS_H
-#define XSCHED_URGENT_HELPERS_H
+#ifndef XSCHED_CUDA_HELPERS_H
+#define XSCHED_CUDA_HELPERS_H
 
 #include <stdint.h>
 #include <stdio.h>
