@@ -16,6 +16,8 @@
 #   libxsched-cuda-tsan  the same again under ThreadSanitizer (one test)
 #   libxsched-hip      the HIP interposer (in libxsched.so) against a fake
 #                      libamdhip64, and its coverage of Debian's HIP libraries (host)
+#   libxsched-hip-prio-ignored  the same tests against the fake in its mode of a
+#                      runtime that ignores stream priority (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
@@ -166,6 +168,7 @@ if want unit; then
 		note "libxsched.so was built WITHOUT the HIP interposer (no HIP headers; Debian: libamdhip64-dev)"
 	else
 		result libxsched-hip "$logs/libxsched-unit.log"
+		result libxsched-hip-prio-ignored "$logs/libxsched-unit.log"
 	fi
 	[ "$rc" = 0 ] || broken libxsched-unit "make -C libxsched check exited $rc"
 fi
