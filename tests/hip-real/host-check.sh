@@ -8,6 +8,7 @@
 #
 # Fetches the suite's runtime, ROCm libraries and hipcc (tools/fetch-rocm.sh:
 # unpacked under .cache/rocm/SUITE/root, never installed), then:
+#   runtime_reads_GPU_MAX_HW_QUEUES  the runtime has the flag libxsched sets
 #   exports_match_the_table  the runtime's versioned exports against the hook
 #                            table (tests/libxsched/hip/coverage.py): every
 #                            function that takes a stream is hooked at the
@@ -73,6 +74,21 @@ if [ -z "$runtime" ] || [ ! -f "$header" ]; then
 	finish
 fi
 echo "# $name: $(basename "$(readlink -f "$runtime")"), HIP $(sed -n 's/^#define HIP_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' "$root/usr/include/hip/hip_version.h" | paste -sd.)"
+
+# The variables libxsched sets for the runtime before it initialises
+# (hsaq.c): GPU_MAX_HW_QUEUES must be a flag this runtime reads (CLR keeps
+# its flags' names as strings); DEBUG_HIP_IGNORE_STREAM_PRIORITY (ROCm from
+# mid 2026) is named either way.
+if grep -qa GPU_MAX_HW_QUEUES "$runtime"; then
+	ok runtime_reads_GPU_MAX_HW_QUEUES
+else
+	bad runtime_reads_GPU_MAX_HW_QUEUES "no GPU_MAX_HW_QUEUES in $(basename "$(readlink -f "$runtime")"): XSCHED_HW_QUEUES would do nothing"
+fi
+if grep -qa DEBUG_HIP_IGNORE_STREAM_PRIORITY "$runtime"; then
+	echo "# $name: this runtime reads DEBUG_HIP_IGNORE_STREAM_PRIORITY: libxsched sets it to 0 (priority classes kept)"
+else
+	echo "# $name: no DEBUG_HIP_IGNORE_STREAM_PRIORITY in this runtime: it always keeps priority classes (libxsched's setting is inert)"
+fi
 
 out=$(python3 "$top/tests/libxsched/hip/coverage.py" --table "$table" --lib "$xsched" \
 	--cache /nonexistent --header "$header" --runtime "$runtime" --headers-only 2>&1)
