@@ -185,16 +185,20 @@ static void resolve_real(void)
  * (0 keeps the runtime's default), the flag to 0.  A runtime without the
  * flag (ROCm 7.2 and older) ignores it.
  */
-static const char *user_ignore_prio;	/* the user's own setting, or NULL */
+/* The user's own DEBUG_HIP_IGNORE_STREAM_PRIORITY ("": not set), copied:
+ * the program may change its environment before the report. */
+static char user_ignore_prio[32];
 
 __attribute__((constructor)) static void hsaq_env(void)
 {
+	const char *ign = getenv("DEBUG_HIP_IGNORE_STREAM_PRIORITY");
 	const char *v = getenv("XSCHED_HW_QUEUES");
 	char *end = NULL;
 	long n = 16;
 
-	user_ignore_prio = getenv("DEBUG_HIP_IGNORE_STREAM_PRIORITY");
-	if (!user_ignore_prio)
+	if (ign)
+		snprintf(user_ignore_prio, sizeof(user_ignore_prio), "%s", ign);
+	else
 		setenv("DEBUG_HIP_IGNORE_STREAM_PRIORITY", "0", 0);
 	if (v && *v) {
 		n = strtol(v, &end, 10);
@@ -215,7 +219,7 @@ __attribute__((constructor)) static void hsaq_env(void)
 
 void xs_hsaq_env_report(void)
 {
-	if (user_ignore_prio && strcmp(user_ignore_prio, "0"))
+	if (user_ignore_prio[0] && strcmp(user_ignore_prio, "0"))
 		xs_warn("hip: DEBUG_HIP_IGNORE_STREAM_PRIORITY=%s (set by the user, kept): the runtime may put streams of every priority on shared HSA queues; xsched still orders them at Lv1, but a stream on a shared queue gets no Lv3",
 			user_ignore_prio);
 }
