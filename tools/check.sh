@@ -16,6 +16,8 @@
 #   libxsched-cuda-tsan  the same again under ThreadSanitizer (one test)
 #   libxsched-hip      the HIP interposer (in libxsched.so) against a fake
 #                      libamdhip64, and its coverage of Debian's HIP libraries (host)
+#   libxsched-hip-prio-ignored  the same tests against the fake in its mode of a
+#                      runtime that ignores stream priority (host)
 #   xsched-kselftest   module kselftests, in a VM running Debian's kernel
 #   libxsched-vm       libxsched on the sim GPU, same VM
 #   tools              xschedctl and the demo, same VM
@@ -35,6 +37,10 @@
 #                      hook table, its PLT self-calls tested, LD_DEBUG=bindings
 #                      of a program built by its hipcc and of its ROCm
 #                      libraries (tests/hip-real/host-check.sh)
+#   hip-real-fetch     tools/fetch-rocm.sh against a doctored package list:
+#                      the manifest's stack (tests/hip-real/manifest) at its
+#                      versions, a package gone or moved fails with apt's
+#                      reason, stale lists refreshed (host, no network)
 #   hip-real-SUITE     its libamdhip64 alone and with libxsched.so preloaded,
 #                      in a VM beside the real amdgpu.ko (no GPU): same output,
 #                      one no-device notice, symbol bindings (tests/hip-real;
@@ -166,6 +172,7 @@ if want unit; then
 		note "libxsched.so was built WITHOUT the HIP interposer (no HIP headers; Debian: libamdhip64-dev)"
 	else
 		result libxsched-hip "$logs/libxsched-unit.log"
+		result libxsched-hip-prio-ignored "$logs/libxsched-unit.log"
 	fi
 	[ "$rc" = 0 ] || broken libxsched-unit "make -C libxsched check exited $rc"
 fi
@@ -336,6 +343,11 @@ if want hip-real; then
 		tail -n 30 "$logs/hip-real-build.log"
 		hip_real_ok=0
 	fi
+	# tools/fetch-rocm.sh against a doctored package list (no network).
+	note "hip-real: the fetch of the manifest's stacks"
+	"$top/tests/hip-real/fetch-test.sh" > "$logs/hip-real-fetch.log" 2>&1
+	cat "$logs/hip-real-fetch.log"
+	result hip-real-fetch "$logs/hip-real-fetch.log"
 	for s in ${HIP_REAL_SUITES:-sid}; do
 		if [ "$hip_real_ok" != 1 ]; then
 			broken "hip-real-host-$s" "build failed (see $logs/hip-real-build.log)"

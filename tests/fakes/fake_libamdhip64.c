@@ -189,6 +189,43 @@ API hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *smem, hipStre
 
 /* ---- streams ---- */
 
+/* CLR's DEBUG_HIP_IGNORE_STREAM_PRIORITY, read once (-1: not yet); its
+ * default is FAKE_HIP_PRIORITY_IGNORED's (fake_libamdhip64.h). mu held */
+static int prio_ignored = -1;
+
+static int ignores_priority(void)
+{
+	if (prio_ignored < 0) {
+		const char *v = getenv("DEBUG_HIP_IGNORE_STREAM_PRIORITY");
+		const char *mode = getenv("FAKE_HIP_PRIORITY_IGNORED");
+
+		if (mode && !strcmp(mode, "always"))
+			prio_ignored = 1;	/* a runtime with no way back */
+		else
+			prio_ignored = v ? strcmp(v, "0") != 0 : mode && !strcmp(mode, "1");
+	}
+	return prio_ignored;
+}
+
+API int fake_priority_ignored(void)
+{
+	int r;
+
+	pthread_mutex_lock(&mu);
+	r = prio_ignored;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+API hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+	if (least)
+		*least = 1;
+	if (greatest)
+		*greatest = -1;
+	return hipSuccess;
+}
+
 API hipError_t hipStreamCreateWithPriority(hipStream_t *ph, unsigned int fl, int prio)
 {
 	struct fstream *s = calloc(1, sizeof(*s));
@@ -199,6 +236,8 @@ API hipError_t hipStreamCreateWithPriority(hipStream_t *ph, unsigned int fl, int
 	pthread_mutex_lock(&mu);
 	s->id = next_id++;
 	s->prio = prio < -1 ? -1 : prio > 1 ? 1 : prio;	/* CLR's clamp */
+	if (ignores_priority())
+		s->prio = 0;
 	s->next_all = all_streams;
 	all_streams = s;
 	pthread_mutex_unlock(&mu);
@@ -249,7 +288,8 @@ API hipError_t hipStreamSetAttribute(hipStream_t h, hipStreamAttrID a, const hip
 	if (a != hipStreamAttributePriority)
 		return hipSuccess;
 	pthread_mutex_lock(&mu);
-	stream_of(h, 0)->prio = v->priority > 0 ? 0 : v->priority < -1 ? -1 : v->priority;
+	stream_of(h, 0)->prio = ignores_priority() ? 0 :
+				v->priority > 0 ? 0 : v->priority < -1 ? -1 : v->priority;
 	pthread_mutex_unlock(&mu);
 	return hipSuccess;
 }

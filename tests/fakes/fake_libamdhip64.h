@@ -12,6 +12,17 @@
  *
  * FAKE_HIP_NODEV=1: hipGetDevice fails with hipErrorNoDevice (no GPU).
  *
+ * Stream priority as CLR handles it: the range is -1..1 (greatest, least)
+ * and a request is clamped to it.  DEBUG_HIP_IGNORE_STREAM_PRIORITY, read
+ * once at the first stream creation as CLR reads its flags at
+ * initialisation, makes it ignore priorities: every stream then reports 0
+ * (the request is not echoed, and a priority set as an attribute is
+ * dropped), as a runtime that pools every stream in the normal class may.
+ * FAKE_HIP_PRIORITY_IGNORED=1 is the mode of a ROCm where that flag is on
+ * by default (mid 2026 on): ignored unless the variable says 0; =always,
+ * a runtime that ignores them whatever the variable says.  The fake
+ * has no HSA queues; the stand-in (tests/fakes/standin) models the pools.
+ *
  * What the real runtime does that can hurt an interposer, modelled:
  *  - Calls that block until the stream's earlier work ends: hipMemcpy
  *    (after the null stream's work), and hipMemcpyAsync from the device to
@@ -143,6 +154,9 @@ hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src);
 int fake_log_count(void);
 int fake_log_get(int i, struct fake_rec *out);
 int fake_stream_id(hipStream_t h);
+/* 1 when this runtime ignores stream priorities (decided at its first
+ * stream creation), 0 when it keeps them, -1 before that. */
+int fake_priority_ignored(void);
 int fake_registered(const void *host_fn);
 int fake_events_created(void);	/* hipEventCreate(WithFlags) calls so far */
 /* Where this library's own call to hipMemcpyAsync goes (through its PLT):

@@ -45,8 +45,9 @@
 #   vr_count P F S         add to the suite's counts
 #   vr_objects [WHAT]      one more failure, named WHAT if given (a "not ok
 #                          WHAT" line), when module objects are left alive
-#   vr_end [--skipped]     the closing line (with the skipped count); returns
-#                          non-zero when any test failed
+#   vr_end [--skipped]     the closing line (with the skipped count; then
+#                          $VR_NOTE after a tab when set); returns non-zero
+#                          when any test failed
 # vr_tap and vr_result count one more failure for a program that crashed,
 # timed out or exited non-zero without a failed case, and for a splat while
 # it ran; a suite with verdicts of its own calls vr_splat itself.
@@ -197,9 +198,10 @@ vr_objects() {
 vr_end() {
 	echo "# $vr_tag: suite took $(( $(date +%s) - vr_start ))s"
 	if [ "${1:-}" = --skipped ]; then
-		echo "$vr_suite: $vr_passed passed, $vr_failed failed, $vr_skipped skipped"
+		printf '%s' "$vr_suite: $vr_passed passed, $vr_failed failed, $vr_skipped skipped"
 	else
-		echo "$vr_suite: $vr_passed passed, $vr_failed failed"
+		printf '%s' "$vr_suite: $vr_passed passed, $vr_failed failed"
 	fi
+	printf '%s\n' "${VR_NOTE:+	$VR_NOTE}"
 	[ "$vr_failed" -eq 0 ]
 }

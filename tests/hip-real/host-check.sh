@@ -8,6 +8,7 @@
 #
 # Fetches the suite's runtime, ROCm libraries and hipcc (tools/fetch-rocm.sh:
 # unpacked under .cache/rocm/SUITE/root, never installed), then:
+#   runtime_reads_GPU_MAX_HW_QUEUES  the runtime has the flag libxsched sets
 #   exports_match_the_table  the runtime's versioned exports against the hook
 #                            table (tests/libxsched/hip/coverage.py): every
 #                            function that takes a stream is hooked at the
@@ -25,7 +26,10 @@
 #                            that takes a stream is listed unhooked
 # The suite's programs need its own C library: they run in a chroot of the
 # unpacked root (a private mount namespace with /proc and /dev; root only).
-# Ends with "hip-real-host-SUITE: N passed, N failed".
+# The stack is tests/hip-real/manifest's for SUITE (a package gone or moved
+# fails the fetch, and so the suite); every ROCm library of its libs set
+# must be there on the suite's runtime and give a bindings test.
+# Ends with "hip-real-host-SUITE: N passed, N failed<TAB>(stack: pkg=version ...)".
 #
 # Environment: BUILD (default build/), XSCHED_SO (default
 # $BUILD/libxsched/libxsched.so.0), FAKE (the host tests' fake runtime,
@@ -45,13 +49,18 @@ passed=0
 failed=0
 ok() { echo "ok $1"; passed=$((passed + 1)); }
 bad() { echo "not ok $1: $2"; failed=$((failed + 1)); }
-finish() { echo "$name: $passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
+stack=$("$top/tools/fetch-rocm.sh" --stack "$suite" 2>&1) || stack="no stack: $stack"
+finish() {
+	printf '%s: %s passed, %s failed\t(stack: %s)\n' "$name" "$passed" "$failed" "$stack"
+	[ "$failed" = 0 ]
+	exit $?
+}
 
 for f in "$xsched" "$fake" "$loadlibs"; do
 	[ -e "$f" ] || { bad setup "no $f (make -C libxsched check-hip; make -C tests/hip-real host)"; finish; }
 done
 if ! root=$("$top/tools/fetch-rocm.sh" "$suite" runtime libs hipcc); then
-	bad setup "tools/fetch-rocm.sh $suite failed"
+	bad setup "tools/fetch-rocm.sh $suite failed: the stack of tests/hip-real/manifest (apt's reason above)"
 	finish
 fi
 lib=$root/usr/lib/x86_64-linux-gnu
@@ -65,6 +74,21 @@ if [ -z "$runtime" ] || [ ! -f "$header" ]; then
 	finish
 fi
 echo "# $name: $(basename "$(readlink -f "$runtime")"), HIP $(sed -n 's/^#define HIP_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' "$root/usr/include/hip/hip_version.h" | paste -sd.)"
+
+# The variables libxsched sets for the runtime before it initialises
+# (hsaq.c): GPU_MAX_HW_QUEUES must be a flag this runtime reads (CLR keeps
+# its flags' names as strings); DEBUG_HIP_IGNORE_STREAM_PRIORITY (ROCm from
+# mid 2026) is named either way.
+if grep -qa GPU_MAX_HW_QUEUES "$runtime"; then
+	ok runtime_reads_GPU_MAX_HW_QUEUES
+else
+	bad runtime_reads_GPU_MAX_HW_QUEUES "no GPU_MAX_HW_QUEUES in $(basename "$(readlink -f "$runtime")"): XSCHED_HW_QUEUES would do nothing"
+fi
+if grep -qa DEBUG_HIP_IGNORE_STREAM_PRIORITY "$runtime"; then
+	echo "# $name: this runtime reads DEBUG_HIP_IGNORE_STREAM_PRIORITY: libxsched sets it to 0 (priority classes kept)"
+else
+	echo "# $name: no DEBUG_HIP_IGNORE_STREAM_PRIORITY in this runtime: it always keeps priority classes (libxsched's setting is inert)"
+fi
 
 out=$(python3 "$top/tests/libxsched/hip/coverage.py" --table "$table" --lib "$xsched" \
 	--cache /nonexistent --header "$header" --runtime "$runtime" --headers-only 2>&1)
@@ -144,6 +168,12 @@ for l in rocblas hipblaslt MIOpen rocrand rocfft rocsparse hipsparse; do
 	[ -z "$found" ] || libs+=("$found")
 done
 echo "# $name: ROCm libraries on $soname: ${libs[*]:-none}${others[*]:+; not on it: ${others[*]}}"
+# Each library package of the manifest gives one library here (never fewer
+# tests than the manifest's stack).
+want=$(awk -v s="$suite" '!/^#/ && $1 == s && $2 == "libs"' "${XSCHED_ROCM_MANIFEST:-$top/tests/hip-real/manifest}" | wc -l)
+if [ "${#libs[@]}" != "$want" ]; then
+	bad libraries_of_the_manifest "the manifest's libs set has $want packages, $soname has ${#libs[@]} libraries of them: ${libs[*]:-none}"
+fi
 if [ ${#libs[@]} -gt 0 ]; then
 	args=()
 	for l in "${libs[@]}"; do args+=(--file "$l"); done

@@ -157,4 +157,6 @@ else
 	vr_bad stream_crash_alike "exit $src alone, $sprc preloaded, or other lines"
 fi
 
+# The closing line names the stack it ran (tests/hip-real/manifest).
+[ ! -e stack ] || VR_NOTE="(stack: $(cat stack))"
 vr_end

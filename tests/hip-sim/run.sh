@@ -76,5 +76,55 @@ verdict=$(echo "$pool" | awk '{ q[$4] = q[$4] " " $8; n[$4]++ }
 		print "ok" }')
 if [ "$verdict" = ok ]; then vr_ok queue_pool; else vr_bad queue_pool "$verdict"; fi
 
+# A runtime that ignores stream priority (ROCm from mid 2026:
+# DEBUG_HIP_IGNORE_STREAM_PRIORITY on by default; the stand-in's mode
+# HIP_STANDIN_PRIORITY_IGNORED=1).  Alone, every stream of `streams` shares
+# the one queue of the normal class (the mode collapses the classes).
+echo "# $suite: queue_pool_priority_ignored"
+pool=$(HIP_STANDIN_PRIORITY_IGNORED=1 GPU_MAX_HW_QUEUES=1 HIP_STANDIN_TRACE=1 ./streams 2>&1 |
+	grep '^hip-standin: stream')
+echo "$pool" | sed 's/^/#   /'
+verdict=$(echo "$pool" | awk '{ n++; q[$8] = 1; if ($12 != 1) c++ }
+	END { k = 0; for (i in q) k++
+	      if (n < 5) print "streams missing: " n; else if (k != 1 || c) print k " queues, " c " outside the normal class"; else print "ok" }')
+if [ "$verdict" = ok ]; then vr_ok queue_pool_priority_ignored; else vr_bad queue_pool_priority_ignored "$verdict"; fi
+
+# Preloaded, on that runtime: libxsched tells it to keep its priority classes
+# (DEBUG_HIP_IGNORE_STREAM_PRIORITY=0 before it initialises), so the urgent
+# stream has an HSA queue of its own (high and low one each, the normal ones
+# share the cap of 1), a stream goes to Lv3 (its queue is not shared), and
+# the urgent stream's priority is the one the program asked for.
+echo "# $suite: urgent_stream_has_its_own_queue_priority_ignored"
+vr_mark
+vr_capture env LD_PRELOAD=$preload HIP_STANDIN_PRIORITY_IGNORED=1 GPU_MAX_HW_QUEUES=1 \
+	HIP_STANDIN_TRACE=1 XSCHED_LOG=debug ./streams
+pout=$vr_out
+prc=$vr_rc
+pool=$(echo "$pout" | grep '^hip-standin: stream')
+echo "$pool" | sed 's/^/#   /'
+echo "$pout" | grep -E 'created \(hooked\)|now Lv|preemptor|sharing|held' | head -n 30 | sed 's/^/#   /'
+verdict=$(echo "$pool" | awk '{ if ($4 == -1) { h[$8] = 1; nh++ } else o[$8] = 1 }
+	END { if (!nh) { print "no urgent stream"; exit }
+	      for (i in h) if (i in o) { print "the urgent stream shares HSA queue " i; exit }
+	      print "ok" }')
+if [ "$verdict" != ok ]; then
+	vr_bad urgent_stream_has_its_own_queue_priority_ignored "$verdict"
+elif [ "$prc" != 0 ] || ! echo "$pout" | grep -q '^streams: PASS$'; then
+	vr_bad urgent_stream_has_its_own_queue_priority_ignored "exit $prc"
+elif ! echo "$pout" | grep -q 'created (hooked), prio 1,'; then
+	vr_bad urgent_stream_has_its_own_queue_priority_ignored "no stream created with xsched priority 1 (HIP -1)"
+elif ! echo "$pout" | grep -qE 'hsa: q[0-9]+: now Lv3'; then
+	vr_bad urgent_stream_has_its_own_queue_priority_ignored "no stream reached Lv3"
+elif ! { s0=$(echo "$pout" | sed -n 's/.*hip: stream \(0x[0-9a-f]*\): created (hooked), prio 0,.*/\1/p' | head -n 1)
+	 [ -n "$s0" ] && echo "$pout" | grep -qE "hip: hip[A-Za-z0-9_]+ stream $s0 -> q[0-9]+: held"; }; then
+	# Only the urgent stream (1) is above the normal one (0): its holds.
+	vr_bad urgent_stream_has_its_own_queue_priority_ignored "the normal stream was never held behind the urgent one"
+else
+	vr_ok urgent_stream_has_its_own_queue_priority_ignored
+fi
+if ! vr_splat urgent_stream_has_its_own_queue_priority_ignored; then
+	vr_bad urgent_stream_has_its_own_queue_priority_ignored_no_splat "the kernel logged a splat"
+fi
+
 vr_objects "${suite}_objects"
 vr_end

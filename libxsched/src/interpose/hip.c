@@ -23,7 +23,9 @@
  *
  * Priorities: xsched priority = XSCHED_PRIORITY (the process default, 0) -
  * HIP priority (HIP: lower is more urgent; xsched: higher is), clamped to
- * XSCHED_PRIO_MIN..MAX; xsched_stream_set_priority() changes it later.
+ * XSCHED_PRIO_MIN..MAX; the HIP priority of a created stream is the one the
+ * program asked for (clamped to -1..1), not what the runtime reports back;
+ * xsched_stream_set_priority() changes it later.
  *
  * The table is the X-macro lists of hip_table.h: HIP_SCHEDULED, HIP_ORDERED,
  * HIP_HARMLESS (hooked), and HIP_UNHOOKED (stream and event functions that
@@ -137,6 +139,7 @@ static void do_resolve(void)
 			xs_config()->threshold,
 			(unsigned long long)(xh_rt.hold_max_ns / 1000000), miss, xh_rt.nentries);
 		atomic_store(&sched_on, true);
+		xs_hsaq_env_report();
 	}
 	tls_in_init = false;
 }
@@ -563,20 +566,17 @@ static hipError_t hook_hipStreamCreateWithFlags(hipStream_t *ph, unsigned int fl
 }
 EXPORT_AS(hipStreamCreateWithFlags)
 
-/* The runtime clamps the priority to its range: ask it what it kept. */
+/* The program's request is the stream's priority, whatever the runtime
+ * keeps or reports (ROCm with DEBUG_HIP_IGNORE_STREAM_PRIORITY reports 0). */
 static hipError_t (*real_hipStreamCreateWithPriority)(hipStream_t *, unsigned int, int);
 static hipError_t hook_hipStreamCreateWithPriority(hipStream_t *ph, unsigned int fl, int prio)
 {
 	hipError_t r;
-	int kept = prio;
 
 	REAL_OR(hipStreamCreateWithPriority, hipErrorNotSupported);
 	harmless(E_hipStreamCreateWithPriority);
 	r = real_hipStreamCreateWithPriority(ph, fl, prio);
-	if (r == hipSuccess && xh_init() &&
-	    xh_real.stream_get_priority(*ph, &kept) != hipSuccess)
-		kept = prio;
-	created(r, ph, kept, fl);
+	created(r, ph, xh_requested_priority(prio), fl);
 	return r;
 }
 EXPORT_AS(hipStreamCreateWithPriority)
@@ -709,20 +709,21 @@ EXPORT_AS(hipGetProcAddress)
 ENTRY_POINT_HOOK(hipGetDriverEntryPoint, false)
 ENTRY_POINT_HOOK(hipGetDriverEntryPoint_spt, true)
 
-/* A priority set as a stream attribute (hipStreamAttributePriority) or
- * copied from another stream: the stream's XQueue follows the runtime's. */
+/* A priority set as a stream attribute (hipStreamAttributePriority): the
+ * request, as at creation; copied from another stream: the stream's XQueue
+ * follows the runtime's (a runtime that reports none moves nothing). */
 static hipError_t (*real_hipStreamSetAttribute)(hipStream_t, hipStreamAttrID,
 						const hipStreamAttrValue *);
 static hipError_t hook_hipStreamSetAttribute(hipStream_t h, hipStreamAttrID a,
 					     const hipStreamAttrValue *v)
 {
-	struct xsi_prio_watch w;
 	hipError_t r;
 
 	REAL_OR(hipStreamSetAttribute, hipErrorNotSupported);
-	xsi_prio_watch_begin(&xh_rt, (uintptr_t)h, &w);
 	r = real_hipStreamSetAttribute(h, a, v);
-	xsi_prio_watch_end(&w, r == hipSuccess);
+	if (r == hipSuccess && a == hipStreamAttributePriority && v &&
+	    xh_default_kind((uintptr_t)h) == XSI_NOT_DEFAULT && xh_init())
+		(void)xsched_stream_set_priority(h, xh_priority(xh_requested_priority(v->priority)));
 	return r;
 }
 EXPORT_AS(hipStreamSetAttribute)

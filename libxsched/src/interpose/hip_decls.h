@@ -137,9 +137,14 @@ hipError_t hipGetDriverEntryPoint_spt(const char *, void **, unsigned long long,
 #ifndef hipEnableLegacyStream
 #define hipEnableLegacyStream 0x1
 #define hipEnablePerThreadDefaultStream 0x2
-/* Stream attributes (7.1): only forwarded, the value is never read. */
+/* Stream attributes (7.1): forwarded; of the value only the priority is
+ * read (a 64-byte union whose members all start at offset 0). */
 typedef int hipStreamAttrID;
-typedef union hipStreamAttrValue hipStreamAttrValue;
+typedef union hipStreamAttrValue {
+	char pad[64];
+	int priority;
+} hipStreamAttrValue;
+#define hipStreamAttributePriority 8
 hipError_t hipStreamSetAttribute(hipStream_t, hipStreamAttrID, const hipStreamAttrValue *);
 #endif
 #if HIP_VERSION < 70200000

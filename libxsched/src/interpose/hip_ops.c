@@ -43,6 +43,12 @@ int xh_device_count(void)
 	return xh_real.get_device_count && xh_real.get_device_count(&n) == hipSuccess ? n : -1;
 }
 
+int xh_requested_priority(int prio)
+{
+	return prio < XH_HIP_PRIO_GREATEST ? XH_HIP_PRIO_GREATEST :
+	       prio > XH_HIP_PRIO_LEAST ? XH_HIP_PRIO_LEAST : prio;
+}
+
 /* HIP priority -> xsched priority (see the top of the file). */
 int32_t xh_priority(int hip_prio)
 {

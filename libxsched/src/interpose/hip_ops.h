@@ -29,6 +29,12 @@ extern struct xh_real xh_real;
 enum xsi_default xh_default_kind(uintptr_t h);
 int xh_current_device(void);
 int xh_device_count(void);
+/* The HIP priorities a stream's request is clamped to: CLR's classes
+ * (high, normal, low), whatever the runtime reports or keeps. */
+#define XH_HIP_PRIO_GREATEST	(-1)
+#define XH_HIP_PRIO_LEAST	1
+/* A program's request @prio, clamped to the HIP range above. */
+int xh_requested_priority(int prio);
 /* xsched priority of HIP priority @hip_prio. */
 int32_t xh_priority(int hip_prio);
 int xh_describe(uintptr_t h, struct xsi_stream_desc *d);

@@ -176,15 +176,30 @@ static void resolve_real(void)
 /*
  * Separate hardware queues for separate streams: CLR gives each stream its
  * own HSA queue until GPU_MAX_HW_QUEUES (default 4) per priority class, then
- * shares.  Raise the cap before the runtime reads it (at its first call),
- * unless the user set it; XSCHED_HW_QUEUES=0 keeps the runtime's default.
+ * shares, and classes never share -- unless DEBUG_HIP_IGNORE_STREAM_PRIORITY
+ * is on (a release flag of CLR; on by default in ROCm from mid 2026), which
+ * puts every stream into the normal class's pool: an urgent stream then
+ * shares a queue with batch ones (no Lv3 for either).  Both are read from
+ * the environment when the runtime initialises (its first call), so set
+ * them here, before that, unless the user did: the cap to XSCHED_HW_QUEUES
+ * (0 keeps the runtime's default), the flag to 0.  A runtime without the
+ * flag (ROCm 7.2 and older) ignores it.
  */
+/* The user's own DEBUG_HIP_IGNORE_STREAM_PRIORITY ("": not set), copied:
+ * the program may change its environment before the report. */
+static char user_ignore_prio[32];
+
 __attribute__((constructor)) static void hsaq_env(void)
 {
+	const char *ign = getenv("DEBUG_HIP_IGNORE_STREAM_PRIORITY");
 	const char *v = getenv("XSCHED_HW_QUEUES");
 	char *end = NULL;
 	long n = 16;
 
+	if (ign)
+		snprintf(user_ignore_prio, sizeof(user_ignore_prio), "%s", ign);
+	else
+		setenv("DEBUG_HIP_IGNORE_STREAM_PRIORITY", "0", 0);
 	if (v && *v) {
 		n = strtol(v, &end, 10);
 		if (*end || n < 0 || n > 1024) {
@@ -200,6 +215,13 @@ __attribute__((constructor)) static void hsaq_env(void)
 		setenv("GPU_MAX_HW_QUEUES", "16", 0);
 	else
 		setenv("GPU_MAX_HW_QUEUES", v, 0);
+}
+
+void xs_hsaq_env_report(void)
+{
+	if (user_ignore_prio[0] && strcmp(user_ignore_prio, "0"))
+		xs_warn("hip: DEBUG_HIP_IGNORE_STREAM_PRIORITY=%s (set by the user, kept): the runtime may put streams of every priority on shared HSA queues; xsched still orders them at Lv1, but a stream on a shared queue gets no Lv3",
+			user_ignore_prio);
 }
 
 /* ---- the hooks ------------------------------------------------------------ */
@@ -366,7 +388,7 @@ static void report_shared(void)
 	if (p < end)
 		snprintf(p, (size_t)(end - p),
 			 " no Lv3 for them (a suspend would stop every stream on the queue), Lv1 holds only%s",
-			 mixed ? "; DIFFERENT PRIORITIES share a queue: the urgent work waits behind the other in its FIFO whatever xsched does (raise GPU_MAX_HW_QUEUES)" : "");
+			 mixed ? "; DIFFERENT PRIORITIES share a queue: the urgent work waits behind the other in its FIFO whatever xsched does (raise GPU_MAX_HW_QUEUES; DEBUG_HIP_IGNORE_STREAM_PRIORITY=1 pools every priority together)" : "");
 	if (mixed)
 		xs_warn("hsa: %s", hq.shared);
 	else

@@ -43,6 +43,10 @@
 void xsi_hip_launch_observe_begin(struct xsi_stream *s);
 void xsi_hip_launch_observe_end(struct xsi_stream *s);
 
+/* Once the HIP runtime is there: one warning if the user's environment
+ * keeps the runtime from separating priority classes (hsaq.c, hsaq_env). */
+void xs_hsaq_env_report(void);
+
 /* What hsaq.c knows of a stream (tests, the log). */
 struct xs_hsaq_stream_info {
 	uint64_t ring;		/* its queue's ring base; 0: not known (yet) */

@@ -16,6 +16,12 @@
  *   classes never share.  The null stream takes its queue from the normal
  *   pool; it waits for the blocking streams and they wait for it.
  *   HIP_STANDIN_TRACE=1 prints which queue each stream got.
+ * - DEBUG_HIP_IGNORE_STREAM_PRIORITY (read at initialisation, as CLR reads
+ *   its flags; anything but 0 is on): every stream goes to the normal pool
+ *   (classes collapse) and reports priority 0 (the request is not echoed);
+ *   the range stays -1..1.  HIP_STANDIN_PRIORITY_IGNORED=1 is the mode of
+ *   a ROCm whose flag is on by default (ROCm from mid 2026): on unless the
+ *   variable says 0.
  * - Every command is an AQL packet on the stream's queue: kernels as kernel
  *   dispatches, copies and memsets as agent dispatches, event records and
  *   stream waits as barrier-AND packets, stream callbacks as a marker whose
@@ -106,6 +112,7 @@ static hsa_agent_t g_agent;
 static bool g_have_gpu;
 static hsa_amd_memory_pool_t g_pool;
 static unsigned int g_max_hw_queues = 4;
+static bool g_ignore_prio;	/* DEBUG_HIP_IGNORE_STREAM_PRIORITY (see the top) */
 
 /* g_lock: the pool, the stream list and the kernel registry.  Order: g_lock,
  * then an hq's lock. */
@@ -173,7 +180,10 @@ static hsa_status_t find_gpu(hsa_agent_t agent, void *data)
 static void init_once(void)
 {
 	const char *env = getenv("GPU_MAX_HW_QUEUES");
+	const char *ign = getenv("DEBUG_HIP_IGNORE_STREAM_PRIORITY");
+	const char *mode = getenv("HIP_STANDIN_PRIORITY_IGNORED");
 
+	g_ignore_prio = ign ? strcmp(ign, "0") != 0 : mode && !strcmp(mode, "1");
 	if (env && atoi(env) > 0)
 		g_max_hw_queues = (unsigned int)atoi(env);
 	if (g_max_hw_queues > MAX_QUEUES_PER_CLASS)
@@ -458,10 +468,10 @@ static struct ihipStream_t *stream_new(int priority, unsigned int flags)
 		priority = -1;
 	if (priority > 1)
 		priority = 1;
-	s->priority = priority;
+	s->priority = g_ignore_prio ? 0 : priority;
 	s->flags = flags;
 	pthread_mutex_lock(&g_lock);
-	s->hq = acquire_queue(prio_class(priority));
+	s->hq = acquire_queue(prio_class(s->priority));
 	if (!s->hq) {
 		pthread_mutex_unlock(&g_lock);
 		free(s);
@@ -472,8 +482,9 @@ static struct ihipStream_t *stream_new(int priority, unsigned int flags)
 	pthread_mutex_unlock(&g_lock);
 	/* For the suite's queue-pool test: which HSA queue a stream got. */
 	if (getenv("HIP_STANDIN_TRACE"))
-		fprintf(stderr, "hip-standin: stream priority %d -> HSA queue %llu ring %p\n",
-			priority, (unsigned long long)s->hq->q->id, s->hq->q->base_address);
+		fprintf(stderr, "hip-standin: stream priority %d -> HSA queue %llu ring %p class %d\n",
+			priority, (unsigned long long)s->hq->q->id, s->hq->q->base_address,
+			s->hq->cls);
 	return s;
 }
 

@@ -837,7 +837,8 @@ TEST(priority_set_as_attribute_is_followed)
 }
 
 /* Attributes copied from an urgent stream (bound at hip_7.2) make the copy
- * urgent. */
+ * urgent, as the runtime reports it; a runtime that ignores priorities
+ * reports none, and the copy stays as it was (Documentation/hip.rst). */
 TEST(priority_copied_with_attributes_is_followed)
 {
 	hipStream_t hi = mk(-1), a = mk(0), b = mk(0);
@@ -850,7 +851,64 @@ TEST(priority_copied_with_attributes_is_followed)
 	launch(b, 70, 0);
 	h = rec_of(69);
 	r = rec_of(70);
-	ASSERT_GE(r.submit, h.end);
+	if (fake_priority_ignored() == 1)
+		ASSERT_TRUE(r.submit < h.end);
+	else
+		ASSERT_GE(r.submit, h.end);
+}
+
+/* ---- a runtime that ignores stream priority ---- */
+
+/* ROCm with DEBUG_HIP_IGNORE_STREAM_PRIORITY on reports 0 for every stream:
+ * the priority is the program's request all the same (clamped to -1..1). */
+TEST(requested_priority_survives_a_runtime_that_reports_none)
+{
+	created_prio("FAKE_HIP_PRIORITY_IGNORED=always XSCHED_LOG=debug", -1, 1);
+	created_prio("FAKE_HIP_PRIORITY_IGNORED=always XSCHED_LOG=debug", 1, -1);
+	created_prio("FAKE_HIP_PRIORITY_IGNORED=always XSCHED_LOG=debug", -7, 1);
+	created_prio("FAKE_HIP_PRIORITY_IGNORED=always XSCHED_LOG=debug XSCHED_PRIORITY=5", -1, 6);
+}
+
+/* Run test @name in a child under @env; its exit status. */
+static int run_test_under(const char *env, const char *name)
+{
+	char out[1 << 16];
+
+	return run_self(env, name, out, sizeof(out));
+}
+
+/* On such a runtime an urgent stream still goes first, and a priority set
+ * as an attribute is still taken. */
+TEST(urgent_stream_goes_first_on_a_runtime_that_ignores_priority)
+{
+	ASSERT_EQ(run_test_under("FAKE_HIP_PRIORITY_IGNORED=always",
+				 "lower_stream_waits_while_higher_has_work"), 0);
+	ASSERT_EQ(run_test_under("FAKE_HIP_PRIORITY_IGNORED=always",
+				 "priority_set_as_attribute_is_followed"), 0);
+}
+
+/* A ROCm whose flag is on by default (FAKE_HIP_PRIORITY_IGNORED=1) reads
+ * DEBUG_HIP_IGNORE_STREAM_PRIORITY at initialisation: libxsched sets it to
+ * 0 before then, so the runtime keeps its priority classes (separate HSA
+ * queue pools); a value the user set is kept, and named in one warning. */
+TEST(runtime_is_told_to_keep_priority_classes)
+{
+	char out[1 << 16];
+
+	/* (this process's own libxsched set the variable: not inherited) */
+	run_self("env -u DEBUG_HIP_IGNORE_STREAM_PRIORITY FAKE_HIP_PRIORITY_IGNORED=1", "--ignored",
+		 out, sizeof(out));
+	if (!strstr(out, "ignored 0"))
+		xt_fail(__FILE__, __LINE__, "the runtime still ignores priorities:\n%s", out);
+	run_self("FAKE_HIP_PRIORITY_IGNORED=1 DEBUG_HIP_IGNORE_STREAM_PRIORITY=1", "--ignored",
+		 out, sizeof(out));
+	if (!strstr(out, "ignored 1") ||
+	    !strstr(out, "DEBUG_HIP_IGNORE_STREAM_PRIORITY=1 (set by the user, kept)"))
+		xt_fail(__FILE__, __LINE__, "the user's setting was not kept and named:\n%s", out);
+	run_self("FAKE_HIP_PRIORITY_IGNORED=1 DEBUG_HIP_IGNORE_STREAM_PRIORITY=0", "--ignored",
+		 out, sizeof(out));
+	if (!strstr(out, "ignored 0") || strstr(out, "set by the user"))
+		xt_fail(__FILE__, __LINE__, "DEBUG_HIP_IGNORE_STREAM_PRIORITY=0:\n%s", out);
 }
 
 /* ---- loading ---- */
@@ -1591,6 +1649,7 @@ int main(int argc, char **argv)
 {
 	const char *want = getenv("XH_PRELOAD");
 	const char *have = getenv("LD_PRELOAD");
+	const char *mode;
 
 	if (argc > 1 && !strcmp(argv[1], "--probe"))
 		return probe();
@@ -1604,6 +1663,13 @@ int main(int argc, char **argv)
 		return hipLaunchKernel(K(1, 0), one, one, NULL, 0, NULL) != hipSuccess ||
 		       hipLaunchKernel(K(2, 0), one, one, NULL, 0, hipStreamPerThread) != hipSuccess ?
 		       3 : 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--ignored")) {
+		hipStream_t s = mk(-1);
+
+		launch(s, 1, 0);	/* the scheduler is up: its warnings said */
+		fprintf(stderr, "ignored %d\n", fake_priority_ignored());
+		return 0;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--create")) {
 		hipStream_t s = mk(atoi(argv[2]));
@@ -1620,5 +1686,9 @@ int main(int argc, char **argv)
 		printf("not ok 0 the interposer is not preloaded (set XH_PRELOAD)\n");
 		return 1;
 	}
-	return xt_run("libxsched-hip", argc > 1 ? argv[1] : NULL, NULL);
+	/* FAKE_HIP_PRIORITY_IGNORED=always: the whole suite again against a
+	 * runtime that ignores stream priority (make check-hip's second run). */
+	mode = getenv("FAKE_HIP_PRIORITY_IGNORED");
+	return xt_run(mode && !strcmp(mode, "always") ? "libxsched-hip-prio-ignored" :
+		      "libxsched-hip", argc > 1 ? argv[1] : NULL, NULL);
 }
