@@ -67,7 +67,7 @@ def main():
         u = torch.ones(4096, device="cuda")
         r["triton_first_ms"] = timed(lambda: add[(4,)](t, u, 4096, BLOCK=1024))
         r["triton_next_ms"] = timed(lambda: add[(4,)](t, u, 4096, BLOCK=1024))
-        r["triton_ok"] = bool((t == 2).all().item())
+        r["triton_ok"] = bool((t == 3).all().item())  # two calls: 1 + 1 + 1
     except Exception as e:  # noqa: BLE001
         r["triton"] = repr(e)[:200]
     free1, _ = torch.cuda.mem_get_info()
