@@ -643,3 +643,35 @@ TEST(mode_host_bound_job_runs_native)
 	ASSERT_EQ(st.best, XM_NATIVE);
 	ASSERT_GE(c[XM_NATIVE], 950);
 }
+
+/* Two alike modes, each with a rare long wait (3%: the window's longest is
+ * now one, now not), beside two bimodal ones: the alike ones do not take
+ * turns on their rare hits, and the bimodal ones are rarely tried. */
+TEST(mode_alike_modes_with_rare_long_waits_do_not_take_turns)
+{
+	const struct trace rare = {
+		.m = {
+			[XM_NATIVE] = { .fast = 300, .slow = 100000, .slow_pct = 20, .host = 1000 },
+			[XM_GATHER] = { .fast = 1000, .slow = 8000, .slow_pct = 3, .host = 1000 },
+			[XM_CTX] = { .fast = 1100, .slow = 8000, .slow_pct = 3, .host = 1000 },
+			[XM_LV1] = { .fast = 250, .slow = 95000, .slow_pct = 20, .host = 1000 },
+		},
+	};
+	struct xm_state st;
+	uint32_t i, p50, p99;
+	int changes = 0, c[XM_NMODES], n[XM_NMODES] = { 0 };
+	enum xm_mode m, was;
+
+	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+	trace_run(&st, &rare, 0, XM_NMODES * XM_FIRST, &p50, &p99, c);
+	was = st.best;
+	for (i = XM_NMODES * XM_FIRST; i < 2000; i++) {
+		trace_run(&st, &rare, i, i + 1, &p50, &p99, c);
+		for (m = 0; m < XM_NMODES; m++)
+			n[m] += c[m];
+		changes += st.best != was;
+		was = st.best;
+	}
+	ASSERT_LE(changes, 10);
+	ASSERT_LE(n[XM_NATIVE] + n[XM_LV1], 50);
+}
