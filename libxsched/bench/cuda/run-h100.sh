@@ -140,6 +140,14 @@
 #             -1 streams, a library unloaded and its function's address
 #             reused, a stream the host polls) natively, then with the
 #             urgent context on in mode auto and in mode ctx
+#   lv3-tail
+#             is auto's urgent tail within 1.2x of the best forced mode's,
+#             on a program it was not tuned on (issue 33)?  The GEMM and
+#             SDPA alone, xbench's encoder alone natively, then beside each
+#             on the high-priority stream natively and with the urgent
+#             context on in each mode of TAIL_MODES (default: native gather
+#             ctx lv1 auto), TAIL_REQ requests each (default 300), one
+#             process per case, cut by BUDGET_S (TAIL_BATCH: default gemm sdpa)
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -398,7 +406,7 @@ plan_more() {
 
 # lv3_count: what the urgent context carried and what it could not, so far
 lv3_count() {
-	say "urgent context (all cases so far): $(grep -c " urgent bursts: " "$LOG") urgent streams summed up at exit, $(grep -c "cannot run in the urgent context" "$LOG") functions not carried, $(grep -c "started by the watchdog" "$LOG") gathered bursts started by the watchdog"
+	say "urgent context (all cases so far): $(grep -c " urgent bursts: " "$LOG") urgent streams summed up at exit, $(grep -c "cannot run in the urgent context" "$LOG") functions not carried, $(grep -c "burst was started by the watchdog" "$LOG") gathered bursts started by the watchdog"
 	grep "urgent bursts run" "$LOG" | tail -n 3 | cut -c1-220 | tee -a "$LOG"
 	grep "cannot run in the urgent context" "$LOG" | sed 's/.*function //' | cut -c1-160 | sort | uniq -c | sort -rn | head -10 | tee -a "$LOG"
 }
@@ -533,6 +541,34 @@ plan_lv3_llm() {
 	# the machine can drift within a run: the batch job alone again
 	room 30 "VGG-16 training alone, again" &&
 		run_py native 60 batch-alone --batch vgg16train --seconds 10 --tag alone-vgg16train-end
+}
+
+# Issue 33: auto against every mode forced, on an urgent job it was not
+# tuned on (the transformer encoder), beside the long-kernel batch jobs
+plan_lv3_tail() {
+	local n=${TAIL_REQ:-300} t b m
+	t=$((n / 20 + 90))
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	for b in ${TAIL_BATCH:-gemm sdpa}; do
+		run_py native 60 batch-alone --batch $b --seconds 10 --tag alone-$b
+	done
+	say "encoder alone ($n requests)"
+	run_py native "$t" alone --urgent encoder --prio high --requests "$n" --tag alone-encoder
+	for b in ${TAIL_BATCH:-gemm sdpa}; do
+		room "$t" "encoder beside $b, native" || break
+		say "encoder beside $b, native ($n requests)"
+		run_py native "$t" stream --urgent encoder --batch $b --prio high --requests "$n" \
+			--tag stream-high-$b-encoder
+		for m in ${TAIL_MODES:-native gather ctx lv1 auto}; do
+			room "$t" "encoder beside $b, mode $m" || break 2
+			say "encoder beside $b, urgent context on, mode $m ($n requests)"
+			XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$m run_py xsched "$t" stream --urgent encoder \
+				--batch $b --prio high --requests "$n" --tag stream-high-$b-encoder-lv3-$m
+		done
+		lv3_count
+	done
 }
 
 # A case that hung, probed: the LLM decode loop beside VGG-16 training with
@@ -936,6 +972,7 @@ for p in "$@"; do
 	lv3-correctness) plan_lv3_correctness ;;
 	lv3-llm) plan_lv3_llm ;;
 	lv3-probe) plan_lv3_probe ;;
+	lv3-tail) plan_lv3_tail ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

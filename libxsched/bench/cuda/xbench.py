@@ -2,7 +2,8 @@
 """Urgent/batch benchmark on one NVIDIA GPU with unmodified PyTorch.
 
 The urgent job is ResNet-18, batch 4, 20 requests/s, timed around forward +
-synchronize of its own stream (never the whole device).  A batch job runs
+synchronize of its own stream (never the whole device); --urgent picks
+another (llama32: an LLM decode loop; encoder: a transformer encoder).  A batch job runs
 continuously beside it: ResNet-50 inference at batch 16 or 256, one large
 fp32 GEMM, or one long fused attention kernel.  Cases:
 
@@ -91,6 +92,16 @@ class Job:
                 self.model = LlamaForCausalLM(cfg).to(dev, dtype=torch.float16).eval()
                 self.prompt = torch.randint(0, cfg.vocab_size, (1, 16), device=dev)
                 self.unit = self.decode
+            elif name == "encoder":
+                # A transformer encoder's inference (BERT-base-shaped:
+                # 6 layers, d_model 768, 12 heads), batch 1, sequence 128,
+                # fp16: an urgent job of many mid-sized kernels that the
+                # choice was not tuned on (issue 33).
+                layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, batch_first=True)
+                self.model = torch.nn.TransformerEncoder(layer, 6, enable_nested_tensor=False)
+                self.model = self.model.to(dev, dtype=torch.float16).eval()
+                self.x = torch.randn(1, 128, 768, device=dev, dtype=torch.float16)
+                self.unit = lambda: self.model(self.x)
             elif name == "vgg16train":
                 # VGG-16 training steps, batch 32 (SGD): the batch job
                 # beside the LLM decode loop.
@@ -538,7 +549,7 @@ def main():
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["alone", "stream", "proc", "batch-alone", "batch-worker"])
-    ap.add_argument("--urgent", default="r18b4", choices=["r18b4", "noop", "llama32"])
+    ap.add_argument("--urgent", default="r18b4", choices=["r18b4", "noop", "llama32", "encoder"])
     ap.add_argument("--batch", default="none")
     ap.add_argument("--prio", default="equal", choices=["equal", "high"])
     ap.add_argument("--requests", type=int, default=2000)

@@ -15,27 +15,40 @@
  *
  * A burst is the stream's work from its first call after a synchronize to
  * the next synchronize of it.  Its wait, from its last call to its end, is
- * what a mode changes (the host's own time before it is the same in every
- * mode, and only adds noise); its span, first call to end, is what the
- * urgent job sees.  So each mode's median wait is measured on the stream's
- * own bursts, XM_WIN each in turn at first; then the cheapest mode whose
- * wait is within the margin (XM_MARGIN_PCT of the median span) of the
- * lowest runs: a mode costlier than the current one must save the batch
- * job's price in urgent latency.  It replaces the current one only once
- * that is out by twice the margin (hysteresis: alike modes do not take
- * turns).  A mode other than native is scored by its wait plus the price
- * (XSCHED_CUDA_LV3_PRICE, 2 by default) times that wait: for about that
- * long the batch job loses the GPU (held by Lv1, or switched out for the
- * urgent context however few SMs its kernels use), so it must save the
- * urgent job that many times what it costs (an LLM decode loop under CUDA
- * graphs beside VGG-16 training ran lv1 at 0.8 ms against native's 1.8 and
- * cost the training 9%; beside a GEMM the gather waits 0.9 ms against 24).
- * Every other mode is tried again for one burst after
- * XM_BACKOFF_MIN bursts, twice as long after each try it loses (four times
- * if it waited twice the best's median or more; up to XM_BACKOFF_MAX), so
- * that a loser costs few requests (a P99 is not spent on exploring) and a
- * change of neighbour is still seen; a try that would win is tried again
- * at once, until its median says.
+ * what a mode changes; its host time, first call to last, is the program's
+ * (the same in every mode but for what a mode adds to each call); its
+ * span, the two together, is what the urgent job sees.  An urgent job is
+ * judged by its tail, and beside a batch job of long, gapped kernels the
+ * waits are bimodal: a burst that lands between two kernels waits little
+ * natively, one that lands on a kernel waits all of it (20% of bursts
+ * beside the GEMM: the median says native, the P99 is the whole kernel).
+ * So a mode is scored by the longest wait of its window plus its median
+ * host time: its last XM_WIN bursts, of them those of the last XM_AGE
+ * bursts and at least its last XM_FIRST (a loser keeps what it lost by).
+ * 32 waits cannot hold a P99; their longest is the nearest to it, and the
+ * host's own stalls (preemption, alike in every mode) fall in the host
+ * time, whose median is taken.  Each mode runs XM_FIRST bursts first, in
+ * turn; then the cheapest mode whose score is within the margin
+ * (XM_MARGIN_PCT of the median span) of the lowest runs: a mode costlier
+ * than the current one must save the batch job's price in urgent latency.
+ * It replaces the current one only once that is out by twice the margin
+ * (hysteresis: alike modes do not take turns).  A mode other than native
+ * adds the price (XSCHED_CUDA_LV3_PRICE, 2 by default) times its median
+ * wait: for about that long the batch job loses the GPU (held by Lv1, or
+ * switched out for the urgent context however few SMs its kernels use),
+ * so it must save the urgent job that many times what it costs (an LLM
+ * decode loop under CUDA graphs beside VGG-16 training ran lv1 at 0.8 ms
+ * against native's 1.8 and cost the training 9%; beside a GEMM the gather
+ * waits 0.9 ms against 24).  Every other mode is tried again for one burst
+ * after XM_BACKOFF_MIN bursts, twice as long after each try it loses (four
+ * times if it scored twice the best or more; up to XM_BACKOFF_MAX), so
+ * that a loser costs few requests (a P99 is not spent on exploring); a try
+ * that would win on its own is repeated at once, up to XM_FIRST in a row,
+ * so that its window is these tries (one burst that missed the long
+ * kernel says nothing of the tail) and a change of neighbour is seen once
+ * the old waits age out.  A best that lost at its first long wait (a
+ * bimodal mode that won on lucky tries) backs off as a loser, not from
+ * XM_BACKOFF_MIN.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +116,7 @@ void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32
 	for (m = 0; m < XM_NMODES; m++) {
 		st->have[m] = have[m];
 		st->backoff[m] = XM_BACKOFF_MIN;
-		st->next_try[m] = XM_NMODES * XM_WIN + XM_BACKOFF_MIN;
+		st->next_try[m] = XM_NMODES * XM_FIRST + XM_BACKOFF_MIN;
 	}
 	st->have[XM_NATIVE] = true;
 	st->forced = forced >= 0 && forced < XM_NMODES && st->have[forced] ? forced : -1;
@@ -111,39 +124,88 @@ void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32
 	st->cur = st->best;
 }
 
-_Static_assert(XM_WIN <= XM_SPANS, "median_of() sorts up to XM_SPANS");
+_Static_assert(XM_SPANS <= XM_WIN, "sort() takes up to XM_WIN");
+_Static_assert(XM_WIN < 256 && XM_AGE >= XM_BACKOFF_MIN, "uint8_t rings; a try sees its last");
 
-static uint32_t median_of(const uint32_t *in, int n)
+/* @n values (<= XM_WIN) sorted in place. */
+static void sort(uint32_t *v, int n)
 {
-	uint32_t v[XM_SPANS], t;
+	uint32_t t;
 	int i, j;
 
-	if (!n)
-		return 0;
-	memcpy(v, in, sizeof(*in) * (size_t)n);
 	for (i = 1; i < n; i++)
 		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
 			t = v[j];
 			v[j] = v[j - 1];
 			v[j - 1] = t;
 		}
+}
+
+static uint32_t median_of(const uint32_t *in, int n)
+{
+	uint32_t v[XM_WIN];
+
+	if (!n)
+		return 0;
+	memcpy(v, in, sizeof(*in) * (size_t)n);
+	sort(v, n);
 	return v[n / 2];
+}
+
+/* @m's window of @ring (its wait or host): its bursts of the last XM_AGE
+ * and, however old, its last XM_FIRST (a loser keeps what it lost by), into
+ * @v, sorted; how many. */
+static int window(const struct xm_state *st, enum xm_mode m,
+		  const uint32_t (*ring)[XM_WIN], uint32_t *v)
+{
+	int i, k = 0;
+
+	for (i = 0; i < st->n[m]; i++)
+		if (st->burst - st->at[m][i] <= XM_AGE ||
+		    (st->pos[m] - 1 - i + XM_WIN) % XM_WIN < XM_FIRST)
+			v[k++] = ring[m][i];
+	sort(v, k);
+	return k;
 }
 
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m)
 {
-	return median_of(st->wait[m], st->n[m]);
+	uint32_t v[XM_WIN];
+	int k = window(st, m, st->wait, v);
+
+	return k ? v[k / 2] : 0;
 }
 
-/* A wait of @m with the batch job's loss added. */
-static uint64_t score(const struct xm_state *st, enum xm_mode m, uint64_t wait)
+static uint32_t host_median(const struct xm_state *st, enum xm_mode m)
 {
-	return m == XM_NATIVE ? wait : wait * (100 + st->price) / 100;
+	uint32_t v[XM_WIN];
+	int k = window(st, m, st->host, v);
+
+	return k ? v[k / 2] : 0;
 }
 
+uint32_t xm_tail(const struct xm_state *st, enum xm_mode m)
+{
+	uint32_t v[XM_WIN];
+	int k = window(st, m, st->wait, v);
+
+	return k ? v[k - 1] : 0;
+}
+
+/* What the urgent job sees of a burst of @m (its span), with the batch
+ * job's loss added: about as long as the burst waited in a mode but
+ * native, the batch job lost the GPU. */
+static uint64_t score(const struct xm_state *st, enum xm_mode m, uint64_t span, uint64_t wait)
+{
+	return m == XM_NATIVE ? span : span + wait * st->price / 100;
+}
+
+/* The tail of @m's waits after the host's usual time (the host's own
+ * stalls, alike in every mode, are left out of the tail), and the batch
+ * job's loss at its median wait. */
 static uint64_t score_of(const struct xm_state *st, enum xm_mode m)
 {
-	return score(st, m, xm_median(st, m));
+	return score(st, m, (uint64_t)xm_tail(st, m) + host_median(st, m), xm_median(st, m));
 }
 
 uint32_t xm_margin(const struct xm_state *st)
@@ -158,8 +220,8 @@ int xm_waits(const struct xm_state *st, char *buf, size_t n)
 	int m, k = 0;
 
 	for (m = 0; m < XM_NMODES && k >= 0 && (size_t)k < n; m++)
-		k += snprintf(buf + k, n - (size_t)k, "%s%s %u", m ? ", " : "", names[m],
-			      xm_median(st, (enum xm_mode)m));
+		k += snprintf(buf + k, n - (size_t)k, "%s%s %u/%u", m ? ", " : "", names[m],
+			      xm_median(st, (enum xm_mode)m), xm_tail(st, (enum xm_mode)m));
 	if (k >= 0 && (size_t)k < n)
 		k += snprintf(buf + k, n - (size_t)k, "; margin %u", xm_margin(st));
 	return k;
@@ -174,10 +236,10 @@ enum xm_mode xm_begin(struct xm_state *st)
 		return st->cur = (enum xm_mode)st->forced;
 	if (st->unmeasured)
 		return st->cur = st->best;
-	/* Each mode XM_WIN times first, in turn. */
+	/* Each mode XM_FIRST times first, in turn. */
 	for (i = 0; i < XM_NMODES; i++) {
 		m = (enum xm_mode)((b + i) % XM_NMODES);
-		if (st->have[m] && st->n[m] < XM_WIN)
+		if (st->have[m] && st->n[m] < XM_FIRST)
 			return st->cur = m;
 	}
 	for (m = 0; m < XM_NMODES; m++)
@@ -188,7 +250,7 @@ enum xm_mode xm_begin(struct xm_state *st)
 
 /* The cheapest mode within the margin of the lowest score; the current one
  * is kept against a costlier until it is out by twice the margin.  @o, if
- * a mode, is scored @ov instead of by its median (what a try would do). */
+ * a mode, is scored @ov instead of by its window (what a try would do). */
 static enum xm_mode pick(const struct xm_state *st, enum xm_mode cur,
 			 enum xm_mode o, uint64_t ov)
 {
@@ -219,12 +281,13 @@ static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
 	return pick(st, cur, XM_NMODES, 0);
 }
 
-/* Would a try of @m that waited @us be chosen over the best, were it its
- * median?  (The same rule as the choice: a try it would not choose is not
- * repeated, or a mode just outside the margin would run every burst.) */
-static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t us)
+/* Would a try of @m that took @span and waited @wait be chosen over the
+ * best, were it all of its window?  (The same rule as the choice: a try it
+ * would not choose is not repeated, or a mode just outside the margin
+ * would run every burst.) */
+static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t span, uint32_t wait)
 {
-	return pick(st, st->best, m, score(st, m, us)) == m;
+	return pick(st, st->best, m, score(st, m, span, wait)) == m;
 }
 
 /* @v into the ring @ring of @size, its next slot *@pos, *@n of it filled. */
@@ -234,6 +297,18 @@ static void keep(uint32_t *ring, uint8_t *pos, uint8_t *n, int size, uint32_t v)
 	*pos = (uint8_t)((*pos + 1) % size);
 	if (*n < size)
 		(*n)++;
+}
+
+static void keep_burst(struct xm_state *st, enum xm_mode m, uint32_t span, uint32_t wait)
+{
+	uint8_t i = st->pos[m];
+
+	st->wait[m][i] = wait;
+	st->host[m][i] = span > wait ? span - wait : 0;
+	st->at[m][i] = st->burst;
+	st->pos[m] = (uint8_t)((i + 1) % XM_WIN);
+	if (st->n[m] < XM_WIN)
+		st->n[m]++;
 }
 
 void xm_skip(struct xm_state *st)
@@ -250,25 +325,33 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 	st->unmeasured = false;
 	if (st->forced >= 0)
 		return false;
-	keep(st->wait[m], &st->pos[m], &st->n[m], XM_WIN, wait);
+	keep_burst(st, m, span, wait);
 	keep(st->span, &st->spos, &st->nspan, XM_SPANS, span);
 	st->best = choose(st, was);
 	if (st->best != was) {
-		/* The old best is now a loser, tried as one from now on; the
-		 * others keep their turn. */
-		st->backoff[was] = XM_BACKOFF_MIN;
-		st->next_try[was] = st->burst + XM_BACKOFF_MIN;
+		/* The old best is now a loser, tried as one from now on (a
+		 * best that held only until its first long wait, as a
+		 * bimodal one does, backs off as a loser); the others keep
+		 * their turn. */
+		if (st->burst - st->best_at >= XM_WIN)
+			st->backoff[was] = XM_BACKOFF_MIN;
+		else if ((st->backoff[was] *= 4) > XM_BACKOFF_MAX)
+			st->backoff[was] = XM_BACKOFF_MAX;
+		st->next_try[was] = st->burst + st->backoff[was];
+		st->best_at = st->burst;
 		return true;
 	}
 	if (m == st->best)
 		return false;
-	if (would_win(st, m, wait)) {
-		/* Again at once, until its median says. */
-		st->backoff[m] = XM_BACKOFF_MIN;
+	if (++st->tries[m] < XM_FIRST && would_win(st, m, span, wait)) {
+		/* Again at once, until its window is these tries: one burst
+		 * that missed the neighbour's long kernel says nothing of
+		 * its tail. */
 		st->next_try[m] = st->burst;
 	} else {		/* a try that lost: later next time, much later
 				 * if it lost by far */
-		st->backoff[m] *= score(st, m, wait) > 2 * score_of(st, st->best) +
+		st->tries[m] = 0;
+		st->backoff[m] *= score_of(st, m) > 2 * score_of(st, st->best) +
 				  xm_margin(st) ? 4 : 2;
 		if (st->backoff[m] > XM_BACKOFF_MAX)
 			st->backoff[m] = XM_BACKOFF_MAX;
@@ -336,7 +419,7 @@ bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_st
 		last = atomic_load_explicit(&b->last, memory_order_relaxed);
 		changed = xm_end(&b->st, us_since(atomic_load(&b->t0), now),
 				 us_since(last < since ? last : since, now)) &&
-			  b->st.burst > XM_NMODES * XM_WIN;
+			  b->st.burst > XM_NMODES * XM_FIRST;
 		if (changed && seen)
 			*seen = b->st;
 		atomic_store(&b->in, false);
@@ -352,7 +435,7 @@ bool xm_burst_cut(struct xm_burst *b, uint32_t lost_us, uint64_t now, struct xm_
 	pthread_mutex_lock(&b->lock);
 	if (atomic_load(&b->in) && b->st.cur == XM_GATHER) {
 		changed = xm_end(&b->st, us_since(atomic_load(&b->t0), now), lost_us) &&
-			  b->st.burst > XM_NMODES * XM_WIN;
+			  b->st.burst > XM_NMODES * XM_FIRST;
 		if (changed && seen)
 			*seen = b->st;
 		atomic_store(&b->in, false);

@@ -23,7 +23,9 @@ enum xm_mode {
 	XM_NMODES,
 };
 
-#define XM_WIN 5		/* waits kept per mode: their median decides */
+#define XM_WIN 32		/* bursts kept per mode: their longest wait decides */
+#define XM_FIRST 5		/* bursts of each mode measured first, in turn */
+#define XM_AGE 256		/* bursts after which a measurement is forgotten */
 #define XM_SPANS 16		/* burst spans kept (any mode): the scale */
 #define XM_BACKOFF_MIN 16	/* bursts before a losing mode is tried again */
 #define XM_BACKOFF_MAX 1024
@@ -35,15 +37,20 @@ enum xm_mode {
 #define XM_BURST_MAX_NS (1000ULL * 1000000ULL)
 
 struct xm_state {
-	uint32_t wait[XM_NMODES][XM_WIN];	/* us from a burst's last call to its end */
+	/* Each mode's last XM_WIN bursts: */
+	uint32_t wait[XM_NMODES][XM_WIN];	/* us from the last call to the end */
+	uint32_t host[XM_NMODES][XM_WIN];	/* us from the first call to the last */
+	uint32_t at[XM_NMODES][XM_WIN];		/* the burst's number */
 	uint8_t n[XM_NMODES], pos[XM_NMODES];
-	uint32_t span[XM_SPANS];		/* us from a burst's first call to its end */
+	uint32_t span[XM_SPANS];		/* any mode's last spans */
 	uint8_t nspan, spos;
 	uint32_t burst;			/* bursts begun */
 	uint32_t next_try[XM_NMODES];	/* burst at which a loser is tried */
 	uint32_t backoff[XM_NMODES];
+	uint8_t tries[XM_NMODES];		/* tries of a loser in a row */
 	enum xm_mode cur;		/* the burst in progress */
 	enum xm_mode best;
+	uint32_t best_at;		/* burst at which it became the best */
 	int forced;			/* a mode, or -1: chosen */
 	uint32_t price;			/* % of a mode's wait added for the batch job's loss */
 	bool have[XM_NMODES];		/* the mode can run here */
@@ -63,12 +70,15 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait);
  * and the next burst runs the best mode (no try: what it would cost is not
  * seen either). */
 void xm_skip(struct xm_state *st);
-/* Median wait of @m so far (0: none). */
+/* Median wait of @m's window (its last XM_WIN bursts: those of the last
+ * XM_AGE bursts, and its last XM_FIRST however old; 0: none). */
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
+/* The longest wait of that window: the tail it is judged by (0: none). */
+uint32_t xm_tail(const struct xm_state *st, enum xm_mode m);
 /* What a costlier mode must save of the current one's wait, us. */
 uint32_t xm_margin(const struct xm_state *st);
-/* "native W, gather W, ctx W, lv1 W; margin M" (median waits, us) into
- * @buf; snprintf's return. */
+/* "native W/T, gather W/T, ctx W/T, lv1 W/T; margin M" (median wait,
+ * tail span, us) into @buf; snprintf's return. */
 int xm_waits(const struct xm_state *st, char *buf, size_t n);
 const char *xm_name(enum xm_mode m);
 /* A stream's bursts: the choice, and the burst in progress. */
