@@ -114,9 +114,9 @@ static void aq_check_done(struct __test_metadata *_metadata,
 }
 
 /*
- * Waits until @low is stopped by the arbiter; @tied (@n queues of this
- * process, or none) must still be busy meanwhile, or the wait proves
- * nothing.
+ * Waits until @low is stopped by the arbiter while @tied (@n queues of this
+ * process, or none) are all busy: a stop that came only once one of them
+ * was idle is not a stop beside the tie.
  */
 static void wait_stopped(struct __test_metadata *_metadata, struct aq *low,
 			 const char *who, struct aq *tied, int n)
@@ -127,13 +127,14 @@ static void wait_stopped(struct __test_metadata *_metadata, struct aq *low,
 
 	for (;;) {
 		ASSERT_EQ(0, xs_query(low->qfd, &info));
-		if (info.state == XSCHED_STATE_SUSPENDED)
-			break;
+		/* Read after the lower queue: busy now, so busy then. */
 		for (i = 0, busy = 0; i < n; i++)
 			busy += aq_busy(&tied[i]);
-		ASSERT_FALSE(n && busy < n)
-			TH_LOG("%s: still %s when a tied queue finished (the tied kernels are too short)",
-			       who, xs_state_name(info.state));
+		ASSERT_EQ(n, busy)
+			TH_LOG("%s (priority %d): %s when one of the %d busy queues of one higher priority went idle, expected suspended while they all were",
+			       who, info.priority, xs_state_name(info.state), n);
+		if (info.state == XSCHED_STATE_SUSPENDED)
+			break;
 		ASSERT_LT(xs_now_ns(), end)
 			TH_LOG("%s (priority %d): %s %.1f s after %d busy queues of one higher priority were there, expected suspended",
 			       who, info.priority, xs_state_name(info.state),
