@@ -2,26 +2,36 @@
 /*
  * ring_lifetime: BY_RING lookups, which walk a bucket of the sim's ring
  * table under RCU alone, racing the frees of the queues they walk past:
- * queues of that bucket destroyed and created, sim fds holding them
- * closed, registrations made by ring closed, and processes holding queues
- * of that bucket killed.  Every lookup must name its own queue or give
- * ENOENT (EEXIST for a queue another thread has just registered).  What
- * the test is for is the kernel's view of it: a queue freed while a lookup
- * may still read it is a use-after-free that only a checking kernel sees,
- * so `make check-debug` runs it on KASAN, lockdep and kmemleak, and the
- * runner fails the program on their reports.
+ * queues of that bucket destroyed, sim fds holding them closed,
+ * registrations made by ring closed, and processes holding queues of that
+ * bucket killed.  Every lookup must name its own queue or give ENOENT
+ * (EEXIST for a queue another thread has just registered).  What the test
+ * is for is the kernel's view of it: a queue freed while a lookup may still
+ * read it is a use-after-free that only a checking kernel sees, so the
+ * debug group of `make check` runs it on KASAN, lockdep and kmemleak (four
+ * guest CPUs), and the runner fails the program on their reports.  The
+ * threads that free wake at real-time priority, so that they preempt
+ * lookups in the middle of their walks.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 
 #include "xsched_test.h"
 
-#define RUN_NS		(15 * XS_SEC)
+#define RUN_NS		(20 * XS_SEC)
 #define NLOOK		2		/* lookup threads */
-#define NCHURN		2		/* threads destroying and creating queues */
+#define NCHURN		3		/* threads creating and freeing queues */
 #define CHURN_QUEUES	32		/* each churn thread's rings (< XSCHED_SIM_QUEUES) */
 #define CHILD_QUEUES	8		/* each killed child's queues in the bucket */
+/*
+ * A full bucket stays for CHURN_FULL_NS while the lookups walk it, so that
+ * the wake-up that frees it lands in a walk; creating it takes longer on a
+ * debug kernel than freeing it.
+ */
+#define CHURN_FULL_NS	(50 * XS_MS)
+#define CHURN_EMPTY_NS	(5 * XS_MS)
 
 /* The rings of one bucket: each thread's own, and one no queue has. */
 struct rl_rings {
@@ -38,6 +48,7 @@ struct rl {
 	pthread_mutex_t lock;
 	char err[160];			/* the first unexpected result */
 	uint64_t lookups, found, enoent, creates, destroys, closes, kills;
+	uint64_t no_rt;			/* churn threads refused SCHED_FIFO */
 };
 
 static void rl_fail(struct rl *rl, const char *fmt, ...)
@@ -162,52 +173,50 @@ struct rl_churn {
 };
 
 /*
- * Destroys and creates the queues of its rings in random order, and every
- * 64 steps closes its sim fd with all of them in it.
+ * At real-time priority, so that each of its wake-ups preempts a lookup
+ * wherever it is, in the middle of a bucket walk too: fills a sim fd with
+ * queues of the bucket, sleeps while the lookups walk past them, then frees
+ * them all in one go, by closing the sim fd or by one destroy each (in
+ * turn), and sleeps again.
  */
 static void *churn_thread(void *arg)
 {
+	struct sched_param sp = { .sched_priority = 1 };
 	struct rl_churn *c = arg;
 	struct rl *rl = c->rl;
-	uint64_t rng = 0x9e3779b97f4a7c15ULL * (c->n + 1), step;
 	uint32_t id[CHURN_QUEUES];
-	bool live[CHURN_QUEUES] = {};
-	int sfd = -1, k, ret, nlive = 0;
+	uint64_t round;
+	int sfd, k, ret = 0;
 
-	for (step = 0; !rl->stop; step++) {
-		if (sfd < 0) {
-			ret = xs_sim_open(&sfd, NULL);
-			if (ret) {
-				rl_fail(rl, "churn %d: open sim: %s", c->n, xs_err(ret));
-				break;
-			}
-		}
-		k = xs_rand(&rng) % CHURN_QUEUES;
-		if (live[k]) {
-			ret = destroy(sfd, id[k]);
-			rl_add(&rl->destroys, 1);
-		} else {
-			ret = ring_queue(sfd, rl->r->churn[c->n][k], &id[k]);
-			rl_add(&rl->creates, 1);
-		}
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		rl_add(&rl->no_rt, 1);
+	for (round = 0; !rl->stop; round++) {
+		ret = xs_sim_open(&sfd, NULL);
 		if (ret) {
-			rl_fail(rl, "churn %d: %s ring %d: %s", c->n,
-				live[k] ? "destroy" : "create", k, xs_err(ret));
+			rl_fail(rl, "churn %d: open sim: %s", c->n, xs_err(ret));
 			break;
 		}
-		live[k] = !live[k];
-		nlive += live[k] ? 1 : -1;
-		if (step % 64 == 63) {
+		for (k = 0; k < CHURN_QUEUES && !ret; k++)
+			ret = ring_queue(sfd, rl->r->churn[c->n][k], &id[k]);
+		if (ret) {
+			rl_fail(rl, "churn %d: create ring %d: %s", c->n, k - 1, xs_err(ret));
 			close(sfd);
-			sfd = -1;
-			rl_add(&rl->closes, 1);
-			rl_add(&rl->destroys, nlive);
-			memset(live, 0, sizeof(live));
-			nlive = 0;
+			break;
 		}
-	}
-	if (sfd >= 0)
+		rl_add(&rl->creates, CHURN_QUEUES);
+		xs_sleep_ns(CHURN_FULL_NS);
+		for (k = 0; round % 2 && k < CHURN_QUEUES && !ret; k++)
+			ret = destroy(sfd, id[k]);
+		if (ret) {
+			rl_fail(rl, "churn %d: destroy ring %d: %s", c->n, k - 1, xs_err(ret));
+			close(sfd);
+			break;
+		}
 		close(sfd);
+		rl_add(&rl->destroys, CHURN_QUEUES);
+		rl_add(&rl->closes, 1);
+		xs_sleep_ns(CHURN_EMPTY_NS);
+	}
 	return NULL;
 }
 
@@ -391,6 +400,9 @@ TEST_F_TIMEOUT(rl, lookups_racing_frees_closes_and_kills_stay_exact, 120)
 		       (unsigned long long)rl.creates, (unsigned long long)rl.destroys,
 		       (unsigned long long)rl.closes, (unsigned long long)rl.kills);
 	EXPECT_EQ(0, rl.err[0]) TH_LOG("%s", rl.err);
+	/* Without it wake-ups rarely land inside a walk: say so, do not pass. */
+	EXPECT_EQ(0, rl.no_rt) TH_LOG("%llu churn threads were refused SCHED_FIFO",
+				      (unsigned long long)rl.no_rt);
 	/* Each race happened. */
 	EXPECT_LT(0, rl.found);
 	EXPECT_LT(0, rl.destroys);
