@@ -87,7 +87,7 @@ tools: $(TOOLS)
 
 check: module tools
 	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
-		KFD_SRC=$(KFD_SRC) $(TOP)/tools/check.sh
+		KFD_SRC=$(KFD_SRC) DEBUG_KDIR=$(DEBUG_KDIR) $(TOP)/tools/check.sh
 
 # Every ROCm userspace stack Debian ships, through the hip-real group of check.sh.
 check-hip-real: $(KERNEL_DEP)
@@ -97,7 +97,8 @@ check-hip-real: $(KERNEL_DEP)
 
 # The debug kernel and the module built for it (sim backend only) run the sim
 # suites; the same closing line as `make check`.
-DEBUG_KDIR = $(CACHE)/debug
+# The debug kernel's build folder (make check's debug group uses it too).
+DEBUG_KDIR ?= $(CACHE)/debug
 check-debug: kernel tools
 	@$(TOP)/tools/debug-kernel.sh $(KSRC) $(DEBUG_KDIR) > /dev/null
 	@ko=$$($(TOP)/tools/build-module.sh $(BUILD)/debug-module $(DEBUG_KDIR)) && \

@@ -6,7 +6,10 @@
 # the module first) with KREL, CACHE, BUILD, KSRC and KDIR in the environment.
 #
 # Suites (each prints "<suite>: N passed, N failed[, N skipped]"):
-#   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host)
+#   libxsched-unit     libxsched core on its mock platform, ASan+UBSan (host);
+#                      the unit group runs each part of `make -C libxsched
+#                      check` on its own, so each suite below reports whatever
+#                      another did
 #   libxsched-unit-fork  its fork and thread+fork stress tests (UBSan only: GCC 12's
 #                      ASan allocator is not fork-safe)
 #   libxsched-tsan     the unit tests again under ThreadSanitizer (one test)
@@ -27,6 +30,12 @@
 #   vm-module          that VM: boot, module load, unload, and no kernel splat
 #   splat-gate         a VM with an injected kernel WARNING: the gate must fail the
 #                      suite that hit it and print the kernel log
+#   xsched-debug-kselftest  (group debug) the sim lifetimes' kselftests again
+#                      (DEBUG_KSELFTESTS, default ring_lifetime ring_bucket ring
+#                      reuse cleanup) on the KASAN/lockdep/kmemleak kernel of
+#                      tools/debug-kernel.sh, cached in DEBUG_KDIR (default
+#                      $CACHE/debug)
+#   vm-debug-module    that VM: boot, module load, unload, no splat or leak
 #   xsched-nokfd       the module built without KFD_SRC: the uapi kselftest binary
 #                      again (one test: it passes there) and its ENODEV case (one)
 #   xsched-kfd-kselftest  the kfd backend, in a VM beside the real amdgpu.ko
@@ -59,7 +68,7 @@
 # its own line and is not in the total; a lint failure still fails the check.
 #
 # Selection, for `make mutate` and quick runs (default: everything):
-#   CHECK_SUITES="unit vm gate nokfd kfd hip-real pkg lint"   groups of suites to run
+#   CHECK_SUITES="unit vm gate nokfd debug kfd hip-real pkg lint"   groups of suites to run
 #   HIP_REAL_SUITES="sid"   Debian suites of the hip-real group (make check-hip-real:
 #                        bookworm trixie sid experimental)
 #   CHECK_KSELFTESTS="exactly_once partway"      kselftest programs in the sim VM
@@ -75,7 +84,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}" "${KDIR:?}"
-groups=${CHECK_SUITES:-unit vm gate nokfd kfd hip-real pkg lint}
+groups=${CHECK_SUITES:-unit vm gate nokfd debug kfd hip-real pkg lint}
 module=${MODULE:-$top/kmod/xsched_kfd.ko}
 # The sim suites load the core, then the sim GPU (a test device) beside it.
 sim_module=${module%/*}/sim/xsched_sim.ko
@@ -140,44 +149,62 @@ if want lint; then
 	fi
 fi
 
-if want unit; then
-	note "libxsched host unit tests (ASan, UBSan)"
-	make -s -C "$top/libxsched" check TOP="$top" > "$logs/libxsched-unit.log" 2>&1
+# One part of libxsched's host checks (make -C libxsched TARGET), run whatever
+# the other parts did, in its own log, and its suite's line: a part whose make
+# failed with no failure in that line (a build error, a crash after the line)
+# counts one failure more.
+unit_part() { # target suite
+	local log=$logs/libxsched-$1.log rc
+	make -s -C "$top/libxsched" "$1" TOP="$top" > "$log" 2>&1
 	rc=$?
-	cat "$logs/libxsched-unit.log"
-	result libxsched-unit "$logs/libxsched-unit.log"
-	result libxsched-unit-fork "$logs/libxsched-unit.log"
-	result libxsched-abi "$logs/libxsched-unit.log"
-	result libxsched-hsa "$logs/libxsched-unit.log"
-	# The same tests again under ThreadSanitizer: one test, "no data race".
-	if grep -qE '^libxsched-unit-tsan: [0-9]+ passed, 0 failed' "$logs/libxsched-unit.log"; then
-		echo "libxsched-tsan: 1 passed, 0 failed	(the unit tests under ThreadSanitizer)" >> "$logs/summary"
-	else
-		broken libxsched-tsan "the unit tests under ThreadSanitizer failed or did not run"
+	cat "$log"
+	if ! grep -qE "^$2: [0-9]+ passed, [0-9]+ failed" "$log"; then
+		broken "$2" "no result: make -C libxsched $1 exited $rc (see $log)"
+		return
 	fi
+	result "$2" "$log"
+	if [ "$rc" != 0 ] && ! grep -qE "^$2: [0-9]+ passed, [1-9][0-9]* failed" "$log"; then
+		broken "$2" "make -C libxsched $1 exited $rc (see $log)"
+	fi
+}
+# A part run again under ThreadSanitizer counts as one test, "no data race".
+tsan_part() { # target suite-printed suite-counted what
+	local log=$logs/libxsched-$1.log
+	make -s -C "$top/libxsched" "$1" TOP="$top" > "$log" 2>&1
+	cat "$log"
+	if grep -qE "^$2: [0-9]+ passed, 0 failed" "$log"; then
+		echo "$3: 1 passed, 0 failed	($4 under ThreadSanitizer)" >> "$logs/summary"
+	else
+		broken "$3" "$4 under ThreadSanitizer failed or did not run (see $log)"
+	fi
+}
+
+if want unit; then
+	note "libxsched host tests (ASan, UBSan, ThreadSanitizer), each part on its own"
 	# The CUDA interposer's host tests need CUDA's headers, not a GPU.
-	if grep -q '^libxsched: no CUDA headers' "$logs/libxsched-unit.log"; then
+	if make -s -C "$top/libxsched" check-cuda-asan TOP="$top" -n 2>/dev/null |
+		grep -q 'no CUDA headers'; then
 		echo "libxsched-cuda: 0 passed, 0 failed, 1 skipped	(no CUDA headers)" >> "$logs/summary"
 	else
-		result libxsched-cuda "$logs/libxsched-unit.log"
-		# Again under ThreadSanitizer: one test, "no data race".
-		if grep -qE '^libxsched-cuda-tsan: [0-9]+ passed, 0 failed' "$logs/libxsched-unit.log"; then
-			echo "libxsched-cuda-tsan: 1 passed, 0 failed	(the CUDA host tests under ThreadSanitizer)" >> "$logs/summary"
-		else
-			broken libxsched-cuda-tsan "the CUDA host tests under ThreadSanitizer failed or did not run"
-		fi
+		unit_part check-cuda-asan libxsched-cuda
+		tsan_part check-cuda-tsan libxsched-cuda-tsan libxsched-cuda-tsan "the CUDA host tests"
 	fi
-	if grep -q '^libxsched: no HIP headers' "$logs/libxsched-unit.log"; then
+	unit_part check-abi libxsched-abi
+	if make -s -C "$top/libxsched" check-hip TOP="$top" -n 2>/dev/null |
+		grep -q 'no HIP headers'; then
 		echo "libxsched-hip: 0 passed, 0 failed, 1 skipped	(no HIP headers: libxsched.so built WITHOUT the HIP interposer)" >> "$logs/summary"
 		note "libxsched.so was built WITHOUT the HIP interposer (no HIP headers; Debian: libamdhip64-dev)"
 	else
-		result libxsched-hip "$logs/libxsched-unit.log"
-		result libxsched-hip-prio-ignored "$logs/libxsched-unit.log"
+		unit_part check-hip libxsched-hip
+		unit_part check-hip-prio-ignored libxsched-hip-prio-ignored
 	fi
-	[ "$rc" = 0 ] || broken libxsched-unit "make -C libxsched check exited $rc"
+	unit_part check-hsa libxsched-hsa
+	unit_part check-unit libxsched-unit
+	unit_part check-unit-fork libxsched-unit-fork
+	tsan_part check-tsan libxsched-unit-tsan libxsched-tsan "the unit tests"
 fi
 
-if want vm || want gate || want nokfd; then
+if want vm || want gate || want nokfd || want debug; then
 	note "building kselftests"
 	if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" \
 		KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$vm/kselftest" \
@@ -185,6 +212,7 @@ if want vm || want gate || want nokfd; then
 		cat "$logs/kselftest-build.log"
 		broken xsched-kselftest "build failed"
 		groups=${groups//vm/}; groups=${groups//gate/}; groups=${groups//nokfd/}
+		groups=${groups//debug/}
 	fi
 fi
 
@@ -279,6 +307,38 @@ if want nokfd; then
 	else
 		cat "$logs/nokfd-build.log"
 		broken xsched-nokfd "build failed"
+	fi
+fi
+
+# The sim's lifetimes on a kernel that sees them: KASAN, lockdep, kmemleak,
+# debugobjects (tools/debug-kernel.sh, built once into $CACHE/debug).  A
+# queue freed while a BY_RING lookup may still read it, or a lock taken out
+# of order, is a report there that fails its program; on Debian's kernel it
+# is silent.  DEBUG_KSELFTESTS picks the programs.
+debug_ksft=${DEBUG_KSELFTESTS:-ring_lifetime ring_bucket ring reuse cleanup}
+if want debug; then
+	note "the debug kernel (KASAN, lockdep, kmemleak; cached in ${DEBUG_KDIR:-$CACHE/debug})"
+	dstart=$(date +%s)
+	if ! dkdir=$("$top/tools/debug-kernel.sh" "$KSRC" "${DEBUG_KDIR:-$CACHE/debug}" \
+			2> "$logs/debug-kernel.log"); then
+		cat "$logs/debug-kernel.log"
+		broken xsched-debug-kselftest "the debug kernel did not build (see $logs/debug-kernel.log)"
+	elif ! debug_ko=$("$top/tools/build-module.sh" "$BUILD/debug-module" "$dkdir" \
+			2> "$logs/debug-module-build.log"); then
+		cat "$logs/debug-module-build.log"
+		broken xsched-debug-kselftest "the module did not build against the debug kernel"
+	else
+		note "debug kernel and module ready in $(( $(date +%s) - dstart )) s; booting it"
+		# Four guest CPUs on the host's two: a vCPU is often descheduled
+		# in the middle of a lookup while another frees what it reads.
+		qemu --kernel "$dkdir/arch/x86/boot/bzImage" --smp 4 --module "$debug_ko" \
+			--module "${debug_ko%/*}/sim/xsched_sim.ko" --copy "$vm/kselftest" \
+			--rmmod --timeout 1800 -- \
+			"cd kselftest && SUITE=xsched-debug-kselftest ./run.sh $debug_ksft" 2>&1 |
+			tee "$logs/vm-debug.log"
+		rc=${PIPESTATUS[0]}
+		result xsched-debug-kselftest "$logs/vm-debug.log"
+		vm_status vm-debug-module "$rc" "$logs/vm-debug.log"
 	fi
 fi
 

@@ -3,11 +3,15 @@
  * xsched_sim.ko: init and exit, and the fault injection knobs in debugfs
  * xsched/sim (netdevsim's pattern): a slow save, a save that hangs (reset
  * by the watchdog), a failed resume, a queue reset, and a backend that
- * stops answering, each of which the core must survive with a clear errno.
+ * stops answering, each of which the core must survive with a clear errno;
+ * and ring_bucket, which tells the tests where a ring address is hashed.
  */
 #include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kstrtox.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 
 #include "sim.h"
 
@@ -35,6 +39,47 @@ static int xsim_reset_set(void *data, u64 uid)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(xsim_reset_fops, NULL, xsim_reset_set, "%llu\n");
 
+/*
+ * debugfs ring_bucket: write a ring address, read back the bucket of
+ * xsim.rings it falls in for the writer's address space.  Kept per open
+ * file, so that concurrent tests do not read each other's answer.
+ */
+static ssize_t xsim_ring_bucket_write(struct file *f, const char __user *buf,
+				      size_t len, loff_t *ppos)
+{
+	u64 ring;
+	int ret;
+
+	ret = kstrtou64_from_user(buf, len, 0, &ring);
+	if (ret)
+		return ret;
+	if (!current->mm)
+		return -EINVAL;
+	/* 0 means nothing written yet. */
+	f->private_data = (void *)(uintptr_t)(xsim_ring_bucket(current->mm, ring) + 1);
+	return len;
+}
+
+static ssize_t xsim_ring_bucket_read(struct file *f, char __user *buf,
+				     size_t len, loff_t *ppos)
+{
+	uintptr_t b = (uintptr_t)f->private_data;
+	char text[16];
+	int n;
+
+	if (!b)
+		return -ENODATA;
+	n = scnprintf(text, sizeof(text), "%lu\n", (unsigned long)(b - 1));
+	return simple_read_from_buffer(buf, len, ppos, text, n);
+}
+
+static const struct file_operations xsim_ring_bucket_fops = {
+	.owner = THIS_MODULE,
+	.read = xsim_ring_bucket_read,
+	.write = xsim_ring_bucket_write,
+	.llseek = default_llseek,
+};
+
 static int __init xsim_init(void)
 {
 	int ret;
@@ -58,6 +103,8 @@ static int __init xsim_init(void)
 	debugfs_create_u64("runlist_updates", 0444, xsim.dir, &xsim.runlist_updates);
 	debugfs_create_file_unsafe("reset_queue", 0200, xsim.dir, NULL,
 				   &xsim_reset_fops);
+	debugfs_create_file("ring_bucket", 0600, xsim.dir, NULL,
+			    &xsim_ring_bucket_fops);
 	ret = misc_register(&xsim_misc);
 	if (ret)
 		goto err_debugfs;

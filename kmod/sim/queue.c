@@ -32,6 +32,16 @@ static u64 xsim_ring_key(struct mm_struct *mm, u64 ring)
 }
 
 /*
+ * The bucket of xsim.rings that @ring of @mm falls in, for the tests that
+ * put rings in one bucket (debugfs ring_bucket): the key mixes in the mm
+ * pointer, which user space cannot compute.
+ */
+u32 xsim_ring_bucket(struct mm_struct *mm, u64 ring)
+{
+	return hash_min(xsim_ring_key(mm, ring), HASH_BITS(xsim.rings));
+}
+
+/*
  * The queue of address space @mm created with ring address @ring that is
  * still in its sim fd; under RCU or xsim.rings_lock.  A queue found under
  * RCU may be on its way out: take it with kref_get_unless_zero().

@@ -251,6 +251,7 @@ void xsim_stop_cus(void);
 
 /* queue.c */
 struct xsim_queue *xsim_find_ring(struct mm_struct *mm, u64 ring);
+u32 xsim_ring_bucket(struct mm_struct *mm, u64 ring);
 int xsim_queue_create(struct xsim_vm *vm, struct xsched_sim_queue_create *c);
 void xsim_queue_release(struct kref *ref);
 int xsim_queue_destroy(struct xsim_vm *vm,

@@ -215,6 +215,22 @@ int xs_table_count_stopped(void);
 /* Copies the state of queue @uid into @state; 1 if found, 0 if not, -errno. */
 int xs_table_state(uint32_t uid, char *state, size_t len);
 
+/*
+ * The bucket of the sim's ring table (BY_RING lookups) that ring address
+ * @ring of the calling process falls in (debugfs sim/ring_bucket: the hash
+ * mixes in the kernel's mm pointer, so only the module can say).
+ */
+int xs_ring_bucket(uint64_t ring, uint32_t *bucket);
+/*
+ * Fills @rings with @n ring addresses of the calling process in bucket
+ * @bucket, the first ones from @base up in steps of 64; -ENOSPC if there
+ * are not that many in 64 MiB.
+ */
+int xs_rings_in_bucket(uint64_t base, uint32_t bucket, uint64_t *rings,
+		       unsigned int n);
+/* The same for @base's own bucket: @rings[0] is @base. */
+int xs_rings_sharing_a_bucket(uint64_t base, uint64_t *rings, unsigned int n);
+
 /* A file's text (a module parameter), "" if unreadable; to restore it later. */
 void xs_param_read(const char *path, char *buf, size_t len);
 

@@ -172,3 +172,66 @@ void xs_param_read(const char *path, char *buf, size_t len)
 	}
 	buf[n > 0 ? n : 0] = 0;
 }
+
+/* One answer of debugfs sim/ring_bucket, on @fd opened read-write. */
+static int ring_bucket_ask(int fd, uint64_t ring, uint32_t *bucket)
+{
+	char text[32];
+	ssize_t n;
+
+	n = snprintf(text, sizeof(text), "0x%" PRIx64 "\n", ring);
+	if (pwrite(fd, text, n, 0) != n)
+		return -errno;
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	text[n] = 0;
+	*bucket = strtoul(text, NULL, 10);
+	return 0;
+}
+
+int xs_ring_bucket(uint64_t ring, uint32_t *bucket)
+{
+	int fd, ret;
+
+	fd = open(XS_SIM_DIR "/ring_bucket", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ring_bucket_ask(fd, ring, bucket);
+	close(fd);
+	return ret;
+}
+
+int xs_rings_in_bucket(uint64_t base, uint32_t bucket, uint64_t *rings,
+		       unsigned int n)
+{
+	unsigned int found = 0;
+	uint64_t ring;
+	uint32_t b;
+	int fd, ret = 0;
+
+	fd = open(XS_SIM_DIR "/ring_bucket", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* 1024 buckets: about 1024 tries per ring; 2^20 is far beyond bad luck. */
+	for (ring = base; found < n && ring < base + (64ULL << 20); ring += 64) {
+		ret = ring_bucket_ask(fd, ring, &b);
+		if (ret)
+			break;
+		if (b == bucket)
+			rings[found++] = ring;
+	}
+	close(fd);
+	if (!ret && found < n)
+		ret = -ENOSPC;
+	return ret;
+}
+
+int xs_rings_sharing_a_bucket(uint64_t base, uint64_t *rings, unsigned int n)
+{
+	uint32_t bucket;
+	int ret;
+
+	ret = xs_ring_bucket(base, &bucket);
+	return ret ? ret : xs_rings_in_bucket(base, bucket, rings, n);
+}
