@@ -10,7 +10,8 @@
 # makes STATE_DIR/{etc,lists,cache} and an empty dpkg status, writes the
 # SOURCE_LINEs ("deb [signed-by=...] URI SUITE main") as its sources list,
 # sets the array apt_opts for apt-get/apt-cache, and runs `apt-get update`
-# once (STATE_DIR/.updated); a changed sources list updates again.
+# when the lists are missing, a day old (the archive drops superseded
+# versions: old lists name files that are gone) or of another sources list.
 
 apt_private() {
 	local st=$1
@@ -31,6 +32,9 @@ apt_private() {
 		  -o "Dir::Cache=$st/cache" -o "APT::Architecture=amd64"
 		  -o "APT::Architectures::=amd64" -o "Acquire::Languages=none"
 		  -o "APT::Install-Recommends=false")
+	if [ -n "$(find "$st/.updated" -mmin +1440 2>/dev/null)" ]; then
+		rm -f "$st/.updated"
+	fi
 	if [ ! -e "$st/.updated" ]; then
 		echo "apt-private: apt-get update (own lists in $st)" >&2
 		apt-get "${apt_opts[@]}" update -qq >&2 || return 1

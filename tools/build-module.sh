@@ -7,8 +7,9 @@
 # Prints the path of xsched_kfd.ko (xsched_sim.ko is sim/xsched_sim.ko beside it);
 # the build log goes to OUT_DIR/build.log.  A kernel of tools/fetch-kernel.sh
 # whose compiler the host lacks is built for in a chroot of its root
-# (tools/kernel-root.sh), from a copy under that root.  MAKEFLAGS_EXTRA: more
-# arguments of make (C=2 CHECK=sparse for `make lint`).
+# (tools/kernel-root.sh), from a copy under that root.  SPARSE=1: every
+# file through sparse as well (its warnings are in build.log); MAKEFLAGS_EXTRA:
+# more arguments of make (-k).
 #
 # Usage: tools/build-module.sh OUT_DIR KDIR [KFD_SRC]
 set -euo pipefail
@@ -40,8 +41,10 @@ cp "$top"/kmod/sim/*.[ch] "$top"/kmod/sim/Kbuild "$src/kmod/sim/"
 rm -f "$src/kmod/xsched_kfd.mod.c" "$src/kmod/sim/xsched_sim.mod.c"
 run=()
 [ -z "$kroot" ] || run=("$top/tools/kernel-root.sh" "$kroot")
+[ -z "${SPARSE:-}" ] || run+=(make C=2 "CHECK=sparse -Wno-decl")
+[ -n "${SPARSE:-}" ] || run+=(make)
 # shellcheck disable=SC2086
-if ! (cd "$src" && "${run[@]}" make -C "$kdir" M="$src" KFD_SRC="$kfd" ${MAKEFLAGS_EXTRA:-} modules) \
+if ! (cd "$src" && "${run[@]}" -C "$kdir" M="$src" KFD_SRC="$kfd" ${MAKEFLAGS_EXTRA:-} modules) \
 	> "$out/build.log" 2>&1; then
 	cat "$out/build.log" >&2
 	echo "build-module: build against $kdir failed" >&2

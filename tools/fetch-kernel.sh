@@ -101,9 +101,13 @@ unpack_kernel() {
 		log "unpacking $(basename "${f[0]}")"
 		dpkg -x "${f[0]}" "$root"
 	done
-	# Merged /usr (7.x): the modules are under usr/lib; depmod -b and qemu-run.sh
-	# look under lib.
+	# Merged /usr (7.x): the modules and the kernel are under usr/lib;
+	# depmod -b and qemu-run.sh look under lib and boot.
 	[ -e "$root/lib" ] || ln -s usr/lib "$root/lib"
+	if [ -e "$root/usr/lib/modules/$krel/vmlinuz.unsigned" ]; then
+		mkdir -p "$root/boot"
+		ln -sfn "../usr/lib/modules/$krel/vmlinuz.unsigned" "$root/boot/vmlinuz-$krel"
+	fi
 
 	# The headers' Makefiles point at /usr/src/...; point them at the unpacked tree.
 	hdr="$root/usr/src/linux-headers-$krel"
@@ -163,6 +167,12 @@ toolchain() {
 root="$cache/$krel"
 if [ ! -e "$root/.done" ]; then
 	unpack_kernel
+fi
+# C=2 runs scripts/checker-valid.sh first (7.x), which the headers lack: without
+# it sparse is skipped with a mere notice.  Taken from the kernel's own source.
+common="$root/usr/src/linux-headers-$abi-common"
+if grep -q checker-valid.sh "$common/Makefile" && [ ! -e "$common/scripts/checker-valid.sh" ]; then
+	cp "$root/usr/src/linux-source-$series/scripts/checker-valid.sh" "$common/scripts/"
 fi
 toolchain
 echo "$krel"
