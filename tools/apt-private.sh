@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
-# Sourced by the fetch scripts (tools/fetch-rocm.sh, tools/fetch-kernel.sh):
+# Sourced by tools/fetch-kernel.sh (the same approach as tools/fetch-rocm.sh's,
+# which was being rewritten beside this work and is left to adopt it):
 # an apt configuration of our own, so that packages of any Debian suite can be
 # resolved and downloaded without reading or changing the system's sources,
 # lists or dpkg database.

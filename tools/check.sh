@@ -445,8 +445,9 @@ if want kernels; then
 		kgroups="vm kfd"
 		[ -n "$kfd" ] || kgroups="vm nokfd"
 		note "kernel $k: the $kgroups groups in QEMU"
-		KREL=$krel KSRC=$ksrc KDIR=$kdir KFD_SRC=$kfd MODULE=$ko TOOLS=$tools KSFT_SRC=$KSRC \
-			BUILD=$kb CHECK_SUITES=$kgroups CHECK_KERNELS= SUITE_SUFFIX=@$k \
+		KREL=$krel KSRC=$ksrc KDIR=$kdir KFD_SRC=$kfd MODULE=$ko TOOLS=$tools \
+			KSFT_SRC=${ksft%/tools/testing/selftests} \
+			BUILD=$kb CHECK_SUITES=$kgroups CHECK_KERNELS='' SUITE_SUFFIX=@$k \
 			"$top/tools/check.sh" > "$kb/check.log" 2>&1
 		grep -E '^(check|qemu-run): ' "$kb/check.log" | tail -n 20
 		if [ -s "$kb/check/summary" ]; then
