@@ -123,7 +123,15 @@ void xkfd_unlock_process(struct kfd_process *p, int how);
 #define xkfd_sch_inactive(adev, i) ((adev)->gfx.userq_sch_inactive[i])
 #endif
 
-/* Batches need dqm->ops.halt(), and a way to keep shader isolation out. */
+/*
+ * Batches need dqm->ops.halt(), and a way to keep shader isolation out.  A
+ * KFD with halt() and isolation but no lock known here would silently lose
+ * batches (7.x renamed the lock): refused instead, until this is taught.
+ */
+#if defined(XKFD_HAVE_DQM_HALT) && defined(XKFD_HAVE_STOP_SCHED) && \
+	!(defined(XKFD_HAVE_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION))
+#error "KFD_SRC: shader isolation stops KFD under a lock kfd_conftest.sh does not know; batches need it"
+#endif
 #if defined(XKFD_HAVE_DQM_HALT) && (!defined(XKFD_HAVE_STOP_SCHED) || \
 	(defined(XKFD_HAVE_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION)))
 #define XKFD_BATCH
