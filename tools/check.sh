@@ -213,7 +213,7 @@ if want vm; then
 	# The HIP path: needs Debian's hipcc and libamdhip64-dev (tools/install-deps.sh).
 	if make -s -C "$top/libxsched" all TOP="$top" BUILD="$BUILD/libxsched" > "$logs/hip-build.log" 2>&1 &&
 		make -s -C "$top/tests/hip-sim" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
-			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
+			XSCHED_SO="$BUILD/libxsched/libxsched.so.0" \
 			>> "$logs/hip-build.log" 2>&1; then
 		expect="$expect hip-sim"
 	else
