@@ -130,7 +130,7 @@ void xkfd_unlock_process(struct kfd_process *p, int how);
  */
 #if defined(XKFD_HAVE_DQM_HALT) && defined(XKFD_HAVE_STOP_SCHED) && \
 	!(defined(XKFD_HAVE_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION))
-#error "KFD_SRC: shader isolation stops KFD under a lock kfd_conftest.sh does not know; batches need it"
+#error "KFD_SRC: shader isolation stops KFD under a lock kfd_conftest.sh does not know"
 #endif
 #if defined(XKFD_HAVE_DQM_HALT) && (!defined(XKFD_HAVE_STOP_SCHED) || \
 	(defined(XKFD_HAVE_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION)))
