@@ -400,18 +400,21 @@ fi
 
 # The kernel matrix: per Debian kernel of CHECK_KERNELS, the module built
 # against its headers with its in-tree amdkfd, through sparse, and the VM
-# groups again on it (this script, once per kernel).
+# groups again on it (this script, once per kernel).  Their kernels are
+# unpacked beside CACHE, not in it: what globs CACHE for the kernel (the
+# libxsched Makefile's kfd_ioctl.h) must keep finding KREL's.
 if want kernels; then
+	kcache=${KERNELS_CACHE:-$(dirname "$CACHE")/kernels}
 	for k in ${CHECK_KERNELS-7.2}; do
 		kb=$BUILD/kernels/$k
 		rm -rf "$kb"
 		mkdir -p "$kb"
-		if ! krel=$("$top/tools/fetch-kernel.sh" --series "$k" "$CACHE" 2> "$kb/fetch.log"); then
+		if ! krel=$("$top/tools/fetch-kernel.sh" --series "$k" "$kcache" 2> "$kb/fetch.log"); then
 			cat "$kb/fetch.log"
 			broken "kernel-build@$k" "tools/fetch-kernel.sh --series $k failed"
 			continue
 		fi
-		kroot=$CACHE/$krel
+		kroot=$(cd "$kcache" && pwd -P)/$krel
 		kdir=$kroot/usr/src/linux-headers-$krel
 		ksrc=$kroot/usr/src/linux-source-$k
 		kfd=$ksrc
@@ -447,7 +450,7 @@ if want kernels; then
 		note "kernel $k: the $kgroups groups in QEMU"
 		KREL=$krel KSRC=$ksrc KDIR=$kdir KFD_SRC=$kfd MODULE=$ko TOOLS=$tools \
 			KSFT_SRC=${ksft%/tools/testing/selftests} \
-			BUILD=$kb CHECK_SUITES=$kgroups CHECK_KERNELS='' SUITE_SUFFIX=@$k \
+			CACHE=$kcache BUILD=$kb CHECK_SUITES=$kgroups CHECK_KERNELS='' SUITE_SUFFIX=@$k \
 			"$top/tools/check.sh" > "$kb/check.log" 2>&1
 		grep -E '^(check|qemu-run): ' "$kb/check.log" | tail -n 20
 		if [ -s "$kb/check/summary" ]; then
