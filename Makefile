@@ -2,7 +2,11 @@
 #
 # make module     build kmod/xsched_kfd.ko and the sim GPU for tests, kmod/sim/xsched_sim.ko
 #                 (KDIR= headers, default: Debian 6.12 from the cache)
-# make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed"
+# make check      every test suite: host unit tests, kselftests in a QEMU VM; ends "N passed, N failed";
+#                 the VM suites on Debian's 6.12 and again on sid's 7.2 (the kernels group)
+# make check-kernels  the kernel matrix: the module built (and through sparse) against
+#                 Debian's 6.1, 6.12, 7.2 and 7.3 with their in-tree amdkfd, and the VM
+#                 suites on each (Documentation/kfd-backend.rst, "Kernels")
 # make demo       urgent vs batch queue on the sim GPU in a VM, latency table per level,
 #                 a latency CDF plot and a timeline of one urgent request (build/demo/),
 #                 and one run through the HIP path (tests/hip-sim programs, libxsched preloaded)
@@ -46,7 +50,7 @@ MODULE = kmod/xsched_kfd.ko
 SIM_MODULE = kmod/sim/xsched_sim.ko
 USER_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi
 
-.PHONY: all deps kernel module tools hip-vm check check-hip-real check-debug demo bench lint mutate install install-tools clean
+.PHONY: all deps kernel module tools hip-vm check check-kernels check-hip-real check-debug demo bench lint mutate install install-tools clean
 
 all: module
 
@@ -88,6 +92,12 @@ tools: $(TOOLS)
 check: module tools
 	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
 		KFD_SRC=$(KFD_SRC) DEBUG_KDIR=$(DEBUG_KDIR) $(TOP)/tools/check.sh
+
+# The kernels group of check.sh over every Debian kernel the module supports.
+check-kernels: module tools
+	@KREL=$(KREL) CACHE=$(CACHE) BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KDIR_USED) \
+		KFD_SRC=$(KFD_SRC) CHECK_SUITES=kernels CHECK_KERNELS="6.1 6.12 7.2 7.3" \
+		$(TOP)/tools/check.sh
 
 # Every ROCm userspace stack Debian ships, through the hip-real group of check.sh.
 check-hip-real: $(KERNEL_DEP)

@@ -553,8 +553,8 @@ static struct xsched_arb_domain *xsched_arb_domain_new(const void *device, kuid_
 	d->device = device;
 	d->user = user;
 	INIT_WORK(&d->work, xsched_arb_pass);
-	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	d->timer.function = xsched_arb_timer_fn;
+	xsched_hrtimer_setup(&d->timer, xsched_arb_timer_fn, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL);
 	spin_lock_init(&d->lock);
 	INIT_LIST_HEAD(&d->events);
 	INIT_LIST_HEAD(&d->polled);

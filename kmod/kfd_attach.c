@@ -216,8 +216,14 @@ owner:
 	a->mm = current->mm;
 	arg->gpu_count = READ_ONCE(p->n_pdds);
 	*attach = a;
+#ifdef XKFD_HAVE_PROCESS_PASID
 	pr_debug("xsched: kfd: attached pid %d, pasid %u, %u gpus\n",
 		 task_tgid_nr(current), p->pasid, arg->gpu_count);
+#else
+	/* One PASID per device there (kfd_process_device.pasid, 6.14+). */
+	pr_debug("xsched: kfd: attached pid %d, %u gpus\n",
+		 task_tgid_nr(current), arg->gpu_count);
+#endif
 	return 0;
 
 err_fput:

@@ -108,9 +108,32 @@ int xkfd_usable(struct xkfd_queue *kq, struct kfd_process *p);
 /* kfd_batch.c */
 int xkfd_lock_process(struct kfd_process *p);
 void xkfd_unlock_process(struct kfd_process *p, int how);
-/* Batches need dqm->ops.halt(), and a way to keep shader isolation out. */
+/*
+ * The mutex and per-partition flag under which amdgpu's shader isolation
+ * stops KFD's scheduler: adev->gfx.kfd_sch_mutex and kfd_sch_inactive[]
+ * (6.12), renamed userq_sch_mutex and userq_sch_inactive[] (7.2, 7.3).
+ */
+#if defined(XKFD_HAVE_KFD_SCH_MUTEX)
+#define XKFD_HAVE_SCH_MUTEX
+#define xkfd_sch_mutex(adev) (&(adev)->gfx.kfd_sch_mutex)
+#define xkfd_sch_inactive(adev, i) ((adev)->gfx.kfd_sch_inactive[i])
+#elif defined(XKFD_HAVE_USERQ_SCH_MUTEX)
+#define XKFD_HAVE_SCH_MUTEX
+#define xkfd_sch_mutex(adev) (&(adev)->gfx.userq_sch_mutex)
+#define xkfd_sch_inactive(adev, i) ((adev)->gfx.userq_sch_inactive[i])
+#endif
+
+/*
+ * Batches need dqm->ops.halt(), and a way to keep shader isolation out.  A
+ * KFD with halt() and isolation but no lock known here would silently lose
+ * batches (7.x renamed the lock): refused instead, until this is taught.
+ */
+#if defined(XKFD_HAVE_DQM_HALT) && defined(XKFD_HAVE_STOP_SCHED) && \
+	!(defined(XKFD_HAVE_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION))
+#error "KFD_SRC: shader isolation stops KFD under a lock kfd_conftest.sh does not know"
+#endif
 #if defined(XKFD_HAVE_DQM_HALT) && (!defined(XKFD_HAVE_STOP_SCHED) || \
-	(defined(XKFD_HAVE_KFD_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION)))
+	(defined(XKFD_HAVE_SCH_MUTEX) && defined(XKFD_HAVE_ENFORCE_ISOLATION)))
 #define XKFD_BATCH
 void *xkfd_op_batch_begin(struct xsched_queue *const *qs, unsigned int n);
 void xkfd_op_batch_end(void *batch);

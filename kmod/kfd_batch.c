@@ -12,7 +12,8 @@
  * single queues, so there is nothing to gain there.
  *
  * amdgpu's shader isolation (enforce_isolation) halts KFD's scheduler too,
- * under adev->gfx.kfd_sch_mutex.  A GPU with isolation on in any partition
+ * under adev->gfx.kfd_sch_mutex (userq_sch_mutex from 7.x: kfd_backend.h,
+ * xkfd_sch_mutex()).  A GPU with isolation on in any partition
  * is never batched (its resets and jobs take that mutex); elsewhere a batch
  * holds the mutex from halt to unhalt, so that isolation turned on meanwhile
  * waits instead of halting a halted device.  While a device is halted every
@@ -119,9 +120,9 @@ static bool xkfd_may_halt(struct device_queue_manager *dqm)
 	struct kfd_node *node = dqm->dev;
 	bool ok;
 
-#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+#ifdef XKFD_HAVE_SCH_MUTEX
 	if (node->node_id >= MAX_XCP ||
-	    node->adev->gfx.kfd_sch_inactive[node->node_id])
+	    xkfd_sch_inactive(node->adev, node->node_id))
 		return false;		/* shader isolation has it stopped */
 #endif
 	if (xkfd_in_reset_node(node))
@@ -167,9 +168,9 @@ static bool xkfd_batch_halt(struct xkfd_batch *b, struct amdgpu_device *adev)
 
 	if (xkfd_isolation_on(adev))
 		return false;
-#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+#ifdef XKFD_HAVE_SCH_MUTEX
 	/* Tried only: process mutexes are held already. */
-	if (!mutex_trylock(&adev->gfx.kfd_sch_mutex))
+	if (!mutex_trylock(xkfd_sch_mutex(adev)))
 		return false;
 #endif
 	for (i = 0; i < b->ndev; i++) {
@@ -186,9 +187,9 @@ static bool xkfd_batch_halt(struct xkfd_batch *b, struct amdgpu_device *adev)
 			pr_warn("xsched: kfd: batch preemption of a device failed (%d)\n",
 				d->halt_ret);
 	}
-#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+#ifdef XKFD_HAVE_SCH_MUTEX
 	if (!any)
-		mutex_unlock(&adev->gfx.kfd_sch_mutex);
+		mutex_unlock(xkfd_sch_mutex(adev));
 #endif
 	return any;
 }
@@ -288,9 +289,9 @@ void xkfd_op_batch_end(void *batch)
 		}
 		xkfd_unuse(d->pin);
 	}
-#ifdef XKFD_HAVE_KFD_SCH_MUTEX
+#ifdef XKFD_HAVE_SCH_MUTEX
 	for (i = b->nadev; i-- > 0;)
-		mutex_unlock(&b->adev[i]->gfx.kfd_sch_mutex);
+		mutex_unlock(xkfd_sch_mutex(b->adev[i]));
 #endif
 	for (i = b->nprocs; i-- > 0;) {
 		if (b->procs[i])

@@ -113,4 +113,19 @@ try XKFD_HAVE_KFD_SCH_MUTEX '
 	mutex_lock(&adev->gfx.kfd_sch_mutex);
 	return adev->gfx.kfd_sch_inactive[0];' "$@"
 
+# ... or under the same, renamed when amdgpu's user queues joined KFD's
+# queues under it (7.2, 7.3).
+try XKFD_HAVE_USERQ_SCH_MUTEX '
+	struct amdgpu_device *adev = x;
+
+	mutex_lock(&adev->gfx.userq_sch_mutex);
+	return adev->gfx.userq_sch_inactive[0];' "$@"
+
+# A process has one PASID (6.1, 6.12); from 6.14 (7.2, 7.3) each of its
+# devices has its own, in kfd_process_device.
+try XKFD_HAVE_PROCESS_PASID '
+	struct kfd_process *p = x;
+
+	return p->pasid;' "$@"
+
 mv "$tmp/out" "$out"

@@ -141,8 +141,8 @@ struct xsched_queue *xsched_queue_create(u32 backend,
 	spin_lock_init(&q->state_lock);
 	init_waitqueue_head(&q->wq);
 	INIT_LIST_HEAD(&q->waiters);
-	hrtimer_init(&q->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	q->poll_timer.function = xsched_poll_timer_fn;
+	xsched_hrtimer_setup(&q->poll_timer, xsched_poll_timer_fn,
+			     CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	INIT_DELAYED_WORK(&q->timeout_work, xsched_queue_timeout_fn);
 
 	mutex_lock(&xsched_queues_lock);

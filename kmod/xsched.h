@@ -32,6 +32,8 @@
 #include <linux/workqueue.h>
 #include <linux/xsched_kfd.h>
 
+#include "compat.h"
+
 struct dentry;
 struct module;
 struct xsched_arb_domain;

@@ -60,6 +60,16 @@
 #   ksft-tree          (pkg) the kselftests built in a kernel tree with lib.mk, one
 #                      run by the kernel's run_kselftest.sh in a VM
 #   install            (pkg) libxsched/xschedctl installed, pkg-config, man pages
+#   kernel-build@K     (kernels) the module built against Debian kernel K of
+#                      CHECK_KERNELS (tools/fetch-kernel.sh --series K), with
+#                      its in-tree amdkfd as KFD_SRC; a KFD the backend refuses
+#                      by its compile tests (6.1) is one skip, the module then
+#                      built with the sim backend only
+#   kernel-sparse@K    the same build through sparse: no warning in kmod/
+#   SUITE@K            the vm and kfd groups again (sim suites; kfd suites and
+#                      kfd_model beside K's amdgpu.ko), booting K with the
+#                      module built for it; nokfd instead of kfd where K's KFD
+#                      is refused
 # Every VM run ends with the module unloaded and the kernel log scanned
 # (tools/qemu-run.sh); inside, each test program is checked for kernel splats
 # and each suite for module objects left alive (tools/vm-gate).
@@ -68,7 +78,9 @@
 # its own line and is not in the total; a lint failure still fails the check.
 #
 # Selection, for `make mutate` and quick runs (default: everything):
-#   CHECK_SUITES="unit vm gate nokfd debug kfd hip-real pkg lint"   groups of suites to run
+#   CHECK_SUITES="unit vm gate nokfd debug kfd hip-real pkg lint kernels"   groups of suites to run
+#   CHECK_KERNELS="7.2"   the kernels group's Debian kernels (make check-kernels:
+#                        6.1 6.12 7.2 7.3; the other groups run on KREL, 6.12)
 #   HIP_REAL_SUITES="sid"   Debian suites of the hip-real group (make check-hip-real:
 #                        bookworm trixie sid experimental)
 #   CHECK_KSELFTESTS="exactly_once partway"      kselftest programs in the sim VM
@@ -80,11 +92,17 @@
 #                        sim GPU is sim/xsched_sim.ko beside it
 #   TOOLS=dir            where xschedctl and xsched-demo are (default $BUILD/tools)
 #   VM_TIMEOUT=s         limit of the main VM run (default 2400)
+# The kernels group runs this script again per kernel, with MODULE, TOOLS and
+# SUITE_SUFFIX (@K, appended to every suite name it reports).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KREL:?}" "${CACHE:?}" "${BUILD:?}" "${KSRC:?}" "${KDIR:?}"
-groups=${CHECK_SUITES:-unit vm gate nokfd debug kfd hip-real pkg lint}
+groups=${CHECK_SUITES:-unit vm gate nokfd debug kfd hip-real pkg lint kernels}
+sfx=${SUITE_SUFFIX:-}
+# The kselftest harness the test programs are built with (userspace: the
+# same programs run on every kernel of the kernels group).
+ksft=${KSFT_SRC:-$KSRC}/tools/testing/selftests
 module=${MODULE:-$top/kmod/xsched_kfd.ko}
 # The sim suites load the core, then the sim GPU (a test device) beside it.
 sim_module=${module%/*}/sim/xsched_sim.ko
@@ -103,14 +121,14 @@ note() { echo "check: $*" >&2; }
 want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 # A suite that could not run, or whose run went wrong outside its own tests,
 # counts one failure under its own name, so it cannot vanish.
-broken() { echo "$1: 0 passed, 1 failed" >> "$logs/summary"; note "$1: $2"; status=1; }
-passed() { echo "$1: 1 passed, 0 failed" >> "$logs/summary"; }
+broken() { echo "$1$sfx: 0 passed, 1 failed" >> "$logs/summary"; note "$1$sfx: $2"; status=1; }
+passed() { echo "$1$sfx: 1 passed, 0 failed" >> "$logs/summary"; }
 # The last result line of suite $1 in log $2, or a failure if there is none.
 result() {
 	local line
 	line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1)
 	if [ -n "$line" ]; then
-		echo "$line" >> "$logs/summary"
+		echo "$1$sfx:${line#"$1":}" >> "$logs/summary"
 	else
 		broken "$1" "no result in $2"
 	fi
@@ -173,7 +191,7 @@ tsan_part() { # target suite-printed suite-counted what
 	make -s -C "$top/libxsched" "$1" TOP="$top" > "$log" 2>&1
 	cat "$log"
 	if grep -qE "^$2: [0-9]+ passed, 0 failed" "$log"; then
-		echo "$3: 1 passed, 0 failed	($4 under ThreadSanitizer)" >> "$logs/summary"
+		echo "$3$sfx: 1 passed, 0 failed	($4 under ThreadSanitizer)" >> "$logs/summary"
 	else
 		broken "$3" "$4 under ThreadSanitizer failed or did not run (see $log)"
 	fi
@@ -184,7 +202,7 @@ if want unit; then
 	# The CUDA interposer's host tests need CUDA's headers, not a GPU.
 	if make -s -C "$top/libxsched" check-cuda-asan TOP="$top" -n 2>/dev/null |
 		grep -q 'no CUDA headers'; then
-		echo "libxsched-cuda: 0 passed, 0 failed, 1 skipped	(no CUDA headers)" >> "$logs/summary"
+		echo "libxsched-cuda$sfx: 0 passed, 0 failed, 1 skipped	(no CUDA headers)" >> "$logs/summary"
 	else
 		unit_part check-cuda-asan libxsched-cuda
 		tsan_part check-cuda-tsan libxsched-cuda-tsan libxsched-cuda-tsan "the CUDA host tests"
@@ -192,7 +210,7 @@ if want unit; then
 	unit_part check-abi libxsched-abi
 	if make -s -C "$top/libxsched" check-hip TOP="$top" -n 2>/dev/null |
 		grep -q 'no HIP headers'; then
-		echo "libxsched-hip: 0 passed, 0 failed, 1 skipped	(no HIP headers: libxsched.so built WITHOUT the HIP interposer)" >> "$logs/summary"
+		echo "libxsched-hip$sfx: 0 passed, 0 failed, 1 skipped	(no HIP headers: libxsched.so built WITHOUT the HIP interposer)" >> "$logs/summary"
 		note "libxsched.so was built WITHOUT the HIP interposer (no HIP headers; Debian: libamdhip64-dev)"
 	else
 		unit_part check-hip libxsched-hip
@@ -207,7 +225,7 @@ fi
 if want vm || want gate || want nokfd || want debug; then
 	note "building kselftests"
 	if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" \
-		KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$vm/kselftest" \
+		KSFT_DIR="$ksft" OUT="$vm/kselftest" \
 		> "$logs/kselftest-build.log" 2>&1; then
 		cat "$logs/kselftest-build.log"
 		broken xsched-kselftest "build failed"
@@ -220,7 +238,7 @@ if want vm; then
 	expect="xsched-kselftest tools"
 	if [ -f "$top/libxsched/Makefile" ]; then
 		if make -s -C "$top/libxsched" vmtests TOP="$top" OUT="$vm/libxsched" \
-			KSFT_DIR="$KSRC/tools/testing/selftests" > "$logs/libxsched-build.log" 2>&1; then
+			KSFT_DIR="$ksft" > "$logs/libxsched-build.log" 2>&1; then
 			expect="$expect libxsched-vm"
 		else
 			cat "$logs/libxsched-build.log"
@@ -230,7 +248,7 @@ if want vm; then
 	# The HIP path: needs Debian's hipcc and libamdhip64-dev (tools/install-deps.sh).
 	if make -s -C "$top/libxsched" all TOP="$top" BUILD="$BUILD/libxsched" > "$logs/hip-build.log" 2>&1 &&
 		make -s -C "$top/tests/hip-sim" vm TOP="$top" BUILD="$BUILD" OUT="$vm/hip" \
-			XSCHED_SO="$top/build/libxsched/libxsched.so.0" \
+			XSCHED_SO="$BUILD/libxsched/libxsched.so.0" \
 			>> "$logs/hip-build.log" 2>&1; then
 		expect="$expect hip-sim"
 	else
@@ -293,14 +311,14 @@ if want nokfd; then
 			'cd kselftest && SUITE=xsched-nokfd-uapi ./run.sh uapi' 2>&1 | tee "$logs/vm-nokfd.log"
 		rc=${PIPESTATUS[0]}
 		if grep -qE '^xsched-nokfd-uapi: [0-9]+ passed, 0 failed' "$logs/vm-nokfd.log"; then
-			echo "xsched-nokfd: 1 passed, 0 failed	(the uapi binary against this build)" >> "$logs/summary"
+			echo "xsched-nokfd$sfx: 1 passed, 0 failed	(the uapi binary against this build)" >> "$logs/summary"
 		else
 			broken xsched-nokfd "the uapi binary failed against this build (see $logs/vm-nokfd.log)"
 		fi
 		[ "$rc" = 0 ] || vm_status xsched-nokfd "$rc" "$logs/vm-nokfd.log"
 		# The one case this run exists for must have run, not skipped.
 		if grep -qE '^ok [0-9]+ uapi.kfd_attach_without_kfd_backend_is_enodev$' "$logs/vm-nokfd.log"; then
-			echo "xsched-nokfd: 1 passed, 0 failed	(kfd_attach_without_kfd_backend_is_enodev)" >> "$logs/summary"
+			echo "xsched-nokfd$sfx: 1 passed, 0 failed	(kfd_attach_without_kfd_backend_is_enodev)" >> "$logs/summary"
 		else
 			broken xsched-nokfd "the ENODEV case did not pass (was kfd built in?)"
 		fi
@@ -351,7 +369,7 @@ if want kfd && [ -n "${KFD_SRC:-}" ]; then
 	kfdlib=0
 	if [ -f "$top/libxsched/Makefile" ]; then
 		if make -s -C "$top/libxsched" vmtests-kfd TOP="$top" OUT="$vmk/libxsched_kfd" \
-			KSFT_DIR="$KSRC/tools/testing/selftests" > "$logs/libxsched-kfd-build.log" 2>&1; then
+			KSFT_DIR="$ksft" > "$logs/libxsched-kfd-build.log" 2>&1; then
 			kfdlib=1
 		else
 			cat "$logs/libxsched-kfd-build.log"
@@ -359,7 +377,7 @@ if want kfd && [ -n "${KFD_SRC:-}" ]; then
 		fi
 	fi
 	if make -s -C "$top/tests/kselftest/xsched_kfd" TOP="$top" KREL="$KREL" \
-		KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$vmk/xsched_kfd" \
+		KSFT_DIR="$ksft" OUT="$vmk/xsched_kfd" \
 		> "$logs/kfd-build.log" 2>&1; then
 		kfdcopy=(--copy "$vmk/xsched_kfd")
 		kfdcmd='(cd xsched_kfd && ./run.sh)'
@@ -367,10 +385,10 @@ if want kfd && [ -n "${KFD_SRC:-}" ]; then
 			kfdcopy+=(--copy "$vmk/libxsched_kfd")
 			kfdcmd="$kfdcmd; (cd libxsched_kfd && ./run.sh)"
 		fi
-		note "booting $KREL in QEMU with amdgpu.ko and kmod/xsched_kfd.ko"
+		note "booting $KREL in QEMU with amdgpu.ko and $module"
 		# The suites' own failures are counted from their lines; the VM's
 		# status is boot, load, unload and the final kernel-log scan.
-		qemu --amdgpu --module "$top/kmod/xsched_kfd.ko" "${kfdcopy[@]}" --rmmod \
+		qemu --amdgpu --module "$module" "${kfdcopy[@]}" --rmmod \
 			--timeout 1200 -- "$kfdcmd; exit 0" 2>&1 | tee "$logs/vm-kfd.log"
 		rc=${PIPESTATUS[0]}
 		result xsched-kfd-kselftest "$logs/vm-kfd.log"
@@ -449,6 +467,70 @@ if want pkg; then
 		result "$s" "$logs/$s.log"
 		[ "$rc" = 0 ] || grep -qE "^$s: [0-9]+ passed, [1-9]" "$logs/$s.log" ||
 			broken "$s" "tools/check-$s.sh exited $rc"
+	done
+fi
+
+# The kernel matrix: per Debian kernel of CHECK_KERNELS, the module built
+# against its headers with its in-tree amdkfd, through sparse, and the VM
+# groups again on it (this script, once per kernel).  Their kernels are
+# unpacked beside CACHE, not in it: what globs CACHE for the kernel (the
+# libxsched Makefile's kfd_ioctl.h) must keep finding KREL's.
+if want kernels; then
+	kcache=${KERNELS_CACHE:-$(dirname "$CACHE")/kernels}
+	for k in ${CHECK_KERNELS-7.2}; do
+		kb=$BUILD/kernels/$k
+		rm -rf "$kb"
+		mkdir -p "$kb"
+		if ! krel=$("$top/tools/fetch-kernel.sh" --series "$k" "$kcache" 2> "$kb/fetch.log"); then
+			cat "$kb/fetch.log"
+			broken "kernel-build@$k" "tools/fetch-kernel.sh --series $k failed"
+			continue
+		fi
+		kroot=$(cd "$kcache" && pwd -P)/$krel
+		kdir=$kroot/usr/src/linux-headers-$krel
+		ksrc=$kroot/usr/src/linux-source-$k
+		kfd=$ksrc
+		note "kernel $k ($krel): building the module against it"
+		if ko=$("$top/tools/build-module.sh" "$kb/module" "$kdir" "$kfd" 2> "$kb/build-err.log"); then
+			echo "kernel-build@$k: 1 passed, 0 failed	($krel, kfd backend)" >> "$logs/summary"
+		elif grep -q '#error "KFD_SRC is older than Linux 6.5' "$kb/module/build.log"; then
+			# Refused by the backend's compile tests: the sim backend only.
+			kfd=
+			if ko=$("$top/tools/build-module.sh" "$kb/module" "$kdir" 2> "$kb/build-err.log"); then
+				echo "kernel-build@$k: 1 passed, 0 failed, 1 skipped	($krel: sim backend; kfd backend refused: KFD older than 6.5)" >> "$logs/summary"
+			else
+				cat "$kb/build-err.log"
+				broken "kernel-build@$k" "build failed without KFD_SRC too"
+				continue
+			fi
+		else
+			tail -n 30 "$kb/build-err.log"
+			broken "kernel-build@$k" "build against $krel failed (see $kb/module/build.log)"
+			continue
+		fi
+		note "kernel $k: sparse"
+		if SPARSE=1 "$top/tools/build-module.sh" "$kb/sparse" "$kdir" "$kfd" > /dev/null 2>&1 &&
+			grep -q '^  CHECK ' "$kb/sparse/build.log" &&
+			! grep -qE 'kmod/.*: (warning|error):' "$kb/sparse/build.log"; then
+			passed "kernel-sparse@$k"
+		else
+			grep -E 'kmod/.*: (warning|error):|sparse' "$kb/sparse/build.log" | head -n 20
+			broken "kernel-sparse@$k" "sparse found warnings or did not run (see $kb/sparse/build.log)"
+		fi
+		kgroups="vm kfd"
+		[ -n "$kfd" ] || kgroups="vm nokfd"
+		note "kernel $k: the $kgroups groups in QEMU"
+		KREL=$krel KSRC=$ksrc KDIR=$kdir KFD_SRC=$kfd MODULE=$ko TOOLS=$tools \
+			KSFT_SRC=${ksft%/tools/testing/selftests} \
+			CACHE=$kcache BUILD=$kb CHECK_SUITES=$kgroups CHECK_KERNELS='' SUITE_SUFFIX=@$k \
+			"$top/tools/check.sh" > "$kb/check.log" 2>&1
+		grep -E '^(check|qemu-run): ' "$kb/check.log" | tail -n 20
+		if [ -s "$kb/check/summary" ]; then
+			cat "$kb/check/summary" >> "$logs/summary"
+			grep -q ' [1-9][0-9]* failed' "$kb/check/summary" && status=1
+		else
+			broken "kernel-vm@$k" "no result (see $kb/check.log)"
+		fi
 	done
 fi
 

@@ -15,7 +15,11 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#ifdef XSCHED_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>	/* before 6.12 (6.1) */
+#endif
 
 #include "sim.h"
 

@@ -139,7 +139,7 @@ int xsim_mmap(struct xsim_vm *vm, struct vm_area_struct *vma)
 	p = xsim_translate(vm, addr, len);
 	if (!p || !PAGE_ALIGNED(p))
 		return -EINVAL;
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	xsched_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	/*
 	 * Page by page: an accounted __vmalloc() area is not VM_USERMAP, which
 	 * remap_vmalloc_range() wants, and vmalloc_user() cannot be accounted.

@@ -34,7 +34,7 @@ FIXTURE_SETUP(kfd)
 	ASSERT_EQ(0, kt_version(self->cfd, &v));
 	if (!(v.backends & (1U << XSCHED_BACKEND_KFD)))
 		SKIP(return, "xsched_kfd.ko was built without KFD_SRC (no kfd backend)");
-	KT_OPEN_DEV_OR_SKIP(self->kfd, KT_KFD, "is amdgpu.ko loaded?");
+	KT_OPEN_KFD_OR_SKIP(self->kfd);
 }
 
 FIXTURE_TEARDOWN(kfd)

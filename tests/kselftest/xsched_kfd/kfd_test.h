@@ -184,6 +184,22 @@ static inline int kt_write_file(const char *path, const char *val)
 	ASSERT_LE(0, (fd)) TH_LOG("%s: %s", (path), strerror(errno));		\
 } while (0)
 
+/*
+ * /dev/kfd, or skip when it cannot be had here: absent without amdgpu.ko,
+ * and KFD from Linux 7.2 on creates no process on a machine without a GPU
+ * node (kfd_create_process(): EINVAL, "no gpu node!" in the kernel log), so
+ * a VM without a GPU attaches nothing there.
+ */
+#define KT_OPEN_KFD_OR_SKIP(fd) do {						\
+	(fd) = open(KT_KFD, O_RDWR | O_CLOEXEC);				\
+	if ((fd) < 0 && errno == EINVAL)					\
+		SKIP(return, "%s: EINVAL: this KFD opens no process without a GPU node", \
+		     KT_KFD);							\
+	if ((fd) < 0 && (errno == ENOENT || errno == ENODEV || errno == ENXIO))	\
+		SKIP(return, "%s: %s (is amdgpu.ko loaded?)", KT_KFD, strerror(errno)); \
+	ASSERT_LE(0, (fd)) TH_LOG("%s: %s", KT_KFD, strerror(errno));		\
+} while (0)
+
 /* Write "Y" or "N" to the layout test knob; -errno if it is missing. */
 static inline int kt_knob_set(bool on)
 {
