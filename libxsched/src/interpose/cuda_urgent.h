@@ -26,8 +26,12 @@ enum xu_how {
 #define XU_DEV_BASE 32
 
 /* XSCHED_CUDA_LV3 read, driver functions taken from @libcuda.  @split:
- * the SM partition is on (the two are alternatives). */
-void xu_init(void *libcuda, bool split);
+ * the SM partition is on (the two are alternatives); @choose_hold:
+ * XSCHED_CUDA_HOLD is auto, so that with the urgent context off (and no
+ * partition) each urgent stream's bursts run with Lv1 holds or without, as
+ * measured best (cuda_mode.c's modes lv1 and native).  true: urgent
+ * streams are followed (the urgent context is on, or holds are chosen). */
+bool xu_init(void *libcuda, bool split, bool choose_hold);
 bool xu_on(void);
 
 /* Streams: the program made @h (in the current context) with @flags. */
