@@ -374,7 +374,7 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
 		tw_ = xu_twin(h);					\
 		xg_open_for(tw_ != NULL);				\
-		if (tw_ || xu_stream_urgent(h, NULL))	/* and its program side */ \
+		if (tw_)	/* and its program side */ \
 			y2 = xsi_sync_begin(&xc_rt, stream_of(E_##sym,	\
 				(CUstream)((uintptr_t)h | XU_PROGRAM_SIDE)), XSI_SCOPE_STREAM); \
 		r = tw_ ? real_##sym(tw_) : CUDA_SUCCESS;		\
