@@ -54,22 +54,26 @@ def repo_files():
 def ignored(paths):
     """The paths among these that .gitignore leaves out (outputs, caches)."""
     # git will not look beyond a symbolic link (a .cache linked to another
-    # checkout's): ask about the link itself, as one ignored folder.
+    # checkout's): ask about the link itself, as one ignored folder.  A glob
+    # is asked about as one path it stands for (results/ of
+    # libxsched/bench/*/results/).
     asked = {}
     for p in paths:
-        parts = p.rstrip("/").split("/")
-        q = p
-        for i in range(1, len(parts)):
+        q = re.sub(r"[*?]", "x", p)
+        parts = q.rstrip("/").split("/")
+        for i in range(1, len(parts) + 1):
             if os.path.islink(os.path.join(TOP, *parts[:i])):
                 q = "/".join(parts[:i])
                 break
         asked[p] = q
     if not asked:
         return set()
-    out = subprocess.run(["git", "-C", TOP, "check-ignore", "--no-index", "--stdin", "-z"],
+    run = subprocess.run(["git", "-C", TOP, "check-ignore", "--no-index", "--stdin", "-z"],
                          input="\0".join(sorted(set(asked.values()))) + "\0",
-                         capture_output=True, text=True).stdout
-    said = {q for q in out.split("\0") if q}
+                         capture_output=True, text=True)
+    if run.returncode not in (0, 1):    # 1: none is ignored
+        sys.exit("paths: git check-ignore failed: " + run.stderr.strip())
+    said = {q for q in run.stdout.split("\0") if q}
     return {p for p, q in asked.items() if q in said}
 
 
