@@ -81,30 +81,30 @@ def literals(rel, text):
     """(line, token, cell) for each inline literal; cell is the index of its
     Markdown table cell on that line, or None outside a table."""
     out = []
+    if not rel.endswith(".md"):
+        # reStructuredText: a literal may go on over a line end.
+        for m in re.finditer(r"``((?:[^`]|`(?!`))+?)``", text):
+            out.append((text.count("\n", 0, m.start()) + 1, m.group(1), None))
+        return out
     fenced = False
-    markdown = rel.endswith(".md")
     for n, line in enumerate(text.splitlines(), 1):
-        if markdown:
-            if line.lstrip().startswith("```"):
-                fenced = not fenced
-                continue
-            if fenced:
-                continue
-            table = line.lstrip().startswith("|")
-            cell, i = 0, 0
-            while i < len(line):
-                if line[i] == "|" and table:
-                    cell += 1
-                elif line[i] == "`":
-                    j = line.find("`", i + 1)
-                    if j < 0:
-                        break
-                    out.append((n, line[i + 1:j], cell if table else None))
-                    i = j
-                i += 1
-        else:
-            for m in re.finditer(r"``([^`]+?)``", line):
-                out.append((n, m.group(1), None))
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        table = line.lstrip().startswith("|")
+        cell, i = 0, 0
+        while i < len(line):
+            if line[i] == "|" and table:
+                cell += 1
+            elif line[i] == "`":
+                j = line.find("`", i + 1)
+                if j < 0:
+                    break
+                out.append((n, line[i + 1:j], cell if table else None))
+                i = j
+            i += 1
     return out
 
 
