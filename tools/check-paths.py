@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Every path of this repository that a document names exists.
+"""Every path of this repository that a document names exists
+(Documentation/layout.rst, "Documents name paths that exist").
 
 Reads the inline literals of the documents given (`x` in Markdown outside
 fenced blocks, ``x`` in reStructuredText) and decides for each whether it

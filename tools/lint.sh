@@ -109,7 +109,8 @@ done
 # every row has as many cells as the header.  The doc names the commands that
 # reproduce it: a table.py --summary line, and run-h100.sh lines whose plans
 # all exist in run-h100.sh.  The figures come from run logs that stay out of
-# git (STYLE.md, "Results are not source"), so they are not compared here.
+# git (Documentation/layout.rst, "Results are not source"), so they are not
+# compared here.
 doc=Documentation/cuda.rst
 bench=libxsched/bench/cuda
 why=
@@ -161,7 +162,7 @@ else
 	fail=$((fail + 1))
 fi
 
-# The layout of DESIGN.md section 8: no file-level call circle within the
+# The layout of Documentation/layout.rst: no file-level call circle within the
 # module, the sim module, libxsched or xschedctl, and no file of theirs over
 # 900 lines (tools/check-layout.py; the module's objects are those sparse's
 # build just made).
