@@ -18,7 +18,8 @@
 #                 downloads 3.4 GB and unpacks 22 GB under .cache/rocm; Documentation/hip.rst)
 # make check-debug  the sim suites on a KASAN/lockdep/kmemleak kernel built from the
 #                 Debian source (cached; the first build takes about 30 min on 2 cores)
-# make lint       checkpatch and sparse on the module
+# make lint       checkpatch and sparse on the module, the documents parsed, the layout
+#                 and the paths the documents name (Documentation/layout.rst)
 # make mutate     each deliberate fault of tools/mutate/faults, alone, must fail its suites
 #                 (FAULTS="name ..." for a subset; Documentation/testing.rst)
 # make install    install the module into the running kernel's tree (KDIR= its headers)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The layout rules of DESIGN.md section 8, checked from built objects.
+"""The layout rules of Documentation/layout.rst ("Checked by
+tools/check-layout.py"), read from built objects.
 
 For each component (the module's core, the sim module, libxsched, xschedctl):
   - no file-level call circle: file A calling a function defined in B while B,

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # checkpatch (from Debian's linux-source) on every kernel file, sparse on the
-# module build, a reStructuredText parse of every Documentation/ file, and a
-# build of the GPU tests against ROCm's HSA headers.  One result per file and
-# one for sparse; last line
+# module build, a reStructuredText parse of every Documentation/ file, a
+# build of the GPU tests against ROCm's HSA headers, the layout
+# (tools/check-layout.py) and the paths the documents name
+# (tools/check-paths.py).  One result per file and one for sparse; last line
 # "lint: N passed, N failed".  KSRC and KDIR come from `make lint`.
 set -uo pipefail
 
@@ -12,6 +13,25 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KSRC:?}" "${KDIR:?}"
 pass=0
 fail=0
+
+# tally NAME SCRIPT OUTPUT: count a checker's "ok ..." and "not ok ..." lines
+# as lint's own and pass its "#" lines on; one that printed no last line
+# "NAME: N passed, ..." gave no result, which fails.
+tally() {
+	local line
+	if ! grep -q "^$1: [0-9]* passed" <<< "$3"; then
+		echo "not ok $1 ($2 gave no result)"
+		tail -n 10 <<< "$3" | sed 's/^/#   /'
+		fail=$((fail + 1))
+	fi
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) echo "$line"; pass=$((pass + 1)) ;;
+		"not ok "*) echo "$line"; fail=$((fail + 1)) ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <<< "$3"
+}
 
 for f in "$top"/kmod/*.[ch] "$top"/kmod/sim/*.[ch] "$top"/include/uapi/linux/*.h; do
 	rel=${f#"$top"/}
@@ -89,7 +109,8 @@ done
 # every row has as many cells as the header.  The doc names the commands that
 # reproduce it: a table.py --summary line, and run-h100.sh lines whose plans
 # all exist in run-h100.sh.  The figures come from run logs that stay out of
-# git (STYLE.md, "Results are not source"), so they are not compared here.
+# git (Documentation/layout.rst, "Results are not source"), so they are not
+# compared here.
 doc=Documentation/cuda.rst
 bench=libxsched/bench/cuda
 why=
@@ -141,23 +162,16 @@ else
 	fail=$((fail + 1))
 fi
 
-# The layout of DESIGN.md section 8: no file-level call circle within the
+# The layout of Documentation/layout.rst: no file-level call circle within the
 # module, the sim module, libxsched or xschedctl, and no file of theirs over
 # 900 lines (tools/check-layout.py; the module's objects are those sparse's
 # build just made).
-layout=$(python3 "$top/tools/check-layout.py" 2>&1)
-if ! grep -q '^layout: [0-9]* passed' <<< "$layout"; then
-	echo "not ok layout (tools/check-layout.py gave no result)"
-	tail -n 10 <<< "$layout" | sed 's/^/#   /'
-	fail=$((fail + 1))
-fi
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) echo "$line"; pass=$((pass + 1)) ;;
-	"not ok "*) echo "$line"; fail=$((fail + 1)) ;;
-	"#"*) echo "$line" ;;
-	esac
-done <<< "$layout"
+tally layout tools/check-layout.py "$(python3 "$top/tools/check-layout.py" 2>&1)"
+
+# Every path of the repository that README.md, tests/README.md and
+# Documentation/ name exists (tools/check-paths.py says what counts as one).
+tally paths tools/check-paths.py "$(cd "$top" && python3 tools/check-paths.py \
+	README.md tests/README.md Documentation/*.rst 2>&1)"
 
 echo "lint: $pass passed, $fail failed"
 [ $fail -eq 0 ]

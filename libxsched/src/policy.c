@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The in-process policy as a pure function: no locks, no platform calls, no
- * clock.  sched.c gathers the inputs under its lock and applies the output.
+ * clock.  hold.c (xs_evaluate()) gathers the inputs under sched.lock and
+ * applies the output, the Lv2/Lv3 suspends and resumes through sched.c's
+ * monitor thread.
  *
  * Fixed priorities within a group: an XQueue is held while another live,
  * busy, not failed XQueue of the same group has a strictly higher effective

@@ -13,7 +13,8 @@ fp32 GEMM, or one long fused attention kernel.  Cases:
           stream; --prio equal (both priority 0) or high (the urgent stream
           has CUDA priority -1)
 
-Program shape (FACTS.md 7: it matters): the batch thread is started first and
+Program shape (it matters; Documentation/cuda.rst, "Measurements on an H100",
+names this one): the batch thread is started first and
 builds its model inside itself; the urgent thread builds its model inside
 itself too.  Nothing calls torch.cuda.synchronize() (device-wide): each job
 synchronizes its own stream.  Each request and each batch iteration records
@@ -444,7 +445,7 @@ def case_stream(args):
         if "error" in res:
             raise SystemExit("urgent job failed: " + res["error"])
         th.start()
-    else:       # the batch first (FACTS.md 7: the program's shape matters)
+    else:       # the batch first (the program's shape matters: see the top)
         th.start()
         br.ready.wait()
         ut = threading.Thread(target=urgent)

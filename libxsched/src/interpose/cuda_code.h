@@ -3,7 +3,10 @@
  * Code in the urgent context: which function runs there in place of the
  * program's, loaded there when the program loads it (cuda_code.c).  Called
  * by the CUDA table's hooks (cuda.c) and the urgent context
- * (cuda_urgent.c); it calls the driver and the gather (cuda_gather.c).
+ * (cuda_urgent.c).  It calls the driver (resolved through xsi_real_dlsym(),
+ * symbols.c), the gather (cuda_gather.c: paused around a load in the urgent
+ * context), the handle table (handle_table.c) and the core's log (log.c,
+ * config.c).
  */
 #ifndef XSCHED_CUDA_CODE_H
 #define XSCHED_CUDA_CODE_H

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The urgent context (Lv3 on NVIDIA): see cuda_urgent.c.  Called by the
- * CUDA table's hooks (cuda.c); it calls only the driver.
+ * CUDA table's hooks (cuda.c), its ops (cuda_ops.c) and the events across
+ * the two contexts (cuda_events.c).  It calls the driver (resolved through
+ * xsi_real_dlsym(), symbols.c), the code in the urgent context
+ * (cuda_code.c), the gather (cuda_gather.c), the choice of a burst's mode
+ * (cuda_mode.c), the handle table (handle_table.c) and the core's log and
+ * clock (log.c, config.c).
  */
 #ifndef XSCHED_CUDA_URGENT_H
 #define XSCHED_CUDA_URGENT_H
