@@ -37,6 +37,12 @@
  * runs here at all is chosen per stream from the bursts' latency
  * (cuda_mode.c): natively, here call by call, here gathered
  * (cuda_gather.c), or on its own stream with Lv1 holds.
+ *
+ * With the urgent context off (the default), urgent streams are followed
+ * all the same, blocking ones too, and the choice is made between the two
+ * modes that need no context: native and Lv1 holds (XSCHED_CUDA_HOLD=auto,
+ * cuda.c): holds that buy the urgent job nothing stop costing the batch
+ * job.
  */
 #include <errno.h>
 #include <pthread.h>

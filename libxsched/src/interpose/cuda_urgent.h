@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The urgent context (Lv3 on NVIDIA): see cuda_urgent.c.  Called by the
+ * The urgent context (Lv3 on NVIDIA), and with it off the default's
+ * choice of Lv1 holds per burst: see cuda_urgent.c.  Called by the
  * CUDA table's hooks (cuda.c), its ops (cuda_ops.c) and the events across
  * the two contexts (cuda_events.c).  It calls the driver (resolved through
  * xsi_real_dlsym(), symbols.c), the code in the urgent context
