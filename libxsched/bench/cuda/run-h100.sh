@@ -148,6 +148,15 @@
 #             context on in each mode of TAIL_MODES (default: native gather
 #             ctx lv1 auto), TAIL_REQ requests each (default 300), one
 #             process per case, cut by BUDGET_S (TAIL_BATCH: default gemm sdpa)
+#   default-holds
+#             the library's default with the urgent context off (each urgent
+#             stream's Lv1 holds chosen per burst, issue 33) against native
+#             priority and against holds on every burst (XSCHED_CUDA_HOLD=1,
+#             the default before): for each urgent:batch pair of DEF_PAIRS
+#             (default "llama32:vgg16train r18b4:r50b16 encoder:gemm") one
+#             process per case on the high-priority stream, DEF_REQ requests
+#             (default 300; the LLM decode loop half of it at 5 per second),
+#             cut by BUDGET_S
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -571,6 +580,30 @@ plan_lv3_tail() {
 	done
 }
 
+# Issue 33: the default (holds chosen) against native and holds always
+plan_default_holds() {
+	local n p u b r t k side
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	for p in ${DEF_PAIRS:-llama32:vgg16train r18b4:r50b16 encoder:gemm}; do
+		u=${p%%:*} b=${p#*:} n=${DEF_REQ:-300} r=20
+		[ "$u" = llama32 ] && n=$((n / 2)) r=5
+		t=$((n / r * 2 + 90))
+		for side in native auto hold1; do
+			room $((t / 2)) "$u beside $b, $side" || return 0
+			say "$u beside $b, $side ($n requests at $r/s)"
+			k=(stream --urgent "$u" --batch "$b" --prio high --rate "$r" --warmup 10 --requests "$n")
+			case $side in
+			native) run_py native "$t" "${k[@]}" --tag "stream-high-$b-$u" ;;
+			auto) XSCHED_CUDA_HOLD= run_py xsched "$t" "${k[@]}" --tag "stream-high-$b-$u-default" ;;
+			hold1) XSCHED_CUDA_HOLD=1 run_py xsched "$t" "${k[@]}" --tag "stream-high-$b-$u-hold1" ;;
+			esac
+		done
+		say "$u beside $b, the default's choice: $(grep " urgent bursts: " "$LOG" | tail -n 4 | cut -c1-200)"
+	done
+}
+
 # A case that hung, probed: the LLM decode loop beside VGG-16 training with
 # the urgent context on, PROBE_REQ requests (default 30) per mode of
 # PROBE_MODES (default "auto gather ctx lv1"), 90 s each (a hang has its
@@ -973,6 +1006,7 @@ for p in "$@"; do
 	lv3-llm) plan_lv3_llm ;;
 	lv3-probe) plan_lv3_probe ;;
 	lv3-tail) plan_lv3_tail ;;
+	default-holds) plan_default_holds ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

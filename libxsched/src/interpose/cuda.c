@@ -37,7 +37,11 @@
  * library owns, which the driver time-slices against the program's, each
  * burst gathered or not (cuda_gather.c) or kept in place, as measured
  * best per stream (cuda_mode.c).
- * XSCHED_CUDA_HOLD=0 turns the Lv1 holds off.  The entry points are listed
+ * Lv1 holds (XSCHED_CUDA_HOLD): by default each urgent stream's bursts
+ * run with them or without, as measured best (the urgent context's choice
+ * between its modes lv1 and native, cuda_mode.c), so that holds that buy
+ * the urgent job nothing cost the batch job nothing; 1 holds always, 0
+ * never.  The entry points are listed
  * in cuda_table.h, the core's ops are in cuda_ops.c.
  */
 #include <cuda.h>
@@ -58,6 +62,9 @@
 
 /* XSCHED_CUDA_HOLD=0: no call is ever held (Lv1 off). */
 static bool xc_no_hold;
+/* Whether an urgent stream's holds are chosen per burst (auto), or its
+ * work always holds (1, or no choice can be made here). */
+static bool xc_hold_chosen;
 static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
 
 extern struct xsi_runtime xc_rt;
@@ -92,14 +99,18 @@ static void do_init(void)
 		goto out;
 	}
 	s = getenv("XSCHED_CUDA_HOLD");
-	if (s && *s) {
+	xc_hold_chosen = true;
+	if (s && *s && strcmp(s, "auto")) {
 		if (!strcmp(s, "0"))
 			xc_no_hold = true;
-		else if (strcmp(s, "1"))
-			xs_err("cuda: XSCHED_CUDA_HOLD='%s' is not 0 or 1; using 1 (Lv1 holds on)", s);
+		else if (!strcmp(s, "1"))
+			xc_hold_chosen = false;
+		else
+			xs_err("cuda: XSCHED_CUDA_HOLD='%s' is not 0, 1 or auto; using auto (Lv1 holds where they pay)", s);
 	}
 	split_sms = xc_split_init(h);
-	xu_init(h, split_sms != 0);
+	if (!xu_init(h, split_sms != 0, xc_hold_chosen && !xc_no_hold) || xu_on())
+		xc_hold_chosen = false;
 	xu_events_init(h);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
@@ -127,7 +138,7 @@ static void do_init(void)
 		}
 	}
 	xs_info("cuda: interposer ready: Lv1 caller-held (holds %s), urgent context (Lv3) %s, threshold %u, hysteresis %llu us, hold limit %llu ms, SM split %u (0: none); %u of %zu hooked symbols absent from this libcuda",
-		xc_no_hold ? "off" : "on", xu_on() ? "on" : "off", cfg->threshold, (unsigned long long)(cfg->hyst_ns / 1000),
+		xc_no_hold ? "off" : xc_hold_chosen ? "chosen per burst" : "on", xu_on() ? "on" : "off", cfg->threshold, (unsigned long long)(cfg->hyst_ns / 1000),
 		(unsigned long long)(xc_rt.hold_max_ns / 1000000), split_sms, miss, xc_rt.nentries);
 	atomic_store(&init_ok, true);
 out:
@@ -363,7 +374,7 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
 		tw_ = xu_twin(h);					\
 		xg_open_for(tw_ != NULL);				\
-		if (tw_)	/* and the urgent stream's program side */	\
+		if (tw_)	/* and its program side */ \
 			y2 = xsi_sync_begin(&xc_rt, stream_of(E_##sym,	\
 				(CUstream)((uintptr_t)h | XU_PROGRAM_SIDE)), XSI_SCOPE_STREAM); \
 		r = tw_ ? real_##sym(tw_) : CUDA_SUCCESS;		\

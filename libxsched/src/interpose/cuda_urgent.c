@@ -37,6 +37,12 @@
  * runs here at all is chosen per stream from the bursts' latency
  * (cuda_mode.c): natively, here call by call, here gathered
  * (cuda_gather.c), or on its own stream with Lv1 holds.
+ *
+ * With the urgent context off (the default), urgent streams are followed
+ * all the same, blocking ones too, and the choice is made between the two
+ * modes that need no context: native and Lv1 holds (XSCHED_CUDA_HOLD=auto,
+ * cuda.c): holds that buy the urgent job nothing stop costing the batch
+ * job.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -77,6 +83,10 @@ static struct {
 } ur;
 
 static bool lv3;			/* XSCHED_CUDA_LV3 and the driver allow it */
+/* Urgent streams are followed and their bursts' mode chosen: the urgent
+ * context is on, or (it off) Lv1 holds are chosen per burst against none
+ * (XSCHED_CUDA_HOLD unset or auto: the modes native and lv1 only). */
+static bool tracked;
 static int forced_mode = -1;		/* XSCHED_CUDA_LV3_MODE; -1: auto */
 static int price = XM_PRICE_DEFAULT;	/* XSCHED_CUDA_LV3_PRICE, % */
 static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
@@ -159,7 +169,9 @@ static void fork_child(void)
 
 #define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
 
-void xu_init(void *h, bool split)
+/* The urgent context asked for (XSCHED_CUDA_LV3=1), and this libcuda
+ * has what it needs. */
+static bool lv3_wanted(void *h, bool split)
 {
 	const char *s = getenv("XSCHED_CUDA_LV3");
 
@@ -169,11 +181,27 @@ void xu_init(void *h, bool split)
 	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
 		xs_err("cuda: XSCHED_CUDA_LV3='%s' is not 0 or 1; using 0 (urgent context off)", s);
 	if (!s || strcmp(s, "1"))
-		return;
+		return false;
 	if (split) {
 		xs_info("cuda: XSCHED_CUDA_SM_SPLIT is set: no urgent context (the two are alternatives)");
-		return;
+		return false;
 	}
+	if (!(ur.ctx_create_v4 || ur.ctx_create_v2) || !ur.ctx_push || !ur.ctx_pop ||
+	    !ur.ctx_get_device || !ur.ctx_get_current || !ur.ctx_sync || !ur.prio_range ||
+	    !ur.stream_create || !ur.stream_destroy || !ur.stream_get_ctx ||
+	    !ur.stream_get_priority || !ur.stream_wait_event || !ur.stream_is_capturing ||
+	    !ur.event_create || !ur.event_destroy || !ur.event_record ||
+	    !xu_code_init(h)) {
+		xs_warn("cuda: this libcuda lacks what the urgent context needs (cuFuncGetName and cuKernelGetName: CUDA 12.4+); Lv3 off");
+		return false;
+	}
+	return true;
+}
+
+bool xu_init(void *h, bool split, bool choose_hold)
+{
+	const char *s;
+
 	REAL(ctx_create_v4, "cuCtxCreate_v4");
 	REAL(ctx_create_v2, "cuCtxCreate_v2");
 	REAL(ctx_push, "cuCtxPushCurrent_v2");
@@ -193,20 +221,21 @@ void xu_init(void *h, bool split)
 	REAL(event_destroy, "cuEventDestroy_v2");
 	REAL(event_record, "cuEventRecord");
 	REAL(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
-	if (!(ur.ctx_create_v4 || ur.ctx_create_v2) || !ur.ctx_push || !ur.ctx_pop ||
-	    !ur.ctx_get_device || !ur.ctx_get_current || !ur.ctx_sync || !ur.prio_range ||
-	    !ur.stream_create || !ur.stream_destroy || !ur.stream_get_ctx ||
-	    !ur.stream_get_priority || !ur.stream_wait_event || !ur.stream_is_capturing ||
-	    !ur.event_create || !ur.event_destroy || !ur.event_record ||
-	    !xu_code_init(h)) {
-		xs_warn("cuda: this libcuda lacks what the urgent context needs (cuFuncGetName and cuKernelGetName: CUDA 12.4+); Lv3 off");
-		return;
+	lv3 = lv3_wanted(h, split);
+	if (!lv3 && (split || !choose_hold))
+		return false;
+	if (!lv3 && (!ur.ctx_push || !ur.ctx_pop || !ur.ctx_get_device || !ur.ctx_get_current ||
+		     !ur.prio_range || !ur.stream_get_ctx || !ur.stream_get_priority)) {
+		xs_warn("cuda: this libcuda lacks what choosing Lv1 holds needs; every urgent stream's work holds lower streams (XSCHED_CUDA_HOLD=1)");
+		return false;
 	}
-	s = getenv("XSCHED_CUDA_LV3_MODE");
-	forced_mode = xm_parse(s);
-	if (forced_mode == -2) {
-		xs_err("cuda: XSCHED_CUDA_LV3_MODE='%s' is not auto, native, ctx, gather or lv1; using auto", s);
-		forced_mode = -1;
+	if (lv3) {
+		s = getenv("XSCHED_CUDA_LV3_MODE");
+		forced_mode = xm_parse(s);
+		if (forced_mode == -2) {
+			xs_err("cuda: XSCHED_CUDA_LV3_MODE='%s' is not auto, native, ctx, gather or lv1; using auto", s);
+			forced_mode = -1;
+		}
 	}
 	s = getenv("XSCHED_CUDA_LV3_PRICE");
 	price = xm_parse_price(s);
@@ -215,9 +244,11 @@ void xu_init(void *h, bool split)
 		price = XM_PRICE_DEFAULT;
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	xg_init(h);
+	if (lv3)
+		xg_init(h);
 	atexit(tell_modes);
-	lv3 = true;
+	tracked = true;
+	return true;
 }
 
 bool xu_on(void)
@@ -275,18 +306,18 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	CUcontext ctx = NULL;
 	CUdevice dev = 0;
 
-	if (!lv3 || !h)
+	if (!tracked || !h)
 		return;
 	if (ur.stream_get_priority(h, &prio) != CUDA_SUCCESS ||
 	    ur.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
 		return;
-	if (!(flags & CU_STREAM_NON_BLOCKING)) {
+	if (lv3 && !(flags & CU_STREAM_NON_BLOCKING)) {
 		ulog("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",
 			(void *)h);
 		return;
 	}
 	if (ur.stream_get_ctx(h, &ctx) != CUDA_SUCCESS || ur.ctx_get_device(&dev) != CUDA_SUCCESS ||
-	    dev < 0 || dev >= XU_DEVS || !dev_ctx((int)dev))
+	    dev < 0 || dev >= XU_DEVS || (lv3 && !dev_ctx((int)dev)))
 		return;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -296,7 +327,9 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	s->dev = (int)dev;
 	s->prio = prio;
 	{
-		bool have[XM_NMODES] = { [XM_NATIVE] = 1, [XM_GATHER] = xg_on(), [XM_CTX] = 1, [XM_LV1] = 1 };
+		/* The urgent context off: Lv1 holds or none. */
+		bool have[XM_NMODES] = { [XM_NATIVE] = 1, [XM_GATHER] = lv3 && xg_on(),
+					 [XM_CTX] = lv3, [XM_LV1] = 1 };
 
 		xm_burst_init(&s->bursts, forced_mode, have, (uint32_t)price);
 	}
@@ -311,8 +344,12 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	}
 	atomic_fetch_add(&nurgent, 1);
 	pthread_mutex_unlock(&lock);
-	ulog("stream %p: urgent (priority %d): its work runs in the urgent context",
-		(void *)h, prio);
+	if (lv3)
+		ulog("stream %p: urgent (priority %d): its work runs in the urgent context",
+		     (void *)h, prio);
+	else
+		ulog("stream %p: urgent (priority %d): its bursts hold lower streams (Lv1) where that is measured to pay",
+		     (void *)h, prio);
 }
 
 static void stream_free(struct xu_stream *s)
@@ -676,9 +713,14 @@ CUresult xu_ctx_synchronize(CUcontext of, uint64_t since)
 	CUcontext c, old;
 	CUresult r;
 
+	if (!tracked || (!of && ur.ctx_get_current(&of) != CUDA_SUCCESS) || !of)
+		return CUDA_SUCCESS;
+	if (!lv3) {	/* the program's synchronize covered them all */
+		each_stream(burst_end, since, of);
+		return CUDA_SUCCESS;
+	}
 	/* Not only while urgent streams live: a destroyed one's work runs on. */
-	if (!lv3 || (!of && ur.ctx_get_current(&of) != CUDA_SUCCESS) || !of ||
-	    ur.ctx_push(of) != CUDA_SUCCESS)
+	if (ur.ctx_push(of) != CUDA_SUCCESS)
 		return CUDA_SUCCESS;
 	r = ur.ctx_get_device(&dev);
 	ur.ctx_pop(&old);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The urgent context (Lv3 on NVIDIA): see cuda_urgent.c.  Called by the
+ * The urgent context (Lv3 on NVIDIA), and with it off the default's
+ * choice of Lv1 holds per burst: see cuda_urgent.c.  Called by the
  * CUDA table's hooks (cuda.c), its ops (cuda_ops.c) and the events across
  * the two contexts (cuda_events.c).  It calls the driver (resolved through
  * xsi_real_dlsym(), symbols.c), the code in the urgent context
@@ -31,8 +32,12 @@ enum xu_how {
 #define XU_DEV_BASE 32
 
 /* XSCHED_CUDA_LV3 read, driver functions taken from @libcuda.  @split:
- * the SM partition is on (the two are alternatives). */
-void xu_init(void *libcuda, bool split);
+ * the SM partition is on (the two are alternatives); @choose_hold:
+ * XSCHED_CUDA_HOLD is auto, so that with the urgent context off (and no
+ * partition) each urgent stream's bursts run with Lv1 holds or without, as
+ * measured best (cuda_mode.c's modes lv1 and native).  true: urgent
+ * streams are followed (the urgent context is on, or holds are chosen). */
+bool xu_init(void *libcuda, bool split, bool choose_hold);
 bool xu_on(void);
 
 /* Streams: the program made @h (in the current context) with @flags. */

@@ -204,3 +204,14 @@ void slow_watchdog(void)
 {
 	setenv("XSCHED_CUDA_GATHER_MAX_MS", "20000", 1);
 }
+
+int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}

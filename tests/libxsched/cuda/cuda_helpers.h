@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the CUDA interposer's host tests (test_cuda.c, test_urgent.c,
- * test_code.c), against the fake libcuda (fake_libcuda.h).  The fake's priority range is
+ * test_code.c, test_hold.c), against the fake libcuda (fake_libcuda.h).  The fake's priority range is
  * [0 least, -5 greatest]: -1..-5 are urgent.  The urgent context is the
  * first context the process creates: id 1 in fake_rec.ctx; the primary is 0.
  */
@@ -46,6 +46,8 @@ int off_primary(void);
 /* Standard error into a file, and what was written to it so far. */
 FILE *err_capture(void);
 const char *err_read(FILE *f);
+/* How many times @needle is in @hay. */
+int count_of(const char *hay, const char *needle);
 /* Lines of @text that hold @a and one of @b, @c. */
 int lines_with(const char *text, const char *a, const char *b, const char *c);
 double now_ms(void);

@@ -675,3 +675,79 @@ TEST(mode_alike_modes_with_rare_long_waits_do_not_take_turns)
 	ASSERT_LE(changes, 10);
 	ASSERT_LE(n[XM_NATIVE] + n[XM_LV1], 50);
 }
+
+/* ---- the default's choice: Lv1 holds or none (the urgent context off) ---- */
+
+static const bool lv1_or_native[XM_NMODES] = { [XM_NATIVE] = true, [XM_LV1] = true };
+
+/* Issue 33's LLM beside VGG-16 training: an eager decode loop is host-bound
+ * and Lv1 saves its waits nothing worth the training's loss (it cost the
+ * training 42% for a slower urgent job): after the first measurements
+ * the holds stop, tried again only now and then. */
+TEST(mode_default_holds_that_buy_nothing_stop)
+{
+	const struct trace llm = {
+		.m = {
+			[XM_NATIVE] = { .fast = 3000, .slow = 4500, .slow_pct = 20, .host = 10000 },
+			[XM_LV1] = { .fast = 2700, .slow = 4200, .slow_pct = 20, .host = 10000 },
+		},
+		.jitter_pct = 3,
+		.jitter = 5000,
+	};
+	struct xm_state st;
+	uint32_t p50, p99;
+	int c[XM_NMODES];
+
+	xm_init(&st, -1, lv1_or_native, XM_PRICE_DEFAULT);
+	trace_run(&st, &llm, 0, 2 * XM_FIRST, &p50, &p99, c);
+	ASSERT_EQ(c[XM_NATIVE], XM_FIRST);
+	ASSERT_EQ(c[XM_LV1], XM_FIRST);
+	trace_run(&st, &llm, 2 * XM_FIRST, 1000, &p50, &p99, c);
+	ASSERT_EQ(st.best, XM_NATIVE);
+	ASSERT_LE(c[XM_LV1], 20);	/* its tries */
+	ASSERT_EQ(c[XM_GATHER] + c[XM_CTX], 0);	/* never where they cannot run */
+}
+
+/* Beside short-kernel batch work queued deep (ResNet-50 b16): natively a
+ * burst waits behind what the batch stream queued, now little, now much;
+ * Lv1's holds and cap keep the queue short.  Holds that pay are kept. */
+TEST(mode_default_holds_that_pay_are_kept)
+{
+	const struct trace deep = {
+		.m = {
+			[XM_NATIVE] = { .fast = 800, .slow = 12000, .slow_pct = 25, .host = 1500 },
+			[XM_LV1] = { .fast = 700, .slow = 1800, .slow_pct = 25, .host = 1500 },
+		},
+	};
+	struct xm_state st;
+	uint32_t p50, p99, f50, f99;
+	int c[XM_NMODES];
+
+	xm_init(&st, -1, lv1_or_native, XM_PRICE_DEFAULT);
+	trace_run(&st, &deep, 0, 1000, &p50, &p99, c);
+	ASSERT_EQ(st.best, XM_LV1);
+	ASSERT_GE(c[XM_LV1], 900);
+	/* its tail is Lv1's, within 1.2x */
+	xm_init(&st, XM_LV1, lv1_or_native, XM_PRICE_DEFAULT);
+	trace_run(&st, &deep, 0, 1000, &f50, &f99, c);
+	ASSERT_LE(p99, f99 * 6 / 5);
+	ASSERT_LE(p50, f50 * 6 / 5);
+}
+
+/* Holds that pay a little, less than the batch job's price: none. */
+TEST(mode_default_holds_must_pay_their_price)
+{
+	const struct load some = {
+		.wait = { [XM_NATIVE] = 3000, [XM_LV1] = 2000 },
+		.host = 1000,
+	};
+	struct xm_state st;
+	int c[XM_NMODES];
+
+	xm_init(&st, -1, lv1_or_native, XM_PRICE_DEFAULT);
+	run(&st, &some, 400, c);
+	ASSERT_EQ(st.best, XM_NATIVE);
+	xm_init(&st, -1, lv1_or_native, 0);	/* the batch job priced at nothing */
+	run(&st, &some, 400, c);
+	ASSERT_EQ(st.best, XM_LV1);
+}

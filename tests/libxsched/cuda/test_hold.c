@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the library's default with the urgent context off: each
+ * urgent stream's bursts run with Lv1 holds or without, as measured best
+ * (XSCHED_CUDA_HOLD unset or auto; cuda_mode.c's modes lv1 and native), so
+ * that holds which buy the urgent job nothing stop costing the batch job.
+ * In the fake driver streams never slow each other: holds buy nothing
+ * there, and after their first measured bursts they stop.  The tests that
+ * count bursts after the first measurements price the batch job at the
+ * most (XSCHED_CUDA_LV3_PRICE=100): a host stall of the loaded test
+ * machine inside a synchronize lengthens a native burst's wait by as much
+ * as Lv1 would have to save at the default price (the choice's price is
+ * tested on traces, test_mode.c).  Linked into test_cuda; each test runs
+ * in its own process.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fake_libcuda.h"
+#include "harness.h"
+#include "cuda_helpers.h"
+
+#define BURST_NS (20 * MS)	/* a held launch is this late: no host stall is */
+
+static void launch(CUstream h, int id, uint64_t ns)
+{
+	ASSERT_EQ(cuLaunchKernel(K(id, ns), 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
+}
+
+/* One urgent burst on @hi (kernel 2 * @i + 20), a lower stream's launch in
+ * the middle of it (2 * @i + 21), ended by @sync; true: the lower launch
+ * was held until the burst's work ended. */
+static bool burst_held(CUstream hi, CUstream lo, int i, CUresult (*sync)(CUstream))
+{
+	struct fake_rec h, l;
+
+	launch(hi, 2 * i + 20, BURST_NS);
+	launch(lo, 2 * i + 21, 0);
+	ASSERT_EQ(sync(hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	h = rec_of(2 * i + 20);
+	l = rec_of(2 * i + 21);
+	return l.submit >= h.end;
+}
+
+static CUresult ctx_sync(CUstream unused)
+{
+	(void)unused;
+	return cuCtxSynchronize();
+}
+
+/* Bursts @from to @to - 1: how many held the lower stream. */
+static int held_in(CUstream hi, CUstream lo, int from, int to, CUresult (*sync)(CUstream))
+{
+	int i, n = 0;
+
+	for (i = from; i < to; i++)
+		n += burst_held(hi, lo, i, sync);
+	return n;
+}
+
+/* The first bursts measure each way in turn: half of them hold. */
+TEST(hold_default_measures_bursts_with_holds_and_without)
+{
+	CUstream hi, lo;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 10, cuStreamSynchronize), 5);
+}
+
+/* Holds that buy nothing stop: after the first ten bursts only the rare
+ * try of Lv1 holds the lower stream. */
+TEST(hold_default_stops_holds_that_buy_nothing)
+{
+	CUstream hi, lo;
+
+	setenv("XSCHED_CUDA_HOLD", "auto", 1);
+	setenv("XSCHED_CUDA_LV3_PRICE", "100", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 10, cuStreamSynchronize), 5);
+	ASSERT_LE(held_in(hi, lo, 10, 70, cuStreamSynchronize), 3);
+}
+
+/* A stream made with the default flags (it synchronizes with the legacy
+ * stream) is urgent to the choice as well: no urgent context is involved. */
+TEST(hold_default_chooses_for_a_blocking_urgent_stream)
+{
+	CUstream hi = NULL, lo;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_CUDA_LV3_PRICE", "100", 1);
+	ASSERT_EQ(cuStreamCreateWithPriority(&hi, 0, -1), CUDA_SUCCESS);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 10, cuStreamSynchronize), 5);
+	ASSERT_LE(held_in(hi, lo, 10, 40, cuStreamSynchronize), 2);
+}
+
+/* A context synchronize ends the bursts it covers, as a stream's does. */
+TEST(hold_default_bursts_end_at_a_context_synchronize)
+{
+	CUstream hi, lo;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_CUDA_LV3_PRICE", "100", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 10, ctx_sync), 5);
+	ASSERT_LE(held_in(hi, lo, 10, 40, ctx_sync), 2);
+}
+
+/* XSCHED_CUDA_HOLD=1: every burst holds (the default before the choice). */
+TEST(hold_one_holds_every_burst)
+{
+	CUstream hi, lo;
+
+	setenv("XSCHED_CUDA_HOLD", "1", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 30, cuStreamSynchronize), 30);
+}
+
+/* Equal priorities: nothing is urgent, nothing is held or measured. */
+TEST(hold_default_never_holds_equal_streams)
+{
+	CUstream a, b;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	a = mk(0);
+	b = mk(0);
+	ASSERT_EQ(held_in(a, b, 0, 10, cuStreamSynchronize), 0);
+}
+
+/* The log says which way holds go, at start and at each change. */
+TEST(hold_default_is_named_in_the_log)
+{
+	FILE *f = err_capture();
+	CUstream hi, lo;
+	const char *e;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_LOG", "debug", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	(void)held_in(hi, lo, 0, 2, cuStreamSynchronize);
+	e = err_read(f);
+	ASSERT_EQ(count_of(e, "holds chosen per burst"), 1);
+	ASSERT_EQ(count_of(e, "its bursts hold lower streams (Lv1) where that is measured to pay"), 1);
+	fclose(f);
+}
