@@ -156,7 +156,8 @@
 #             (default "llama32:vgg16train r18b4:r50b16 encoder:gemm") one
 #             process per case on the high-priority stream, DEF_REQ requests
 #             (default 300; the LLM decode loop half of it at 5 per second),
-#             cut by BUDGET_S
+#             cut by BUDGET_S (DEF_SIDES: the cases, default "native auto
+#             hold1")
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -590,7 +591,7 @@ plan_default_holds() {
 		u=${p%%:*} b=${p#*:} n=${DEF_REQ:-300} r=20
 		[ "$u" = llama32 ] && n=$((n / 2)) r=5
 		t=$((n / r * 2 + 90))
-		for side in native auto hold1; do
+		for side in ${DEF_SIDES:-native auto hold1}; do
 			room $((t / 2)) "$u beside $b, $side" || return 0
 			say "$u beside $b, $side ($n requests at $r/s)"
 			k=(stream --urgent "$u" --batch "$b" --prio high --rate "$r" --warmup 10 --requests "$n")
@@ -600,7 +601,7 @@ plan_default_holds() {
 			hold1) XSCHED_CUDA_HOLD=1 run_py xsched "$t" "${k[@]}" --tag "stream-high-$b-$u-hold1" ;;
 			esac
 		done
-		say "$u beside $b, the default's choice: $(grep " urgent bursts: " "$LOG" | tail -n 4 | cut -c1-200)"
+		say "$u beside $b, the default's choice: $(grep "cuda: stream .* urgent bursts: " "$LOG" | tail -n 1 | cut -c1-200)"
 	done
 }
 

@@ -197,7 +197,13 @@ uint32_t xm_tail(const struct xm_state *st, enum xm_mode m)
  * native, the batch job lost the GPU. */
 static uint64_t score(const struct xm_state *st, enum xm_mode m, uint64_t span, uint64_t wait)
 {
-	return m == XM_NATIVE ? span : span + wait * st->price / 100;
+	uint64_t v = m == XM_NATIVE ? span : span + wait * st->price / 100;
+
+	/* Holds cost the batch job the whole time the stream is busy, not
+	 * only its waits: past a small share they must halve the tail. */
+	if (m == XM_LV1 && xm_duty(st) > XM_DUTY_PCT)
+		v *= XM_DUTY_GAIN;
+	return v;
 }
 
 /* The tail of @m's waits after the host's usual time (the host's own
@@ -206,6 +212,17 @@ static uint64_t score(const struct xm_state *st, enum xm_mode m, uint64_t span, 
 static uint64_t score_of(const struct xm_state *st, enum xm_mode m)
 {
 	return score(st, m, (uint64_t)xm_tail(st, m) + host_median(st, m), xm_median(st, m));
+}
+
+uint32_t xm_duty(const struct xm_state *st)
+{
+	uint64_t busy, idle;
+
+	if (!st->nidle || !st->nspan)
+		return 0;
+	busy = median_of(st->span, st->nspan);
+	idle = median_of(st->idle, st->nidle);
+	return busy + idle ? (uint32_t)(busy * 100 / (busy + idle)) : 0;
 }
 
 uint32_t xm_margin(const struct xm_state *st)
@@ -299,6 +316,11 @@ static void keep(uint32_t *ring, uint8_t *pos, uint8_t *n, int size, uint32_t v)
 		(*n)++;
 }
 
+void xm_idle(struct xm_state *st, uint32_t idle)
+{
+	keep(st->idle, &st->ipos, &st->nidle, XM_SPANS, idle);
+}
+
 static void keep_burst(struct xm_state *st, enum xm_mode m, uint32_t span, uint32_t wait)
 {
 	uint8_t i = st->pos[m];
@@ -375,6 +397,14 @@ void xm_burst_fini(struct xm_burst *b)
 	pthread_mutex_destroy(&b->lock);
 }
 
+/* Microseconds from @t to @now (ns), saturated. */
+static uint32_t us_since(uint64_t t, uint64_t now)
+{
+	uint64_t us = now > t ? (now - t) / 1000 : 0;
+
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
 enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 {
 	uint64_t t = now();	/* (vDSO: tens of ns, beside a launch's us) */
@@ -387,9 +417,12 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 		if (atomic_load(&b->in) && (int64_t)(t - atomic_load(&b->t0)) > (int64_t)XM_BURST_MAX_NS) {
 			/* never synchronized: ended, nothing learnt */
 			xm_skip(&b->st);
+			b->ended = 0;
 			atomic_store(&b->in, false);
 		}
 		if (!atomic_load(&b->in)) {
+			if (b->ended)
+				xm_idle(&b->st, us_since(b->ended, t));
 			atomic_store(&b->t0, t);
 			atomic_store(&b->mode, (int)xm_begin(&b->st));
 			atomic_store_explicit(&b->in, true, memory_order_release);
@@ -397,14 +430,6 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 		pthread_mutex_unlock(&b->lock);
 	}
 	return (enum xm_mode)atomic_load_explicit(&b->mode, memory_order_relaxed);
-}
-
-/* Microseconds from @t to @now (ns), saturated. */
-static uint32_t us_since(uint64_t t, uint64_t now)
-{
-	uint64_t us = now > t ? (now - t) / 1000 : 0;
-
-	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
 bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_state *seen)
@@ -422,6 +447,7 @@ bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_st
 			  b->st.burst > XM_NMODES * XM_FIRST;
 		if (changed && seen)
 			*seen = b->st;
+		b->ended = now;
 		atomic_store(&b->in, false);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -438,6 +464,7 @@ bool xm_burst_cut(struct xm_burst *b, uint32_t lost_us, uint64_t now, struct xm_
 			  b->st.burst > XM_NMODES * XM_FIRST;
 		if (changed && seen)
 			*seen = b->st;
+		b->ended = now;
 		atomic_store(&b->in, false);
 	}
 	pthread_mutex_unlock(&b->lock);

@@ -32,6 +32,13 @@ enum xm_mode {
 #define XM_MARGIN_PCT 10	/* of a burst's span: what a costlier mode must save */
 #define XM_MARGIN_MIN_US 50	/* the least such saving (noise on tiny bursts) */
 #define XM_PRICE_DEFAULT 200	/* XSCHED_CUDA_LV3_PRICE, in percent */
+/* Lv1 holds the batch job for as long as the urgent stream is busy: where
+ * that is more than XM_DUTY_PCT of the time (the medians of the last
+ * XM_SPANS bursts' spans and of the idle times before them), holds must
+ * cut the urgent job's score XM_DUTY_GAIN times (issue 33: a batch job
+ * kept at 0.95 of native unless the urgent job gains 2x). */
+#define XM_DUTY_PCT 5
+#define XM_DUTY_GAIN 2
 /* A burst never synchronized ends (unmeasured) at its first call this long
  * after its start: a stream the host polls must not keep a mode for ever. */
 #define XM_BURST_MAX_NS (1000ULL * 1000000ULL)
@@ -44,6 +51,8 @@ struct xm_state {
 	uint8_t n[XM_NMODES], pos[XM_NMODES];
 	uint32_t span[XM_SPANS];		/* any mode's last spans */
 	uint8_t nspan, spos;
+	uint32_t idle[XM_SPANS];		/* the idle times before them, us */
+	uint8_t nidle, ipos;
 	uint32_t burst;			/* bursts begun */
 	uint32_t next_try[XM_NMODES];	/* burst at which a loser is tried */
 	uint32_t backoff[XM_NMODES];
@@ -66,6 +75,10 @@ enum xm_mode xm_begin(struct xm_state *st);
 /* The burst ended @span us after its first call and @wait us after its
  * last; true: the best mode changed. */
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait);
+/* The burst just begun came @idle us after the end of the one before. */
+void xm_idle(struct xm_state *st, uint32_t idle);
+/* The share of the time the stream is busy, in percent (0: unknown). */
+uint32_t xm_duty(const struct xm_state *st);
 /* The burst ended by no synchronize (XM_BURST_MAX_NS): nothing measured,
  * and the next burst runs the best mode (no try: what it would cost is not
  * seen either). */
@@ -89,6 +102,7 @@ struct xm_burst {
 	atomic_int mode;	/* its mode */
 	_Atomic uint64_t t0;	/* its first call, ns */
 	_Atomic uint64_t last;	/* its latest call, ns */
+	uint64_t ended;		/* under lock: the last measured burst's end, ns (0: none) */
 };
 
 void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], uint32_t price);
