@@ -13,7 +13,6 @@
 
 #include "fake_libcuda.h"
 
-#define API __attribute__((visibility("default")))
 #include "fake_timeline.h"
 
 /* The _ptsz exports and old ABIs that cuda.h does not declare. */
