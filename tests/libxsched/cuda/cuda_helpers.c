@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Helpers of the CUDA interposer's host tests: see cuda_helpers.h. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,18 @@ CUfunction K(int id, uint64_t ns)
 void go(CUfunction f, CUstream h)
 {
 	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
+}
+
+void launch(CUstream h, int id, uint64_t ns)
+{
+	ASSERT_EQ(cuLaunchKernel(K(id, ns), 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
+}
+
+int in_xsched(const void *p)
+{
+	Dl_info di;
+
+	return dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, "libxsched-cuda");
 }
 
 /* A library of "fakecubin k<id>=<ns> ..." and one of its kernels. */
