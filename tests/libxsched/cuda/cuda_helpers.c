@@ -153,64 +153,6 @@ int off_primary(void)
 	return n;
 }
 
-static char errbuf[65536];
-
-FILE *err_capture(void)
-{
-	FILE *f = tmpfile();
-
-	ASSERT_TRUE(f != NULL);
-	fflush(stderr);
-	ASSERT_EQ(dup2(fileno(f), 2), 2);
-	return f;
-}
-
-const char *err_read(FILE *f)
-{
-	size_t n;
-
-	fflush(stderr);
-	rewind(f);
-	n = fread(errbuf, 1, sizeof(errbuf) - 1, f);
-	errbuf[n] = 0;
-	return errbuf;
-}
-
-/* Lines of @text that hold @a and one of @b, @c. */
-int lines_with(const char *text, const char *a, const char *b, const char *c)
-{
-	char line[1024];
-	const char *p = text, *e;
-	int n = 0;
-
-	while (*p) {
-		size_t len;
-
-		e = strchr(p, '\n');
-		len = e ? (size_t)(e - p) : strlen(p);
-		if (len >= sizeof(line))
-			len = sizeof(line) - 1;
-		memcpy(line, p, len);
-		line[len] = 0;
-		n += strstr(line, a) && ((b && strstr(line, b)) || (c && strstr(line, c)));
-		p += len;
-		if (*p == '\n')
-			p++;
-		if (!e)
-			break;
-	}
-	return n;
-}
-
-
-double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* A watchdog too slow to rescue a test: a gate the library should have
  * opened shows as a call that takes seconds. */
 void slow_watchdog(void)
@@ -218,13 +160,3 @@ void slow_watchdog(void)
 	setenv("XSCHED_CUDA_GATHER_MAX_MS", "20000", 1);
 }
 
-int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay += strlen(needle);
-	}
-	return n;
-}

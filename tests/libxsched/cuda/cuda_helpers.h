@@ -4,7 +4,8 @@
  * test_driver_calls.c, test_code.c, test_hold.c and the fake's own,
  * tests/fakes/test_fake_libcuda.c), against the fake libcuda
  * (fake_libcuda.h).  The fake's priority range is [0 least, -5 greatest]:
- * -1..-5 are urgent.  The urgent context is the
+ * -1..-5 are urgent.  What they share with the HIP tests is
+ * ../interpose_helpers.h.  The urgent context is the
  * first context the process creates: id 1 in fake_rec.ctx; the primary is 0.
  */
 #ifndef XSCHED_CUDA_HELPERS_H
@@ -15,8 +16,8 @@
 
 #include "fake_libcuda.h"
 #include "harness.h"
+#include "../interpose_helpers.h"
 
-#define MS 1000000ULL
 #define URGENT 1	/* fake_rec.ctx of the urgent context */
 #define SMEM_ATTR CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
@@ -49,14 +50,6 @@ int count_at(int from, int kernel, void *mem, int ctx, int *in_ctx);
 int count_kind(int from, int kernel, int ctx, int *in_ctx);
 /* How many commands ran in a context other than the primary. */
 int off_primary(void);
-/* Standard error into a file, and what was written to it so far. */
-FILE *err_capture(void);
-const char *err_read(FILE *f);
-/* How many times @needle is in @hay. */
-int count_of(const char *hay, const char *needle);
-/* Lines of @text that hold @a and one of @b, @c. */
-int lines_with(const char *text, const char *a, const char *b, const char *c);
-double now_ms(void);
 /* test_cuda's own: its argv[0] (its main sets it, for the tests that run
  * it again), and what it runs on the older driver instead of its tests
  * ("--old-body probe|call", test_driver_calls.c). */

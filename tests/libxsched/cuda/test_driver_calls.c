@@ -36,44 +36,6 @@ CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned in
 CUresult cuStreamSynchronize_ptsz(CUstream);
 CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
 
-/*
- * A watchdog for a call that may never return (a deadlock today): past
- * @ms the test fails with @what, rather than hang until the runner's alarm.
- */
-static const char *wd_what;
-static unsigned int wd_ms;
-static _Atomic uint64_t wd_deadline;
-
-static void *wd_thread(void *p)
-{
-	(void)p;
-	for (;;) {
-		uint64_t d = wd_deadline;
-
-		if (d && fake_now() > d)
-			xt_fail(__FILE__, __LINE__, "timeout: %s had not returned after %u ms",
-				wd_what, wd_ms);
-		usleep(10000);
-	}
-	return NULL;
-}
-
-static void wd_arm(unsigned int ms, const char *what)
-{
-	static pthread_t t;
-
-	if (!t)
-		ASSERT_EQ(pthread_create(&t, NULL, wd_thread, NULL), 0);
-	wd_what = what;
-	wd_ms = ms;
-	wd_deadline = fake_now() + ms * MS;
-}
-
-static void wd_disarm(void)
-{
-	wd_deadline = 0;
-}
-
 /* The last log record of kind @kernel on @h's fake stream id @sid. */
 static int find_rec(int kernel, int sid, struct fake_rec *out)
 {
@@ -422,14 +384,6 @@ struct lo_call {
 	int id;
 	uint64_t called, returned, cpu_ns;
 };
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void *lo_call_thread(void *p)
 {
