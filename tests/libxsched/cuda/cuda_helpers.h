@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the CUDA interposer's host tests (test_cuda.c, test_urgent*.c,
- * test_driver_calls.c, test_code.c, test_hold.c and the fake's own,
+ * test_runtime_calls.c, test_code.c, test_hold.c and the fake's own,
  * tests/fakes/test_fake_libcuda.c), against the fake libcuda
  * (fake_libcuda.h).  The fake's priority range is [0 least, -5 greatest]:
  * -1..-5 are urgent.  What they share with the HIP tests is
@@ -52,7 +52,7 @@ int count_kind(int from, int kernel, int ctx, int *in_ctx);
 int off_primary(void);
 /* test_cuda's own: its argv[0] (its main sets it, for the tests that run
  * it again), and what it runs on the older driver instead of its tests
- * ("--old-body probe|call", test_driver_calls.c). */
+ * ("--old-body probe|call", test_runtime_calls.c). */
 extern char *self_argv0;
 int old_probe_body(void);
 int old_call_body(void);
