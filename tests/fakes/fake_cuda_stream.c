@@ -826,6 +826,8 @@ API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void *
 		      FAKE_PTSZ, c);
 }
 
+/* ---- host functions: the driver thread that calls them, and their calls ---- */
+
 API int fake_host_fns_called(void)
 {
 	return __atomic_load_n(&host_called, __ATOMIC_ACQUIRE);

@@ -13,6 +13,8 @@
 
 #include "fake_libcuda_internal.h"
 
+/* Streams and contexts (what the other files use of them is declared in
+ * fake_libcuda_internal.h). */
 int next_id = 1;
 struct fstream legacy;	/* id 0 */
 struct fstream *free_streams;
