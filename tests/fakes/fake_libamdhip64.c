@@ -12,7 +12,6 @@
 
 #include "fake_libamdhip64.h"
 
-#define API __attribute__((visibility("default")))
 #include "fake_timeline.h"
 
 #define MAX_REG 256

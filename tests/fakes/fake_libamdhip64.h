@@ -76,7 +76,7 @@ struct fake_rec {
 	size_t smem;
 	long tid;		/* the thread that made the call */
 	uint64_t ret;		/* a blocking call: when it returned (0: not yet) */
-	/* the timeline's (fake_timeline.h) */
+	/* the timeline's (fake_timeline.c) */
 	uint64_t ns;		/* run time */
 	int pending;		/* behind an unsatisfied wait: start/end not known yet */
 	int memop, op, wide;

@@ -40,7 +40,7 @@
  *  - Memory waits (cuStreamWaitValue32/64, _v2 and _ptsz): a wait whose
  *    condition is false holds the stream's later commands until a
  *    cuStreamWriteValue32/64, a kernel that writes a flag
- *    (fake_kernel.flag) or the host makes it true (fake_timeline.h).
+ *    (fake_kernel.flag) or the host makes it true (fake_timeline.c).
  *  - Stream capture: a stream that waits on an event recorded in a capture
  *    joins that capture (its commands are recorded, not run) until the
  *    capture ends.
@@ -151,7 +151,7 @@ struct fake_rec {
 	unsigned int nattrs;	/* cuLaunchKernelEx: its config's numAttrs */
 	CUlaunchAttribute attrs[FAKE_MAX_ATTRS];/* and the first FAKE_MAX_ATTRS of them */
 	uint64_t ret;		/* a blocking call: when it returned (0: not yet) */
-	/* the timeline's (fake_timeline.h) */
+	/* the timeline's (fake_timeline.c) */
 	uint64_t ns;		/* run time */
 	int pending;		/* behind an unsatisfied wait: start/end not known yet */
 	int memop, op, wide;

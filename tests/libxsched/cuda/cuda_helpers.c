@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Helpers of the CUDA interposer's host tests: see cuda_helpers.h. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,18 @@ CUfunction K(int id, uint64_t ns)
 void go(CUfunction f, CUstream h)
 {
 	ASSERT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
+}
+
+void launch(CUstream h, int id, uint64_t ns)
+{
+	ASSERT_EQ(cuLaunchKernel(K(id, ns), 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
+}
+
+int in_xsched(const void *p)
+{
+	Dl_info di;
+
+	return dladdr(p, &di) && di.dli_fname && strstr(di.dli_fname, "libxsched-cuda");
 }
 
 /* A library of "fakecubin k<id>=<ns> ..." and one of its kernels. */
@@ -140,64 +153,6 @@ int off_primary(void)
 	return n;
 }
 
-static char errbuf[65536];
-
-FILE *err_capture(void)
-{
-	FILE *f = tmpfile();
-
-	ASSERT_TRUE(f != NULL);
-	fflush(stderr);
-	ASSERT_EQ(dup2(fileno(f), 2), 2);
-	return f;
-}
-
-const char *err_read(FILE *f)
-{
-	size_t n;
-
-	fflush(stderr);
-	rewind(f);
-	n = fread(errbuf, 1, sizeof(errbuf) - 1, f);
-	errbuf[n] = 0;
-	return errbuf;
-}
-
-/* Lines of @text that hold @a and one of @b, @c. */
-int lines_with(const char *text, const char *a, const char *b, const char *c)
-{
-	char line[1024];
-	const char *p = text, *e;
-	int n = 0;
-
-	while (*p) {
-		size_t len;
-
-		e = strchr(p, '\n');
-		len = e ? (size_t)(e - p) : strlen(p);
-		if (len >= sizeof(line))
-			len = sizeof(line) - 1;
-		memcpy(line, p, len);
-		line[len] = 0;
-		n += strstr(line, a) && ((b && strstr(line, b)) || (c && strstr(line, c)));
-		p += len;
-		if (*p == '\n')
-			p++;
-		if (!e)
-			break;
-	}
-	return n;
-}
-
-
-double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* A watchdog too slow to rescue a test: a gate the library should have
  * opened shows as a call that takes seconds. */
 void slow_watchdog(void)
@@ -205,13 +160,3 @@ void slow_watchdog(void)
 	setenv("XSCHED_CUDA_GATHER_MAX_MS", "20000", 1);
 }
 
-int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay += strlen(needle);
-	}
-	return n;
-}

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the CUDA interposer's host tests (test_cuda.c, test_urgent.c,
- * test_code.c, test_hold.c), against the fake libcuda (fake_libcuda.h).  The fake's priority range is
- * [0 least, -5 greatest]: -1..-5 are urgent.  The urgent context is the
+ * Helpers of the CUDA interposer's host tests (test_cuda.c, test_urgent*.c,
+ * test_runtime_calls.c, test_code.c, test_hold.c and the fake's own,
+ * tests/fakes/test_fake_libcuda.c), against the fake libcuda
+ * (fake_libcuda.h).  The fake's priority range is [0 least, -5 greatest]:
+ * -1..-5 are urgent.  What they share with the HIP tests is
+ * ../interpose_helpers.h.  The urgent context is the
  * first context the process creates: id 1 in fake_rec.ctx; the primary is 0.
  */
 #ifndef XSCHED_CUDA_HELPERS_H
@@ -13,8 +16,8 @@
 
 #include "fake_libcuda.h"
 #include "harness.h"
+#include "../interpose_helpers.h"
 
-#define MS 1000000ULL
 #define URGENT 1	/* fake_rec.ctx of the urgent context */
 #define SMEM_ATTR CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
@@ -28,6 +31,10 @@ CUstream mk(int prio);
 CUfunction K(int id, uint64_t ns);
 /* Launch @f (1 block of 32) on @h, asserting success. */
 void go(CUfunction f, CUstream h);
+/* Launch K(@id, @ns) on @h, asserting success. */
+void launch(CUstream h, int id, uint64_t ns);
+/* Is @p in libxsched-cuda.so (a hook), rather than in the driver? */
+int in_xsched(const void *p);
 /* A library of "fakecubin k<id>=<ns> ..." and one of its kernels. */
 CUlibrary lib_load(const char *image);
 CUfunction kernel_of(CUlibrary l, const char *name);
@@ -43,14 +50,12 @@ int count_at(int from, int kernel, void *mem, int ctx, int *in_ctx);
 int count_kind(int from, int kernel, int ctx, int *in_ctx);
 /* How many commands ran in a context other than the primary. */
 int off_primary(void);
-/* Standard error into a file, and what was written to it so far. */
-FILE *err_capture(void);
-const char *err_read(FILE *f);
-/* How many times @needle is in @hay. */
-int count_of(const char *hay, const char *needle);
-/* Lines of @text that hold @a and one of @b, @c. */
-int lines_with(const char *text, const char *a, const char *b, const char *c);
-double now_ms(void);
+/* test_cuda's own: its argv[0] (its main sets it, for the tests that run
+ * it again), and what it runs on the older driver instead of its tests
+ * ("--old-body probe|call", test_runtime_calls.c). */
+extern char *self_argv0;
+int old_probe_body(void);
+int old_call_body(void);
 /* A watchdog too slow to rescue a test: a gate the library should have
  * opened shows as a call that takes seconds. */
 void slow_watchdog(void);

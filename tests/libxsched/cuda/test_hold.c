@@ -23,11 +23,6 @@
 
 #define BURST_NS (20 * MS)	/* a held launch is this late: no host stall is */
 
-static void launch(CUstream h, int id, uint64_t ns)
-{
-	ASSERT_EQ(cuLaunchKernel(K(id, ns), 1, 1, 1, 32, 1, 1, 0, h, NULL, NULL), CUDA_SUCCESS);
-}
-
 /* One urgent burst on @hi (kernel 2 * @i + 20), a lower stream's launch in
  * the middle of it (2 * @i + 21), ended by @sync; true: the lower launch
  * was held until the burst's work ended. */
