@@ -8,18 +8,25 @@ For each component (the module's core, the sim module, libxsched, xschedctl):
     directly or through other files, calls one defined in A.  Calls are read
     from the objects' symbol tables (nm: defined T/D/B against undefined U), so
     calls through an ops table do not count, which is the point of one;
-  - no source file over MAX_LINES lines.
+  - no source file over MAX_LINES lines;
+  - one resolver of libcuda functions in libxsched: no file but DRIVER looks
+    up a "cu..." name (dlsym, dlvsym, xsi_real_dlsym, xsi_real_dlvsym), and
+    no file of the CUDA wing (cuda*.c, cuda/) looks up anything but through
+    a hook's own `handle` (the program's dlsym() answered: cuda.c).
 Prints one "ok"/"not ok" line per component and rule, and a last line
 "layout: N passed, N failed".  Kernel objects come from a built tree (run after
 `make module`); userspace files are compiled here, one object each.
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 MAX_LINES = 900
+# The CUDA wing's only resolver of the driver functions it calls.
+DRIVER = "libxsched/src/interpose/cuda_driver.c"
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -82,6 +89,30 @@ def circles(objs):
         if v not in index:
             visit(v)
     return out, edges
+
+
+LOOKUP = re.compile(r'\b(?:xsi_real_)?dlv?sym\s*\(\s*([^,()]+?)\s*,\s*("cu)?')
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
+
+def libcuda_resolvers(top):
+    """'path:line: call' of each lookup of a libcuda function outside DRIVER."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(top, "libxsched", "src", "**", "*.[ch]"),
+                                 recursive=True)):
+        rel = os.path.relpath(path, top)
+        if rel == DRIVER:
+            continue
+        wing = os.path.basename(rel).startswith("cuda") or "/cuda/" in rel
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        # Comments blanked, their newlines kept (line numbers stay true).
+        text = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        for m in LOOKUP.finditer(text):
+            if m.group(2) or (wing and m.group(1) != "handle"):
+                line = text.count("\n", 0, m.start()) + 1
+                out.append(f"{rel}:{line}: {m.group(0).strip()}")
+    return out
 
 
 def compile_user(sources, cflags, tmp):
@@ -176,6 +207,8 @@ def main():
                 long_files.append(f"{os.path.relpath(path, TOP)}: {n} lines")
     result(not long_files, f"no file of the module, library or xschedctl over {MAX_LINES} lines",
            long_files)
+    result(not (found := libcuda_resolvers(TOP)),
+           f"libcuda functions resolved only by {DRIVER}", found)
     print(f"layout: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

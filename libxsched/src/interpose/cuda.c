@@ -54,6 +54,7 @@
 #include "../internal.h"
 #include "interpose.h"
 #include "cuda_code.h"
+#include "cuda_driver.h"
 #include "cuda_events.h"
 #include "cuda_gather.h"
 #include "cuda_ops.h"
@@ -94,7 +95,8 @@ static void do_init(void)
 			dlerror());
 		goto out;
 	}
-	if (!xc_ops_init(h)) {
+	xc_driver_init(h);
+	if (!xc_ops_init()) {
 		xs_warn("cuda: libcuda.so.1 lacks functions the scheduler needs; nothing is scheduled");
 		goto out;
 	}
@@ -108,10 +110,10 @@ static void do_init(void)
 		else
 			xs_err("cuda: XSCHED_CUDA_HOLD='%s' is not 0, 1 or auto; using auto (Lv1 holds where they pay)", s);
 	}
-	split_sms = xc_split_init(h);
-	if (!xu_init(h, split_sms != 0, xc_hold_chosen && !xc_no_hold) || xu_on())
+	split_sms = xc_split_init();
+	if (!xu_init(split_sms != 0, xc_hold_chosen && !xc_no_hold) || xu_on())
 		xc_hold_chosen = false;
-	xu_events_init(h);
+	xu_events_init();
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
 	if (s && *s) {

@@ -53,6 +53,7 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_driver.h"
 #include "cuda_code.h"
 #include "cuda_gather.h"
 #include "handle_table.h"
@@ -61,26 +62,6 @@
 #define XU_CACHE_ATTR (-1)	/* cuFuncSetCacheConfig, kept as an attribute */
 
 #define ulog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
-
-static struct {
-	CUresult (*ctx_push)(CUcontext);
-	CUresult (*ctx_pop)(CUcontext *);
-	CUresult (*ctx_get_device)(CUdevice *);
-	CUresult (*kernel_get_name)(const char **, CUkernel);
-	CUresult (*kernel_get_library)(CUlibrary *, CUkernel);
-	CUresult (*kernel_get_function)(CUfunction *, CUkernel);
-	CUresult (*kernel_set_attribute)(CUfunction_attribute, int, CUkernel, CUdevice);
-	CUresult (*func_get_name)(const char **, CUfunction);
-	CUresult (*func_get_module)(CUmodule *, CUfunction);
-	CUresult (*func_set_attribute)(CUfunction, CUfunction_attribute, int);
-	CUresult (*func_set_cache_config)(CUfunction, CUfunc_cache);
-	CUresult (*module_load_data)(CUmodule *, const void *);
-	CUresult (*module_load)(CUmodule *, const char *);
-	CUresult (*module_get_function)(CUfunction *, CUmodule, const char *);
-	CUresult (*module_unload)(CUmodule);
-	CUresult (*library_get_module)(CUmodule *, CUlibrary);
-	CUresult (*library_get_kernel)(CUkernel *, CUlibrary, const char *);
-} ur;
 
 static bool lv3;
 
@@ -160,30 +141,11 @@ static void tell_preloads(void)
 			n);
 }
 
-#define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
-
-bool xu_code_init(void *h)
+bool xu_code_init(void)
 {
-	REAL(ctx_push, "cuCtxPushCurrent_v2");
-	REAL(ctx_pop, "cuCtxPopCurrent_v2");
-	REAL(ctx_get_device, "cuCtxGetDevice");
-	REAL(kernel_get_name, "cuKernelGetName");
-	REAL(kernel_get_library, "cuKernelGetLibrary");
-	REAL(kernel_get_function, "cuKernelGetFunction");
-	REAL(kernel_set_attribute, "cuKernelSetAttribute");
-	REAL(func_get_name, "cuFuncGetName");
-	REAL(func_get_module, "cuFuncGetModule");
-	REAL(func_set_attribute, "cuFuncSetAttribute");
-	REAL(func_set_cache_config, "cuFuncSetCacheConfig");
-	REAL(module_load_data, "cuModuleLoadData");
-	REAL(module_load, "cuModuleLoad");
-	REAL(module_get_function, "cuModuleGetFunction");
-	REAL(module_unload, "cuModuleUnload");
-	REAL(library_get_module, "cuLibraryGetModule");
-	REAL(library_get_kernel, "cuLibraryGetKernel");
-	if (!ur.ctx_push || !ur.ctx_pop || !ur.ctx_get_device || !ur.kernel_get_name ||
-	    !ur.kernel_get_function || !ur.func_get_name || !ur.func_get_module ||
-	    !ur.module_get_function || !ur.module_load_data || !ur.module_unload)
+	if (!xc_drv.ctx_push || !xc_drv.ctx_pop || !xc_drv.ctx_get_device || !xc_drv.kernel_get_name ||
+	    !xc_drv.kernel_get_function || !xc_drv.func_get_name || !xc_drv.func_get_module ||
+	    !xc_drv.module_get_function || !xc_drv.module_load_data || !xc_drv.module_unload)
 		return false;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(tell_preloads);
@@ -253,7 +215,7 @@ static int cur_dev(void)
 {
 	CUdevice d = 0;
 
-	if (ur.ctx_get_device(&d) != CUDA_SUCCESS || d < 0 || d >= XU_CODE_DEVS)
+	if (xc_drv.ctx_get_device(&d) != CUDA_SUCCESS || d < 0 || d >= XU_CODE_DEVS)
 		return -1;
 	return (int)d;
 }
@@ -338,15 +300,15 @@ static void fn_resolve(struct xu_fn *fn)
 	CUmodule m = NULL, lm;
 	unsigned int i;
 
-	if (ur.kernel_get_name((const char **)&name, (CUkernel)fn->f) == CUDA_SUCCESS) {
+	if (xc_drv.kernel_get_name((const char **)&name, (CUkernel)fn->f) == CUDA_SUCCESS) {
 		fn->state = FN_KERNEL;	/* a CUkernel: it runs in any context */
 		fn->k = (CUkernel)fn->f;
-		if (!fn->lib && ur.kernel_get_library)
-			(void)ur.kernel_get_library(&fn->lib, fn->k);
+		if (!fn->lib && xc_drv.kernel_get_library)
+			(void)xc_drv.kernel_get_library(&fn->lib, fn->k);
 		return;
 	}
-	if (ur.func_get_name(&name, fn->f) != CUDA_SUCCESS || !name ||
-	    ur.func_get_module(&m, fn->f) != CUDA_SUCCESS) {
+	if (xc_drv.func_get_name(&name, fn->f) != CUDA_SUCCESS || !name ||
+	    xc_drv.func_get_module(&m, fn->f) != CUDA_SUCCESS) {
 		fn->state = FN_NONE;
 		return;
 	}
@@ -356,15 +318,15 @@ static void fn_resolve(struct xu_fn *fn)
 	if (!md) {
 		/* A library's module the program never asked for by name. */
 		for (i = 0; i < nlibs; i++) {
-			if (ur.library_get_module &&
-			    ur.library_get_module(&lm, libs[i]) == CUDA_SUCCESS && lm == m) {
+			if (xc_drv.library_get_module &&
+			    xc_drv.library_get_module(&lm, libs[i]) == CUDA_SUCCESS && lm == m) {
 				md = mod_add(m, libs[i]);
 				break;
 			}
 		}
 	}
-	if (md && md->lib && ur.library_get_kernel && fn->name &&
-	    ur.library_get_kernel(&fn->k, md->lib, fn->name) == CUDA_SUCCESS) {
+	if (md && md->lib && xc_drv.library_get_kernel && fn->name &&
+	    xc_drv.library_get_kernel(&fn->k, md->lib, fn->name) == CUDA_SUCCESS) {
 		fn->state = FN_KERNEL;
 		fn->lib = md->lib;
 		return;
@@ -390,12 +352,12 @@ static struct xu_fn *fn_known(CUfunction f, bool *first)
 static void attr_apply(const struct xu_attr *a, CUfunction t, CUkernel k, int dev)
 {
 	if (a->attr == XU_CACHE_ATTR) {
-		if (t && ur.func_set_cache_config)
-			ur.func_set_cache_config(t, (CUfunc_cache)a->val);
-	} else if (t && ur.func_set_attribute) {
-		ur.func_set_attribute(t, (CUfunction_attribute)a->attr, a->val);
-	} else if (k && ur.kernel_set_attribute) {
-		ur.kernel_set_attribute((CUfunction_attribute)a->attr, a->val, k, (CUdevice)dev);
+		if (t && xc_drv.func_set_cache_config)
+			xc_drv.func_set_cache_config(t, (CUfunc_cache)a->val);
+	} else if (t && xc_drv.func_set_attribute) {
+		xc_drv.func_set_attribute(t, (CUfunction_attribute)a->attr, a->val);
+	} else if (k && xc_drv.kernel_set_attribute) {
+		xc_drv.kernel_set_attribute((CUfunction_attribute)a->attr, a->val, k, (CUdevice)dev);
 	}
 }
 
@@ -425,14 +387,14 @@ static CUmodule mod_twin(CUmodule m, int dev)
 	image = md->image;
 	path = md->path;
 	pthread_mutex_unlock(&code_lock);
-	if (ur.ctx_push(uctx) == CUDA_SUCCESS) {
+	if (xc_drv.ctx_push(uctx) == CUDA_SUCCESS) {
 		xg_pause();
 		if (image)
-			r = ur.module_load_data(&made, image);
-		else if (ur.module_load)
-			r = ur.module_load(&made, path);
+			r = xc_drv.module_load_data(&made, image);
+		else if (xc_drv.module_load)
+			r = xc_drv.module_load(&made, path);
 		xg_resume();
-		ur.ctx_pop(&old);
+		xc_drv.ctx_pop(&old);
 	}
 	if (r != CUDA_SUCCESS)
 		made = NULL;
@@ -447,7 +409,7 @@ static CUmodule mod_twin(CUmodule m, int dev)
 		mod_free(md);
 	pthread_mutex_unlock(&code_lock);
 	if (made)		/* another thread's came first, or m was unloaded */
-		ur.module_unload(made);
+		xc_drv.module_unload(made);
 	return tm;
 }
 
@@ -497,11 +459,11 @@ static bool fn_load(CUfunction f, int dev)
 		return there;
 	if (m)
 		tm = mod_twin(m, dev);
-	if ((k || tm) && ur.ctx_push(uctx) == CUDA_SUCCESS) {
+	if ((k || tm) && xc_drv.ctx_push(uctx) == CUDA_SUCCESS) {
 		xg_pause();	/* a load waits for the context's work: none gathered */
-		r = k ? ur.kernel_get_function(&got, k) : ur.module_get_function(&got, tm, name);
+		r = k ? xc_drv.kernel_get_function(&got, k) : xc_drv.module_get_function(&got, tm, name);
 		xg_resume();
-		ur.ctx_pop(&old);
+		xc_drv.ctx_pop(&old);
 	}
 	free(name);
 	pthread_mutex_lock(&code_lock);
@@ -618,7 +580,7 @@ void xu_module_unloaded(CUmodule m)
 	pthread_mutex_unlock(&code_lock);
 	for (i = 0; md && i < XU_CODE_DEVS; i++)
 		if (twins[i])
-			ur.module_unload(twins[i]);
+			xc_drv.module_unload(twins[i]);
 }
 
 void xu_library_loaded(CUlibrary lib)

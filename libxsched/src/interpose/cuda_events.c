@@ -18,19 +18,11 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_driver.h"
 #include "cuda_events.h"
 #include "cuda_gather.h"
 #include "cuda_urgent.h"
 #include "handle_table.h"
-
-static struct {
-	CUresult (*ctx_push)(CUcontext);
-	CUresult (*ctx_pop)(CUcontext *);
-	CUresult (*event_create)(CUevent *, unsigned int);
-	CUresult (*event_destroy)(CUevent);
-	CUresult (*event_record)(CUevent, CUstream);
-	CUresult (*stream_wait_event)(CUstream, CUevent, unsigned int);
-} er;
 
 static bool on;			/* the urgent context is on */
 
@@ -69,19 +61,11 @@ static void fork_child(void)
 	memset(&events, 0, sizeof(events));
 }
 
-#define REAL(field, sym) (er.field = (__typeof__(er.field))xsi_real_dlsym(h, sym))
-
-void xu_events_init(void *h)
+void xu_events_init(void)
 {
 	if (!xu_on())
 		return;
-	REAL(ctx_push, "cuCtxPushCurrent_v2");
-	REAL(ctx_pop, "cuCtxPopCurrent_v2");
-	REAL(event_create, "cuEventCreate");
-	REAL(event_destroy, "cuEventDestroy_v2");
-	REAL(event_record, "cuEventRecord");
-	REAL(stream_wait_event, "cuStreamWaitEvent");
-	/* (xu_init() found every one of them) */
+	/* (xu_init() found every driver function it calls) */
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	on = true;
 }
@@ -120,7 +104,7 @@ void xu_event_destroyed(CUevent ev)
 	if (!e)
 		return;
 	if (e->twin)
-		er.event_destroy(e->twin);
+		xc_drv.event_destroy(e->twin);
 	free(e);
 }
 
@@ -156,10 +140,10 @@ static bool event_twin(struct xu_event *e, CUcontext uctx)
 	ok = e->twin != NULL;
 	pthread_mutex_unlock(&lock);
 	if (!ok) {
-		if (er.ctx_push(uctx) != CUDA_SUCCESS)
+		if (xc_drv.ctx_push(uctx) != CUDA_SUCCESS)
 			return false;
-		ok = er.event_create(&t, e->flags & ~CU_EVENT_INTERPROCESS) == CUDA_SUCCESS;
-		er.ctx_pop(&old);
+		ok = xc_drv.event_create(&t, e->flags & ~CU_EVENT_INTERPROCESS) == CUDA_SUCCESS;
+		xc_drv.ctx_pop(&old);
 		if (!ok)
 			return false;
 		pthread_mutex_lock(&lock);
@@ -170,7 +154,7 @@ static bool event_twin(struct xu_event *e, CUcontext uctx)
 		}
 		pthread_mutex_unlock(&lock);
 		if (t)	/* another thread made one first */
-			er.event_destroy(t);
+			xc_drv.event_destroy(t);
 	}
 	return e->twin_ctx == uctx;	/* an event follows one device */
 }
@@ -222,8 +206,8 @@ void xu_record_end(struct xu_record *rc, CUresult r)
 	if (!xu_urgent_ctx(rc->h))	/* destroyed meanwhile */
 		return;
 	m = xu_relax(&sw);
-	if (er.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
-		er.event_record(e->ev, rc->h);
+	if (xc_drv.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
+		xc_drv.event_record(e->ev, rc->h);
 	xu_unrelax(sw, m);
 	xg_depend();
 }

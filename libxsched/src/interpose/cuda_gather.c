@@ -47,15 +47,10 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_driver.h"
 #include "cuda_gather.h"
 
 #define XG_MAX_CALLS 256	/* a gate opens after this many calls behind it */
-
-static struct {
-	CUresult (*wait32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-	CUresult (*host_alloc)(void **, size_t, unsigned int);
-	CUresult (*host_dptr)(CUdeviceptr *, void *, unsigned int);
-} gr;
 
 static bool on;			/* the driver allows it (XSCHED_CUDA_LV3 on) */
 static _Atomic uint32_t *word;	/* pinned, mapped: the openings so far */
@@ -75,8 +70,6 @@ static bool wd_started;
 
 #define glog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
 
-#define REAL(field, sym) (gr.field = (__typeof__(gr.field))xsi_real_dlsym(h, sym))
-
 static void fork_child(void)
 {
 	/* The child cannot use the parent's contexts or pinned memory, nor
@@ -90,7 +83,7 @@ static void fork_child(void)
 	atomic_store(&paused, 0);
 }
 
-void xg_init(void *h)
+void xg_init(void)
 {
 	const char *s;
 	pthread_condattr_t ca;
@@ -105,12 +98,7 @@ void xg_init(void *h)
 		else
 			max_ns = v * 1000000ULL;
 	}
-	REAL(wait32, "cuStreamWaitValue32_v2");
-	if (!gr.wait32)
-		REAL(wait32, "cuStreamWaitValue32");
-	REAL(host_alloc, "cuMemHostAlloc");
-	REAL(host_dptr, "cuMemHostGetDevicePointer_v2");
-	if (!gr.wait32 || !gr.host_alloc || !gr.host_dptr) {
+	if (!xc_drv.wait32 || !xc_drv.host_alloc || !xc_drv.host_dptr) {
 		xs_warn("cuda: this libcuda lacks stream memory waits; urgent work is not gathered");
 		return;
 	}
@@ -135,8 +123,8 @@ void xg_setup(void)
 	if (!on || word)
 		return;
 	/* Portable: every context's streams may wait on it. */
-	if (gr.host_alloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
-	    gr.host_dptr(&dword, p, 0) != CUDA_SUCCESS) {
+	if (xc_drv.host_alloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
+	    xc_drv.host_dptr(&dword, p, 0) != CUDA_SUCCESS) {
 		xs_warn("cuda: no pinned memory for the gather's gate; urgent work is not gathered");
 		on = false;
 		return;
@@ -291,7 +279,7 @@ void xg_close(struct xg_gate *g, CUstream twin)
 		}
 		return;
 	}
-	if (gr.wait32(twin, dword, k, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
+	if (xc_drv.wait32(twin, dword, k, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
 		glog("gather: stream %p: its gate cannot be closed; this burst is not gathered",
 		     (void *)twin);
 		return;
