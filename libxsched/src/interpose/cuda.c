@@ -47,6 +47,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -71,6 +72,36 @@ static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
 extern struct xsi_runtime xc_rt;
 
 /* ---- set-up ---------------------------------------------------------------- */
+
+/* The wing's one fork registration: its locks in cuda_driver.h's order, the
+ * child's resets in the order the parts are set up. */
+static void fork_prepare(void)
+{
+	xu_events_fork_prepare();
+	xu_fork_prepare();
+	xu_code_fork_prepare();
+	xc_split_fork_prepare();
+	xc_ops_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	xc_ops_fork_parent();
+	xc_split_fork_parent();
+	xu_code_fork_parent();
+	xu_fork_parent();
+	xu_events_fork_parent();
+}
+
+static void fork_child(void)
+{
+	xc_ops_fork_child();
+	xc_split_fork_child();
+	xu_code_fork_child();
+	xu_fork_child();
+	xg_fork_child();
+	xu_events_fork_child();
+}
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_bool init_ok;
@@ -114,6 +145,8 @@ static void do_init(void)
 	if (!xu_init(split_sms != 0, xc_hold_chosen && !xc_no_hold) || xu_on())
 		xc_hold_chosen = false;
 	xu_events_init();
+	/* Before the core's (xsi_runtime_init()): see cuda_driver.h. */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
 	if (s && *s) {

@@ -61,8 +61,6 @@
 #define XU_ATTRS 8		/* attributes kept per function */
 #define XU_CACHE_ATTR (-1)	/* cuFuncSetCacheConfig, kept as an attribute */
 
-#define ulog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
-
 static bool lv3;
 
 /* The function and module tables.  Never held across a driver call that
@@ -111,21 +109,23 @@ static CUcontext uctxs[XU_CODE_DEVS];	/* the urgent contexts made */
 static atomic_uint gen;
 static atomic_ulong npreloads;	/* functions loaded in an urgent context ahead */
 
-static void fork_prepare(void)
+void xu_code_fork_prepare(void)
 {
 	pthread_mutex_lock(&code_lock);
 }
 
-static void fork_parent(void)
+void xu_code_fork_parent(void)
 {
 	pthread_mutex_unlock(&code_lock);
 }
 
 /* The child cannot use its parent's contexts: it starts afresh (what the
  * tables held is left, not freed: it names the parent's objects). */
-static void fork_child(void)
+void xu_code_fork_child(void)
 {
 	pthread_mutex_init(&code_lock, NULL);
+	if (!lv3)
+		return;
 	memset(&fns, 0, sizeof(fns));
 	memset(&mods, 0, sizeof(mods));
 	memset(uctxs, 0, sizeof(uctxs));
@@ -147,7 +147,6 @@ bool xu_code_init(void)
 	    !xc_drv.kernel_get_function || !xc_drv.func_get_name || !xc_drv.func_get_module ||
 	    !xc_drv.module_get_function || !xc_drv.module_load_data || !xc_drv.module_unload)
 		return false;
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(tell_preloads);
 	lv3 = true;
 	return true;
@@ -751,7 +750,7 @@ void xu_code_context_made(int dev, CUcontext uctx)
 		(void)fn_load(keys[XU_TABLE_SLOTS + i], dev);
 	free(keys);
 	if (n + nm)
-		ulog("device %d: %u modules and %u functions the program loaded, loaded in the urgent context",
+		xc_log("device %d: %u modules and %u functions the program loaded, loaded in the urgent context",
 		     dev, nm, n);
 }
 
@@ -804,7 +803,7 @@ bool xu_code_translate(int dev, CUfunction *f, bool *first_use)
 	/* A module's function the program got where the library did not see
 	 * it: its twin is loaded now (waiting for the urgent context's work). */
 	if (twin && !fn_load(*f, dev))
-		ulog("function %p: its module does not load in the urgent context", (void *)*f);
+		xc_log("function %p: its module does not load in the urgent context", (void *)*f);
 	pthread_mutex_lock(&code_lock);
 	fn = xu_tget(&fns, *f);
 	if (fn && fn->state == FN_KERNEL && !fn->kernel_attrs) {
@@ -831,12 +830,12 @@ bool xu_code_translate(int dev, CUfunction *f, bool *first_use)
 		xs_info("cuda: function %s (%p) cannot run in the urgent context (%s): it runs in its own context, in stream order",
 			fn->name ? fn->name : "?", (void *)*f, why ? why : "unknown origin");
 	else if (first && xsi_log_on())
-		ulog("function %s (%p): runs in the urgent context as %p",
+		xc_log("function %s (%p): runs in the urgent context as %p",
 			fn->name ? fn->name : "(kernel)", (void *)*f, (void *)to);
 	/* Not loaded there yet: its first launch loads it (lazily). */
 	*first_use = fn && to && !(fn->loaded & (1u << dev));
 	if (*first_use && xsi_log_on())
-		ulog("function %p: loaded in the urgent context at its first launch there (the program loaded it where the library did not see)",
+		xc_log("function %p: loaded in the urgent context at its first launch there (the program loaded it where the library did not see)",
 		     (void *)*f);
 	if (fn && to)
 		fn_mark_loaded(fn, dev);

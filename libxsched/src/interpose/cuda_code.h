@@ -17,6 +17,11 @@
 
 /* False: this libcuda lacks driver functions it needs (cuda_driver.h). */
 bool xu_code_init(void);
+/* Around a fork (cuda.c's one registration): the code tables' lock; the
+ * child forgets the tables. */
+void xu_code_fork_prepare(void);
+void xu_code_fork_parent(void);
+void xu_code_fork_child(void);
 
 /* What the program loads, gets and sets (after the driver succeeded): the
  * code is loaded in the urgent contexts there too. */

@@ -2,9 +2,46 @@
 /*
  * The CUDA wing's ground floor: every libcuda function the wing itself
  * calls (never our hooks), resolved once from libcuda by cuda_driver.c
- * through xsi_real_dlsym() (symbols.c), and nothing else.  The hooks' own
- * real functions (cuda_table.h) are the interposition core's.  Only
- * cuda_driver.c resolves libcuda functions (tools/check-layout.py checks).
+ * through xsi_real_dlsym() (symbols.c); the capture-mode relax pair on
+ * them; the wing's log macro and the two sides of an urgent stream.  The
+ * hooks' own real functions (cuda_table.h) are the interposition core's.
+ * Only cuda_driver.c resolves libcuda functions (tools/check-layout.py
+ * checks).
+ *
+ * The wing's files, one per concept, each of which calls only files listed
+ * after it (and the core, interpose.h):
+ *
+ *   cuda.c          the hook table (cuda_table.h), set-up, the one fork
+ *                   registration
+ *   cuda_ops.c      the core's runtime ops: stream descriptions, marks
+ *   cuda_events.c   events across an urgent stream's two contexts
+ *   cuda_split.c    the SM partition (green contexts)
+ *   cuda_urgent.c   the urgent context: urgent streams, twins, routing
+ *   cuda_code.c     code in the urgent context
+ *   cuda_gather.c   the gather: gates on a host word, its watchdog
+ *   cuda_mode.c     a burst's mode, a pure function of its waits
+ *   handle_table.c  the handle tables
+ *   cuda_driver.c   the driver functions
+ *
+ * Locking: the wing's locks, outermost first; a lock may be taken while one
+ * above it is held, never while one below it is.  The fork registration
+ * (cuda.c) takes them all in this order in its prepare handler, after the
+ * core's (core.c registers later, so its prepare runs first).
+ *
+ *   cuda_events.c  lock       the event table: a lookup, no driver call
+ *   cuda_urgent.c  dev_lock   making an urgent context (a driver call of
+ *                             milliseconds); code_lock nests inside it
+ *                             (xu_code_context_made())
+ *   cuda_urgent.c  lock       the stream table: a lookup; a stream's
+ *                             bursts' lock (cuda_mode.c) nests inside it
+ *   cuda_code.c    code_lock  the function and module tables, never held
+ *                             across a load
+ *   cuda_split.c   part_lock  the SM partitions
+ *   cuda_ops.c     pool.lock  the spare marks
+ *
+ * Not taken around a fork: a stream's side_lock and its bursts' lock (the
+ * child forgets the streams), and the gather's wd_lock, a leaf (the child
+ * has no watchdog thread and makes it anew).
  */
 #ifndef XSCHED_CUDA_DRIVER_H
 #define XSCHED_CUDA_DRIVER_H
@@ -98,5 +135,18 @@ extern struct xc_driver xc_drv;
 
 /* Resolve every function of the list from @libcuda (a dlopen handle). */
 void xc_driver_init(void *libcuda);
+
+/* The wing's debug log (XSCHED_LOG=debug; xsi_log_on(), log.c). */
+#define xc_log(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
+
+/* Our own waits and records must not break another thread's stream capture
+ * in global mode: they run in relaxed mode, between xc_relax() and
+ * xc_unrelax(). */
+CUstreamCaptureMode xc_relax(bool *swapped);
+void xc_unrelax(bool swapped, CUstreamCaptureMode m);
+
+/* Where an urgent stream's (or event's) last command went: the program's
+ * context, or its twin's in the urgent context (cuda_urgent.c). */
+enum { SIDE_ORIG, SIDE_TWIN };
 
 #endif

@@ -30,8 +30,6 @@ static bool on;			/* the urgent context is on */
  * call. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-enum { SIDE_ORIG, SIDE_TWIN };
-
 struct xu_event {
 	CUevent ev;
 	unsigned int flags;
@@ -44,20 +42,22 @@ struct xu_event {
 
 static struct xu_table events;
 
-static void fork_prepare(void)
+void xu_events_fork_prepare(void)
 {
 	pthread_mutex_lock(&lock);
 }
 
-static void fork_parent(void)
+void xu_events_fork_parent(void)
 {
 	pthread_mutex_unlock(&lock);
 }
 
 /* The child follows nothing (cuda_urgent.c): the table is left, not freed. */
-static void fork_child(void)
+void xu_events_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	if (!on)
+		return;
 	memset(&events, 0, sizeof(events));
 }
 
@@ -66,7 +66,6 @@ void xu_events_init(void)
 	if (!xu_on())
 		return;
 	/* (xu_init() found every driver function it calls) */
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	on = true;
 }
 
@@ -205,10 +204,10 @@ void xu_record_end(struct xu_record *rc, CUresult r)
 	 * event recorded elsewhere then has a partner in one context. */
 	if (!xu_urgent_ctx(rc->h))	/* destroyed meanwhile */
 		return;
-	m = xu_relax(&sw);
+	m = xc_relax(&sw);
 	if (xc_drv.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
 		xc_drv.event_record(e->ev, rc->h);
-	xu_unrelax(sw, m);
+	xc_unrelax(sw, m);
 	xg_depend();
 }
 

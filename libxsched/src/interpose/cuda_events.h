@@ -14,6 +14,11 @@
 
 /* After xu_init(): on when the urgent context is. */
 void xu_events_init(void);
+/* Around a fork (cuda.c's one registration): the event table's lock; the
+ * child forgets the table. */
+void xu_events_fork_prepare(void);
+void xu_events_fork_parent(void);
+void xu_events_fork_child(void);
 void xu_event_created(CUevent ev, unsigned int flags);
 void xu_event_destroyed(CUevent ev);
 struct xu_record {

@@ -67,13 +67,14 @@ static atomic_int paused;	/* xg_pause() without its xg_resume(): no gate closes 
 static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wd_cond;
 static bool wd_started;
+static bool set_up;		/* xg_init() got this far */
 
-#define glog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
-
-static void fork_child(void)
+void xg_fork_child(void)
 {
 	/* The child cannot use the parent's contexts or pinned memory, nor
 	 * has it its thread. */
+	if (!set_up)
+		return;
 	pthread_mutex_init(&wd_lock, NULL);
 	wd_started = false;
 	on = false;
@@ -106,7 +107,7 @@ void xg_init(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&wd_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_atfork(NULL, NULL, fork_child);
+	set_up = true;	/* (xg_fork_child() resets it all) */
 	atexit(xg_open);	/* what a program left unsynchronized still runs */
 	on = true;
 }
@@ -206,7 +207,7 @@ static void *watchdog(void *arg)
 				xs_info("cuda: a gathered urgent burst was started by the watchdog after %llu ms: the program spent that long inside one burst, or waits for it in a way the library does not see (XSCHED_CUDA_GATHER_MAX_MS sets the time; XSCHED_CUDA_LV3_MODE=ctx turns the gather off)",
 					(unsigned long long)(max_ns / 1000000));
 			else
-				glog("gather: watchdog opened the gates (%lu times)",
+				xc_log("gather: watchdog opened the gates (%lu times)",
 				     atomic_load(&n_watchdog));
 		}
 	}
@@ -273,14 +274,14 @@ void xg_close(struct xg_gate *g, CUstream twin)
 	until = atomic_load_explicit(&g->until, memory_order_relaxed);
 	if (until == k) {
 		if (atomic_fetch_add_explicit(&g->n, 1, memory_order_relaxed) + 1 >= XG_MAX_CALLS) {
-			glog("gather: stream %p: %d calls behind its gate: opened", (void *)twin,
+			xc_log("gather: stream %p: %d calls behind its gate: opened", (void *)twin,
 			     XG_MAX_CALLS);
 			xg_open();
 		}
 		return;
 	}
 	if (xc_drv.wait32(twin, dword, k, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
-		glog("gather: stream %p: its gate cannot be closed; this burst is not gathered",
+		xc_log("gather: stream %p: its gate cannot be closed; this burst is not gathered",
 		     (void *)twin);
 		return;
 	}
@@ -344,5 +345,5 @@ void xg_waited(const char *call)
 		xs_info("cuda: %s returned only after the watchdog opened the gates: it may wait for gathered GPU work",
 			call);
 	else
-		glog("gather: %s returned only when the watchdog opened the gates", call);
+		xc_log("gather: %s returned only when the watchdog opened the gates", call);
 }

@@ -20,6 +20,10 @@ struct xg_gate {
 
 /* XSCHED_CUDA_GATHER_MAX_MS read (after xc_driver_init()). */
 void xg_init(void);
+/* In a fork's child (cuda.c's one registration): no gate, no watchdog.
+ * The watchdog's lock is not taken around a fork: the child has no
+ * watchdog thread and makes the lock anew. */
+void xg_fork_child(void);
 /* Around a call that waits for the contexts' work (a code load): the gates
  * open and none closes until xg_resume(). */
 void xg_pause(void);

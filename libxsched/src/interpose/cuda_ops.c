@@ -18,23 +18,6 @@
 #include "cuda_ops.h"
 #include "cuda_urgent.h"
 
-/* Our own waits and records must not break another thread's stream capture
- * in global mode: run them in relaxed mode. */
-static CUstreamCaptureMode relax(bool *swapped)
-{
-	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
-
-	*swapped = xc_drv.exchange_capture_mode &&
-		   xc_drv.exchange_capture_mode(&m) == CUDA_SUCCESS;
-	return m;
-}
-
-static void unrelax(bool swapped, CUstreamCaptureMode m)
-{
-	if (swapped)
-		xc_drv.exchange_capture_mode(&m);
-}
-
 /* How long wait_event() polls with yields before it sleeps. */
 #define XC_SPIN_NS 200000ULL
 
@@ -52,7 +35,7 @@ static int wait_event(CUevent ev, uint64_t deadline)
 {
 	uint64_t ns = 0, spin_end = 0;
 	bool sw;
-	CUstreamCaptureMode m = relax(&sw);
+	CUstreamCaptureMode m = xc_relax(&sw);
 	int ret;
 
 	for (;;) {
@@ -85,7 +68,7 @@ static int wait_event(CUevent ev, uint64_t deadline)
 				ns *= 2;
 		}
 	}
-	unrelax(sw, m);
+	xc_unrelax(sw, m);
 	return ret;
 }
 
@@ -241,18 +224,18 @@ void xc_marks_purge(CUcontext ctx, int32_t device)
 	}
 }
 
-/* The child cannot use its parent's contexts: it forgets the spares. */
-static void pool_fork_prepare(void)
+void xc_ops_fork_prepare(void)
 {
 	pthread_mutex_lock(&pool.lock);
 }
 
-static void pool_fork_parent(void)
+void xc_ops_fork_parent(void)
 {
 	pthread_mutex_unlock(&pool.lock);
 }
 
-static void pool_fork_child(void)
+/* The child cannot use its parent's contexts: it forgets the spares. */
+void xc_ops_fork_child(void)
 {
 	pthread_mutex_init(&pool.lock, NULL);
 	pool.spare = NULL;
@@ -308,9 +291,9 @@ int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 		}
 	}
 	if (k) {
-		m = relax(&sw);
+		m = xc_relax(&sw);
 		r = xc_drv.event_record(k->ev, on);
-		unrelax(sw, m);
+		xc_unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
 			mark_destroy(k);
 	}
@@ -347,6 +330,5 @@ bool xc_ops_init(void)
 	    !xc_drv.event_destroy || !xc_drv.event_record ||
 	    !xc_drv.event_query)
 		return false;
-	pthread_atfork(pool_fork_prepare, pool_fork_parent, pool_fork_child);
 	return true;
 }

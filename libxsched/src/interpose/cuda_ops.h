@@ -15,6 +15,10 @@
 
 /* False: driver functions the ops need are absent (cuda_driver.h). */
 bool xc_ops_init(void);
+/* Around a fork (cuda.c's one registration): the spare marks' lock. */
+void xc_ops_fork_prepare(void);
+void xc_ops_fork_parent(void);
+void xc_ops_fork_child(void);
 
 /* The core's runtime ops (struct xsi_runtime). */
 enum xsi_default xc_default_kind(uintptr_t h);

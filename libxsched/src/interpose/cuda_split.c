@@ -42,18 +42,18 @@ static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
 static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;	/* parts[] */
 static struct xc_part parts[XC_MAX_DEV];
 
-static void part_fork_prepare(void)
+void xc_split_fork_prepare(void)
 {
 	pthread_mutex_lock(&part_lock);
 }
 
-static void part_fork_parent(void)
+void xc_split_fork_parent(void)
 {
 	pthread_mutex_unlock(&part_lock);
 }
 
 /* The child cannot use its parent's CUDA contexts: it starts untried. */
-static void part_fork_child(void)
+void xc_split_fork_child(void)
 {
 	memset(parts, 0, sizeof(parts));
 	pthread_mutex_unlock(&part_lock);
@@ -187,7 +187,6 @@ unsigned int xc_split_init(void)
 			return 0;
 		}
 	}
-	pthread_atfork(part_fork_prepare, part_fork_parent, part_fork_child);
 	split_sms = (unsigned int)v;
 	return split_sms;
 }

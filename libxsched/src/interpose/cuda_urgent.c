@@ -78,15 +78,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * lock, so that lookups go on meanwhile. */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define ulog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
-
 struct xu_dev {
 	CUcontext ctx;		/* the urgent context, or NULL */
 	bool failed;		/* it could not be made: never tried again */
 };
 static struct xu_dev devs[XU_DEVS];
-
-enum { SIDE_ORIG, SIDE_TWIN };
 
 struct xu_stream {
 	CUstream h;		/* the program's */
@@ -108,27 +104,13 @@ static struct xu_table streams;
 
 static void tell_modes(void);
 
-CUstreamCaptureMode xu_relax(bool *swapped)
-{
-	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
-
-	*swapped = xc_drv.exchange_capture_mode && xc_drv.exchange_capture_mode(&m) == CUDA_SUCCESS;
-	return m;
-}
-
-void xu_unrelax(bool swapped, CUstreamCaptureMode m)
-{
-	if (swapped)
-		xc_drv.exchange_capture_mode(&m);
-}
-
-static void fork_prepare(void)
+void xu_fork_prepare(void)
 {
 	pthread_mutex_lock(&dev_lock);
 	pthread_mutex_lock(&lock);
 }
 
-static void fork_parent(void)
+void xu_fork_parent(void)
 {
 	pthread_mutex_unlock(&lock);
 	pthread_mutex_unlock(&dev_lock);
@@ -136,10 +118,12 @@ static void fork_parent(void)
 
 /* The child cannot use its parent's contexts: it follows nothing (what the
  * tables held is left, not freed: it names the parent's objects). */
-static void fork_child(void)
+void xu_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	pthread_mutex_init(&dev_lock, NULL);
+	if (!tracked)
+		return;
 	memset(&streams, 0, sizeof(streams));
 	memset(devs, 0, sizeof(devs));
 	atomic_store(&nurgent, 0);
@@ -201,7 +185,6 @@ bool xu_init(bool split, bool choose_hold)
 		xs_err("cuda: XSCHED_CUDA_LV3_PRICE='%s' is not a number from 0 to 100; using 2", s);
 		price = XM_PRICE_DEFAULT;
 	}
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (lv3)
 		xg_init();
 	atexit(tell_modes);
@@ -251,7 +234,7 @@ static CUcontext dev_ctx(int dev)
 	/* before any urgent stream of it runs: what the program loaded */
 	xu_code_context_made(dev, c);
 	pthread_mutex_unlock(&dev_lock);
-	ulog("device %d: urgent context %p made", dev, (void *)c);
+	xc_log("device %d: urgent context %p made", dev, (void *)c);
 	return c;
 }
 
@@ -270,7 +253,7 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	    xc_drv.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
 		return;
 	if (lv3 && !(flags & CU_STREAM_NON_BLOCKING)) {
-		ulog("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",
+		xc_log("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",
 			(void *)h);
 		return;
 	}
@@ -303,10 +286,10 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	atomic_fetch_add(&nurgent, 1);
 	pthread_mutex_unlock(&lock);
 	if (lv3)
-		ulog("stream %p: urgent (priority %d): its work runs in the urgent context",
+		xc_log("stream %p: urgent (priority %d): its work runs in the urgent context",
 		     (void *)h, prio);
 	else
-		ulog("stream %p: urgent (priority %d): its bursts hold lower streams (Lv1) where that is measured to pay",
+		xc_log("stream %p: urgent (priority %d): its bursts hold lower streams (Lv1) where that is measured to pay",
 		     (void *)h, prio);
 }
 
@@ -418,7 +401,7 @@ static int side_set(struct xu_stream *s, int want)
 	if (want == SIDE_TWIN && !twin_make(s))
 		want = SIDE_ORIG;
 	if (atomic_load(&s->side) != want) {
-		m = xu_relax(&sw);
+		m = xc_relax(&sw);
 		if (want == SIDE_ORIG) {
 			r = xc_drv.event_record(s->ev_twin, s->twin);
 			if (r == CUDA_SUCCESS)
@@ -429,12 +412,12 @@ static int side_set(struct xu_stream *s, int want)
 			if (r == CUDA_SUCCESS)
 				r = xc_drv.stream_wait_event(s->twin, s->ev_orig, 0);
 		}
-		xu_unrelax(sw, m);
+		xc_unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
 			xs_warn("cuda: stream %p: the join of its two sides failed (CUresult %d)",
 				(void *)s->h, (int)r);
 		atomic_store_explicit(&s->side, want, memory_order_release);
-		ulog("stream %p: now runs %s", (void *)s->h,
+		xc_log("stream %p: now runs %s", (void *)s->h,
 			want == SIDE_TWIN ? "in the urgent context" : "in its own context");
 	}
 	pthread_mutex_unlock(&s->side_lock);
@@ -480,7 +463,7 @@ static void burst_cut(struct xu_stream *s)
 	char w[128];
 
 	if (!xm_burst_cut(&s->bursts, xg_max_us(), xs_now_ns(), &st)) {
-		ulog("stream %p: its gathered burst waited for the watchdog: ended, a loss for the gather",
+		xc_log("stream %p: its gathered burst waited for the watchdog: ended, a loss for the gather",
 		     (void *)s->h);
 		return;
 	}

@@ -38,6 +38,11 @@ enum xu_how {
  * measured best (cuda_mode.c's modes lv1 and native).  true: urgent
  * streams are followed (the urgent context is on, or holds are chosen). */
 bool xu_init(bool split, bool choose_hold);
+/* Around a fork (cuda.c's one registration): the urgent contexts' and the
+ * stream table's locks; the child follows nothing. */
+void xu_fork_prepare(void);
+void xu_fork_parent(void);
+void xu_fork_child(void);
 bool xu_on(void);
 
 /* Streams: the program made @h (in the current context) with @flags. */
@@ -80,10 +85,6 @@ CUresult xu_ctx_synchronize(CUcontext of, uint64_t since);
 CUcontext xu_urgent_ctx(CUstream h);
 /* Is @h inside a capture (its own or one it joined)? */
 bool xu_capturing(CUstream h);
-/* Around the library's own records and waits: they must not break another
- * thread's global-mode capture.  (@swapped: the mode was exchanged.) */
-CUstreamCaptureMode xu_relax(bool *swapped);
-void xu_unrelax(bool swapped, CUstreamCaptureMode m);
 /* Stream capture begins on @h: its twin's work first. */
 void xu_capture_begin(CUstream h);
 void xu_capture_end(void);
