@@ -101,7 +101,7 @@ struct xu_mod {
 	bool dead;		/* unloaded while used: the last user frees it */
 };
 
-static struct xu_table fns, mods;
+static struct xsi_htable fns, mods;
 static CUlibrary libs[256];	/* libraries loaded, for a module's origin */
 static unsigned int nlibs;
 static CUcontext uctxs[XU_CODE_DEVS];	/* the urgent contexts made */
@@ -238,7 +238,7 @@ static struct xu_mod *mod_add(CUmodule m, CUlibrary lib)
 {
 	struct xu_mod *md = calloc(1, sizeof(*md));
 
-	if (md && !xu_tput(&mods, m, md)) {
+	if (md && !xsi_ht_put(&mods, m, md)) {
 		free(md);
 		return NULL;
 	}
@@ -262,12 +262,12 @@ static void mod_drop(struct xu_mod *md)
 /* code_lock held: @f's entry, made (FN_UNKNOWN) if new; NULL: table full. */
 static struct xu_fn *fn_get(CUfunction f)
 {
-	struct xu_fn *fn = xu_tget(&fns, f);
+	struct xu_fn *fn = xsi_ht_get(&fns, f);
 
 	if (fn)
 		return fn;
 	fn = calloc(1, sizeof(*fn));
-	if (fn && !xu_tput(&fns, f, fn)) {
+	if (fn && !xsi_ht_put(&fns, f, fn)) {
 		free(fn);
 		return NULL;
 	}
@@ -280,11 +280,11 @@ static struct xu_fn *fn_get(CUfunction f)
  * other code (of @k, or of module @m) is dropped, and a new one made. */
 static struct xu_fn *fn_fresh(CUfunction f, CUkernel k, CUmodule m)
 {
-	struct xu_fn *fn = xu_tget(&fns, f);
+	struct xu_fn *fn = xsi_ht_get(&fns, f);
 
 	if (fn && fn->state != FN_UNKNOWN &&
 	    (k ? fn->state != FN_KERNEL || fn->k != k : fn->mod != m)) {
-		xu_tdel(&fns, f);
+		xsi_ht_del(&fns, f);
 		fn_free(fn);
 		atomic_fetch_add(&gen, 1);
 	}
@@ -313,7 +313,7 @@ static void fn_resolve(struct xu_fn *fn)
 	}
 	fn->name = strdup(name);
 	fn->mod = m;
-	md = xu_tget(&mods, m);
+	md = xsi_ht_get(&mods, m);
 	if (!md) {
 		/* A library's module the program never asked for by name. */
 		for (i = 0; i < nlibs; i++) {
@@ -375,7 +375,7 @@ static CUmodule mod_twin(CUmodule m, int dev)
 	char *path;
 
 	pthread_mutex_lock(&code_lock);
-	md = xu_tget(&mods, m);
+	md = xsi_ht_get(&mods, m);
 	uctx = uctxs[dev];
 	if (!md || !uctx || (!md->image && !md->path) || md->twin[dev]) {
 		tm = md ? md->twin[dev] : NULL;
@@ -420,7 +420,7 @@ static void fn_mark_loaded(struct xu_fn *fn, int dev)
 
 	fn->loaded |= 1u << dev;
 	if (fn->state == FN_KERNEL && fn->k != (CUkernel)fn->f) {
-		kf = xu_tget(&fns, (CUfunction)fn->k);
+		kf = xsi_ht_get(&fns, (CUfunction)fn->k);
 		if (kf && kf->state == FN_KERNEL && kf->k == fn->k)
 			kf->loaded |= 1u << dev;
 	}
@@ -444,7 +444,7 @@ static bool fn_load(CUfunction f, int dev)
 
 	pthread_mutex_lock(&code_lock);
 	g = atomic_load(&gen);
-	fn = xu_tget(&fns, f);
+	fn = xsi_ht_get(&fns, f);
 	uctx = uctxs[dev];
 	there = fn && (fn->loaded & (1u << dev));
 	if (!there && fn && uctx && fn->state == FN_KERNEL) {
@@ -466,7 +466,7 @@ static bool fn_load(CUfunction f, int dev)
 	}
 	free(name);
 	pthread_mutex_lock(&code_lock);
-	fn = xu_tget(&fns, f);
+	fn = xsi_ht_get(&fns, f);
 	/* (an unload meanwhile: what was loaded may name freed code) */
 	there = r == CUDA_SUCCESS && fn && atomic_load(&gen) == g;
 	if (there) {
@@ -529,7 +529,7 @@ void xu_module_loaded(CUmodule m, const void *image, const char *path)
 	pthread_mutex_lock(&code_lock);
 	/* A handle the driver handed out again: its unload dropped the old
 	 * entry, unless the unload went unseen. */
-	if (xu_tget(&mods, m) || !xu_tput(&mods, m, md)) {
+	if (xsi_ht_get(&mods, m) || !xsi_ht_put(&mods, m, md)) {
 		pthread_mutex_unlock(&code_lock);
 		mod_free(md);
 		return;
@@ -544,17 +544,17 @@ static void drop_code(CUmodule m, CUlibrary lib)
 {
 	unsigned int i;
 
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_fn *fn = xu_tat(&fns, i);
+	for (i = 0; i < XSI_HT_SLOTS; i++) {
+		struct xu_fn *fn = xsi_ht_at(&fns, i);
 		struct xu_mod *md;
 
 		if (!fn)
 			continue;
-		md = fn->mod ? xu_tget(&mods, fn->mod) : NULL;
+		md = fn->mod ? xsi_ht_get(&mods, fn->mod) : NULL;
 		if ((m && fn->mod == m) ||
 		    (lib && (fn->lib == lib || (fn->state == FN_KERNEL && !fn->lib) ||
 			     (md && md->lib == lib)))) {
-			xu_tdel_at(&fns, i);
+			xsi_ht_del_at(&fns, i);
 			fn_free(fn);
 		}
 	}
@@ -571,7 +571,7 @@ void xu_module_unloaded(CUmodule m)
 		return;
 	pthread_mutex_lock(&code_lock);
 	drop_code(m, NULL);
-	md = xu_tdel(&mods, m);
+	md = xsi_ht_del(&mods, m);
 	if (md) {
 		memcpy(twins, md->twin, sizeof(twins));
 		mod_drop(md);
@@ -607,11 +607,11 @@ void xu_library_unloaded(CUlibrary lib)
 	}
 	drop_code(NULL, lib);
 	/* its modules (they have no twins: their kernels run anywhere) */
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_mod *md = xu_tat(&mods, i);
+	for (i = 0; i < XSI_HT_SLOTS; i++) {
+		struct xu_mod *md = xsi_ht_at(&mods, i);
 
 		if (md && md->lib == lib) {
-			xu_tdel_at(&mods, i);
+			xsi_ht_del_at(&mods, i);
 			mod_drop(md);
 		}
 	}
@@ -625,10 +625,10 @@ void xu_module_of_library(CUmodule m, CUlibrary lib)
 	if (!lv3 || !m)
 		return;
 	pthread_mutex_lock(&code_lock);
-	md = xu_tget(&mods, m);
+	md = xsi_ht_get(&mods, m);
 	if (md && md->lib != lib) {	/* a handle handed out again */
 		drop_code(m, NULL);
-		xu_tdel(&mods, m);
+		xsi_ht_del(&mods, m);
 		mod_drop(md);
 		md = NULL;
 	}
@@ -726,17 +726,17 @@ void xu_code_context_made(int dev, CUcontext uctx)
 
 	if (!lv3 || dev < 0 || dev >= XU_CODE_DEVS)
 		return;
-	keys = malloc(sizeof(*keys) * XU_TABLE_SLOTS * 2);
+	keys = malloc(sizeof(*keys) * XSI_HT_SLOTS * 2);
 	pthread_mutex_lock(&code_lock);
 	uctxs[dev] = uctx;
-	for (i = 0; keys && i < XU_TABLE_SLOTS; i++) {
-		struct xu_mod *md = xu_tat(&mods, i);
-		struct xu_fn *fn = xu_tat(&fns, i);
+	for (i = 0; keys && i < XSI_HT_SLOTS; i++) {
+		struct xu_mod *md = xsi_ht_at(&mods, i);
+		struct xu_fn *fn = xsi_ht_at(&fns, i);
 
 		if (md && md->dev == dev && (md->image || md->path))
 			keys[nm++] = md->m;
 		if (fn && (fn->program & (1u << dev)))
-			keys[XU_TABLE_SLOTS + n++] = fn->f;
+			keys[XSI_HT_SLOTS + n++] = fn->f;
 	}
 	pthread_mutex_unlock(&code_lock);
 	if (!keys) {
@@ -747,7 +747,7 @@ void xu_code_context_made(int dev, CUcontext uctx)
 	for (i = 0; i < nm; i++)
 		(void)mod_twin(keys[i], dev);
 	for (i = 0; i < n; i++)
-		(void)fn_load(keys[XU_TABLE_SLOTS + i], dev);
+		(void)fn_load(keys[XSI_HT_SLOTS + i], dev);
 	free(keys);
 	if (n + nm)
 		xc_log("device %d: %u modules and %u functions the program loaded, loaded in the urgent context",
@@ -805,7 +805,7 @@ bool xu_code_translate(int dev, CUfunction *f, bool *first_use)
 	if (twin && !fn_load(*f, dev))
 		xc_log("function %p: its module does not load in the urgent context", (void *)*f);
 	pthread_mutex_lock(&code_lock);
-	fn = xu_tget(&fns, *f);
+	fn = xsi_ht_get(&fns, *f);
 	if (fn && fn->state == FN_KERNEL && !fn->kernel_attrs) {
 		/* attributes the program set on the function, before */
 		for (i = 0; i < fn->nattrs; i++)

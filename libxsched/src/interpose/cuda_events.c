@@ -40,7 +40,7 @@ struct xu_event {
 	_Atomic(CUstream) by;	/* the urgent stream of its last record, or NULL */
 };
 
-static struct xu_table events;
+static struct xsi_htable events;
 
 void xu_events_fork_prepare(void)
 {
@@ -81,7 +81,7 @@ void xu_event_created(CUevent ev, unsigned int flags)
 	e->ev = ev;
 	e->flags = flags;
 	pthread_mutex_lock(&lock);
-	if (!xu_tput(&events, ev, e)) {
+	if (!xsi_ht_put(&events, ev, e)) {
 		free(e);
 		e = NULL;
 	}
@@ -98,7 +98,7 @@ void xu_event_destroyed(CUevent ev)
 	if (!on)
 		return;
 	pthread_mutex_lock(&lock);
-	e = xu_tdel(&events, ev);
+	e = xsi_ht_del(&events, ev);
 	pthread_mutex_unlock(&lock);
 	if (!e)
 		return;
@@ -114,7 +114,7 @@ static struct xu_event *event_get(CUevent ev)
 	if (!on || !ev)
 		return NULL;
 	pthread_mutex_lock(&lock);
-	e = xu_tget(&events, ev);
+	e = xsi_ht_get(&events, ev);
 	pthread_mutex_unlock(&lock);
 	return e;
 }

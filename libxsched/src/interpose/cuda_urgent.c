@@ -100,7 +100,7 @@ struct xu_stream {
 	bool twin_failed;
 };
 
-static struct xu_table streams;
+static struct xsi_htable streams;
 
 static void tell_modes(void);
 
@@ -276,7 +276,7 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	}
 	pthread_mutex_init(&s->side_lock, NULL);
 	pthread_mutex_lock(&lock);
-	if (!xu_tput(&streams, h, s)) {
+	if (!xsi_ht_put(&streams, h, s)) {
 		pthread_mutex_unlock(&lock);
 		pthread_mutex_destroy(&s->side_lock);
 		xm_burst_fini(&s->bursts);
@@ -315,7 +315,7 @@ void xu_stream_destroyed(CUstream h)
 	if (!atomic_load(&nurgent))
 		return;
 	pthread_mutex_lock(&lock);
-	s = xu_tdel(&streams, h);
+	s = xsi_ht_del(&streams, h);
 	if (s)
 		atomic_fetch_sub(&nurgent, 1);
 	pthread_mutex_unlock(&lock);
@@ -333,7 +333,7 @@ static struct xu_stream *stream_get(CUstream h)
 	    h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD)
 		return NULL;
 	pthread_mutex_lock(&lock);
-	s = xu_tget(&streams, h);
+	s = xsi_ht_get(&streams, h);
 	pthread_mutex_unlock(&lock);
 	return s;
 }
@@ -482,8 +482,8 @@ static void each_stream(void (*fn)(struct xu_stream *, uint64_t), uint64_t arg, 
 	if (!atomic_load(&nurgent))
 		return;
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_stream *s = xu_tat(&streams, i);
+	for (i = 0; i < XSI_HT_SLOTS; i++) {
+		struct xu_stream *s = xsi_ht_at(&streams, i);
 
 		if (s && (!ctx || s->ctx == ctx))
 			fn(s, arg);
@@ -708,11 +708,11 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 	do {
 		n = 0;
 		pthread_mutex_lock(&lock);
-		for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
-			struct xu_stream *s = xu_tat(&streams, i);
+		for (i = 0; i < XSI_HT_SLOTS && n < 64; i++) {
+			struct xu_stream *s = xsi_ht_at(&streams, i);
 
 			if (s && (s->ctx == ctx || (device >= 0 && s->dev == device))) {
-				xu_tdel_at(&streams, i);
+				xsi_ht_del_at(&streams, i);
 				gone[n++] = s;
 				atomic_fetch_sub(&nurgent, 1);
 			}
