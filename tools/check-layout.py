@@ -9,6 +9,10 @@ For each component (the module's core, the sim module, libxsched, xschedctl):
     from the objects' symbol tables (nm: defined T/D/B against undefined U), so
     calls through an ops table do not count, which is the point of one;
   - no source file over MAX_LINES lines;
+  - one resolver of libcuda functions in libxsched: no file but DRIVER looks
+    up a "cu..." name (dlsym, dlvsym, xsi_real_dlsym, xsi_real_dlvsym), and
+    no file of the CUDA wing (cuda*.c, cuda/) looks up anything but through
+    a hook's own `handle` (the program's dlsym() answered: cuda.c);
 and no C file under tests/ over MAX_TEST_LINES lines (TEST_EXCEPTIONS, named
 in the result, excepted until they are split).
 Prints one "ok"/"not ok" line per component and rule, and a last line
@@ -17,6 +21,7 @@ Prints one "ok"/"not ok" line per component and rule, and a last line
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +31,8 @@ MAX_TEST_LINES = 1200
 # Files under tests/ over MAX_TEST_LINES that are still to be split; each is
 # named in the result.
 TEST_EXCEPTIONS = ("tests/kselftest/xsched/uapi.c", "tests/fakes/standin/hip.c")
+# The CUDA wing's only resolver of the driver functions it calls.
+DRIVER = "libxsched/src/interpose/cuda_driver.c"
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -88,6 +95,30 @@ def circles(objs):
         if v not in index:
             visit(v)
     return out, edges
+
+
+LOOKUP = re.compile(r'\b(?:xsi_real_)?dlv?sym\s*\(\s*([^,()]+?)\s*,\s*("cu)?')
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
+
+def libcuda_resolvers(top):
+    """'path:line: call' of each lookup of a libcuda function outside DRIVER."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(top, "libxsched", "src", "**", "*.[ch]"),
+                                 recursive=True)):
+        rel = os.path.relpath(path, top)
+        if rel == DRIVER:
+            continue
+        wing = os.path.basename(rel).startswith("cuda") or "/cuda/" in rel
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        # Comments blanked, their newlines kept (line numbers stay true).
+        text = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        for m in LOOKUP.finditer(text):
+            if m.group(2) or (wing and m.group(1) != "handle"):
+                line = text.count("\n", 0, m.start()) + 1
+                out.append(f"{rel}:{line}: {m.group(0).strip()}")
+    return out
 
 
 def compile_user(sources, cflags, tmp):
@@ -192,6 +223,8 @@ def main():
             (excepted if rel in TEST_EXCEPTIONS else long_tests).append(f"{rel}: {n} lines")
     result(not long_tests, f"no file under tests/ over {MAX_TEST_LINES} lines",
            long_tests + [f"excepted (still to split): {e}" for e in excepted])
+    result(not (found := libcuda_resolvers(TOP)),
+           f"libcuda functions resolved only by {DRIVER}", found)
     print(f"layout: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

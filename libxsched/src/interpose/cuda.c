@@ -47,6 +47,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,7 @@
 #include "../internal.h"
 #include "interpose.h"
 #include "cuda_code.h"
+#include "cuda_driver.h"
 #include "cuda_events.h"
 #include "cuda_gather.h"
 #include "cuda_ops.h"
@@ -70,6 +72,36 @@ static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
 extern struct xsi_runtime xc_rt;
 
 /* ---- set-up ---------------------------------------------------------------- */
+
+/* The wing's one fork registration: its locks in cuda_driver.h's order, the
+ * child's resets in the order the parts are set up. */
+static void fork_prepare(void)
+{
+	xu_events_fork_prepare();
+	xu_fork_prepare();
+	xu_code_fork_prepare();
+	xc_split_fork_prepare();
+	xc_ops_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	xc_ops_fork_parent();
+	xc_split_fork_parent();
+	xu_code_fork_parent();
+	xu_fork_parent();
+	xu_events_fork_parent();
+}
+
+static void fork_child(void)
+{
+	xc_ops_fork_child();
+	xc_split_fork_child();
+	xu_code_fork_child();
+	xu_fork_child();
+	xg_fork_child();
+	xu_events_fork_child();
+}
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_bool init_ok;
@@ -94,7 +126,8 @@ static void do_init(void)
 			dlerror());
 		goto out;
 	}
-	if (!xc_ops_init(h)) {
+	xc_driver_init(h);
+	if (!xc_ops_init()) {
 		xs_warn("cuda: libcuda.so.1 lacks functions the scheduler needs; nothing is scheduled");
 		goto out;
 	}
@@ -108,10 +141,12 @@ static void do_init(void)
 		else
 			xs_err("cuda: XSCHED_CUDA_HOLD='%s' is not 0, 1 or auto; using auto (Lv1 holds where they pay)", s);
 	}
-	split_sms = xc_split_init(h);
-	if (!xu_init(h, split_sms != 0, xc_hold_chosen && !xc_no_hold) || xu_on())
+	split_sms = xc_split_init();
+	if (!xu_init(split_sms != 0, xc_hold_chosen && !xc_no_hold) || xu_on())
 		xc_hold_chosen = false;
-	xu_events_init(h);
+	xu_events_init();
+	/* Before the core's (xsi_runtime_init()): see cuda_driver.h. */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
 	if (s && *s) {

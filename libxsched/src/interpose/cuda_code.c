@@ -53,34 +53,13 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_driver.h"
 #include "cuda_code.h"
 #include "cuda_gather.h"
 #include "handle_table.h"
 
 #define XU_ATTRS 8		/* attributes kept per function */
 #define XU_CACHE_ATTR (-1)	/* cuFuncSetCacheConfig, kept as an attribute */
-
-#define ulog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
-
-static struct {
-	CUresult (*ctx_push)(CUcontext);
-	CUresult (*ctx_pop)(CUcontext *);
-	CUresult (*ctx_get_device)(CUdevice *);
-	CUresult (*kernel_get_name)(const char **, CUkernel);
-	CUresult (*kernel_get_library)(CUlibrary *, CUkernel);
-	CUresult (*kernel_get_function)(CUfunction *, CUkernel);
-	CUresult (*kernel_set_attribute)(CUfunction_attribute, int, CUkernel, CUdevice);
-	CUresult (*func_get_name)(const char **, CUfunction);
-	CUresult (*func_get_module)(CUmodule *, CUfunction);
-	CUresult (*func_set_attribute)(CUfunction, CUfunction_attribute, int);
-	CUresult (*func_set_cache_config)(CUfunction, CUfunc_cache);
-	CUresult (*module_load_data)(CUmodule *, const void *);
-	CUresult (*module_load)(CUmodule *, const char *);
-	CUresult (*module_get_function)(CUfunction *, CUmodule, const char *);
-	CUresult (*module_unload)(CUmodule);
-	CUresult (*library_get_module)(CUmodule *, CUlibrary);
-	CUresult (*library_get_kernel)(CUkernel *, CUlibrary, const char *);
-} ur;
 
 static bool lv3;
 
@@ -122,7 +101,7 @@ struct xu_mod {
 	bool dead;		/* unloaded while used: the last user frees it */
 };
 
-static struct xu_table fns, mods;
+static struct xsi_htable fns, mods;
 static CUlibrary libs[256];	/* libraries loaded, for a module's origin */
 static unsigned int nlibs;
 static CUcontext uctxs[XU_CODE_DEVS];	/* the urgent contexts made */
@@ -130,21 +109,23 @@ static CUcontext uctxs[XU_CODE_DEVS];	/* the urgent contexts made */
 static atomic_uint gen;
 static atomic_ulong npreloads;	/* functions loaded in an urgent context ahead */
 
-static void fork_prepare(void)
+void xu_code_fork_prepare(void)
 {
 	pthread_mutex_lock(&code_lock);
 }
 
-static void fork_parent(void)
+void xu_code_fork_parent(void)
 {
 	pthread_mutex_unlock(&code_lock);
 }
 
 /* The child cannot use its parent's contexts: it starts afresh (what the
  * tables held is left, not freed: it names the parent's objects). */
-static void fork_child(void)
+void xu_code_fork_child(void)
 {
 	pthread_mutex_init(&code_lock, NULL);
+	if (!lv3)
+		return;
 	memset(&fns, 0, sizeof(fns));
 	memset(&mods, 0, sizeof(mods));
 	memset(uctxs, 0, sizeof(uctxs));
@@ -160,32 +141,12 @@ static void tell_preloads(void)
 			n);
 }
 
-#define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
-
-bool xu_code_init(void *h)
+bool xu_code_init(void)
 {
-	REAL(ctx_push, "cuCtxPushCurrent_v2");
-	REAL(ctx_pop, "cuCtxPopCurrent_v2");
-	REAL(ctx_get_device, "cuCtxGetDevice");
-	REAL(kernel_get_name, "cuKernelGetName");
-	REAL(kernel_get_library, "cuKernelGetLibrary");
-	REAL(kernel_get_function, "cuKernelGetFunction");
-	REAL(kernel_set_attribute, "cuKernelSetAttribute");
-	REAL(func_get_name, "cuFuncGetName");
-	REAL(func_get_module, "cuFuncGetModule");
-	REAL(func_set_attribute, "cuFuncSetAttribute");
-	REAL(func_set_cache_config, "cuFuncSetCacheConfig");
-	REAL(module_load_data, "cuModuleLoadData");
-	REAL(module_load, "cuModuleLoad");
-	REAL(module_get_function, "cuModuleGetFunction");
-	REAL(module_unload, "cuModuleUnload");
-	REAL(library_get_module, "cuLibraryGetModule");
-	REAL(library_get_kernel, "cuLibraryGetKernel");
-	if (!ur.ctx_push || !ur.ctx_pop || !ur.ctx_get_device || !ur.kernel_get_name ||
-	    !ur.kernel_get_function || !ur.func_get_name || !ur.func_get_module ||
-	    !ur.module_get_function || !ur.module_load_data || !ur.module_unload)
+	if (!xc_drv.ctx_push || !xc_drv.ctx_pop || !xc_drv.ctx_get_device || !xc_drv.kernel_get_name ||
+	    !xc_drv.kernel_get_function || !xc_drv.func_get_name || !xc_drv.func_get_module ||
+	    !xc_drv.module_get_function || !xc_drv.module_load_data || !xc_drv.module_unload)
 		return false;
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(tell_preloads);
 	lv3 = true;
 	return true;
@@ -253,7 +214,7 @@ static int cur_dev(void)
 {
 	CUdevice d = 0;
 
-	if (ur.ctx_get_device(&d) != CUDA_SUCCESS || d < 0 || d >= XU_CODE_DEVS)
+	if (xc_drv.ctx_get_device(&d) != CUDA_SUCCESS || d < 0 || d >= XU_CODE_DEVS)
 		return -1;
 	return (int)d;
 }
@@ -277,7 +238,7 @@ static struct xu_mod *mod_add(CUmodule m, CUlibrary lib)
 {
 	struct xu_mod *md = calloc(1, sizeof(*md));
 
-	if (md && !xu_tput(&mods, m, md)) {
+	if (md && !xsi_ht_put(&mods, m, md)) {
 		free(md);
 		return NULL;
 	}
@@ -301,12 +262,12 @@ static void mod_drop(struct xu_mod *md)
 /* code_lock held: @f's entry, made (FN_UNKNOWN) if new; NULL: table full. */
 static struct xu_fn *fn_get(CUfunction f)
 {
-	struct xu_fn *fn = xu_tget(&fns, f);
+	struct xu_fn *fn = xsi_ht_get(&fns, f);
 
 	if (fn)
 		return fn;
 	fn = calloc(1, sizeof(*fn));
-	if (fn && !xu_tput(&fns, f, fn)) {
+	if (fn && !xsi_ht_put(&fns, f, fn)) {
 		free(fn);
 		return NULL;
 	}
@@ -319,11 +280,11 @@ static struct xu_fn *fn_get(CUfunction f)
  * other code (of @k, or of module @m) is dropped, and a new one made. */
 static struct xu_fn *fn_fresh(CUfunction f, CUkernel k, CUmodule m)
 {
-	struct xu_fn *fn = xu_tget(&fns, f);
+	struct xu_fn *fn = xsi_ht_get(&fns, f);
 
 	if (fn && fn->state != FN_UNKNOWN &&
 	    (k ? fn->state != FN_KERNEL || fn->k != k : fn->mod != m)) {
-		xu_tdel(&fns, f);
+		xsi_ht_del(&fns, f);
 		fn_free(fn);
 		atomic_fetch_add(&gen, 1);
 	}
@@ -338,33 +299,33 @@ static void fn_resolve(struct xu_fn *fn)
 	CUmodule m = NULL, lm;
 	unsigned int i;
 
-	if (ur.kernel_get_name((const char **)&name, (CUkernel)fn->f) == CUDA_SUCCESS) {
+	if (xc_drv.kernel_get_name((const char **)&name, (CUkernel)fn->f) == CUDA_SUCCESS) {
 		fn->state = FN_KERNEL;	/* a CUkernel: it runs in any context */
 		fn->k = (CUkernel)fn->f;
-		if (!fn->lib && ur.kernel_get_library)
-			(void)ur.kernel_get_library(&fn->lib, fn->k);
+		if (!fn->lib && xc_drv.kernel_get_library)
+			(void)xc_drv.kernel_get_library(&fn->lib, fn->k);
 		return;
 	}
-	if (ur.func_get_name(&name, fn->f) != CUDA_SUCCESS || !name ||
-	    ur.func_get_module(&m, fn->f) != CUDA_SUCCESS) {
+	if (xc_drv.func_get_name(&name, fn->f) != CUDA_SUCCESS || !name ||
+	    xc_drv.func_get_module(&m, fn->f) != CUDA_SUCCESS) {
 		fn->state = FN_NONE;
 		return;
 	}
 	fn->name = strdup(name);
 	fn->mod = m;
-	md = xu_tget(&mods, m);
+	md = xsi_ht_get(&mods, m);
 	if (!md) {
 		/* A library's module the program never asked for by name. */
 		for (i = 0; i < nlibs; i++) {
-			if (ur.library_get_module &&
-			    ur.library_get_module(&lm, libs[i]) == CUDA_SUCCESS && lm == m) {
+			if (xc_drv.library_get_module &&
+			    xc_drv.library_get_module(&lm, libs[i]) == CUDA_SUCCESS && lm == m) {
 				md = mod_add(m, libs[i]);
 				break;
 			}
 		}
 	}
-	if (md && md->lib && ur.library_get_kernel && fn->name &&
-	    ur.library_get_kernel(&fn->k, md->lib, fn->name) == CUDA_SUCCESS) {
+	if (md && md->lib && xc_drv.library_get_kernel && fn->name &&
+	    xc_drv.library_get_kernel(&fn->k, md->lib, fn->name) == CUDA_SUCCESS) {
 		fn->state = FN_KERNEL;
 		fn->lib = md->lib;
 		return;
@@ -390,12 +351,12 @@ static struct xu_fn *fn_known(CUfunction f, bool *first)
 static void attr_apply(const struct xu_attr *a, CUfunction t, CUkernel k, int dev)
 {
 	if (a->attr == XU_CACHE_ATTR) {
-		if (t && ur.func_set_cache_config)
-			ur.func_set_cache_config(t, (CUfunc_cache)a->val);
-	} else if (t && ur.func_set_attribute) {
-		ur.func_set_attribute(t, (CUfunction_attribute)a->attr, a->val);
-	} else if (k && ur.kernel_set_attribute) {
-		ur.kernel_set_attribute((CUfunction_attribute)a->attr, a->val, k, (CUdevice)dev);
+		if (t && xc_drv.func_set_cache_config)
+			xc_drv.func_set_cache_config(t, (CUfunc_cache)a->val);
+	} else if (t && xc_drv.func_set_attribute) {
+		xc_drv.func_set_attribute(t, (CUfunction_attribute)a->attr, a->val);
+	} else if (k && xc_drv.kernel_set_attribute) {
+		xc_drv.kernel_set_attribute((CUfunction_attribute)a->attr, a->val, k, (CUdevice)dev);
 	}
 }
 
@@ -414,7 +375,7 @@ static CUmodule mod_twin(CUmodule m, int dev)
 	char *path;
 
 	pthread_mutex_lock(&code_lock);
-	md = xu_tget(&mods, m);
+	md = xsi_ht_get(&mods, m);
 	uctx = uctxs[dev];
 	if (!md || !uctx || (!md->image && !md->path) || md->twin[dev]) {
 		tm = md ? md->twin[dev] : NULL;
@@ -425,14 +386,14 @@ static CUmodule mod_twin(CUmodule m, int dev)
 	image = md->image;
 	path = md->path;
 	pthread_mutex_unlock(&code_lock);
-	if (ur.ctx_push(uctx) == CUDA_SUCCESS) {
+	if (xc_drv.ctx_push(uctx) == CUDA_SUCCESS) {
 		xg_pause();
 		if (image)
-			r = ur.module_load_data(&made, image);
-		else if (ur.module_load)
-			r = ur.module_load(&made, path);
+			r = xc_drv.module_load_data(&made, image);
+		else if (xc_drv.module_load)
+			r = xc_drv.module_load(&made, path);
 		xg_resume();
-		ur.ctx_pop(&old);
+		xc_drv.ctx_pop(&old);
 	}
 	if (r != CUDA_SUCCESS)
 		made = NULL;
@@ -447,7 +408,7 @@ static CUmodule mod_twin(CUmodule m, int dev)
 		mod_free(md);
 	pthread_mutex_unlock(&code_lock);
 	if (made)		/* another thread's came first, or m was unloaded */
-		ur.module_unload(made);
+		xc_drv.module_unload(made);
 	return tm;
 }
 
@@ -459,7 +420,7 @@ static void fn_mark_loaded(struct xu_fn *fn, int dev)
 
 	fn->loaded |= 1u << dev;
 	if (fn->state == FN_KERNEL && fn->k != (CUkernel)fn->f) {
-		kf = xu_tget(&fns, (CUfunction)fn->k);
+		kf = xsi_ht_get(&fns, (CUfunction)fn->k);
 		if (kf && kf->state == FN_KERNEL && kf->k == fn->k)
 			kf->loaded |= 1u << dev;
 	}
@@ -483,7 +444,7 @@ static bool fn_load(CUfunction f, int dev)
 
 	pthread_mutex_lock(&code_lock);
 	g = atomic_load(&gen);
-	fn = xu_tget(&fns, f);
+	fn = xsi_ht_get(&fns, f);
 	uctx = uctxs[dev];
 	there = fn && (fn->loaded & (1u << dev));
 	if (!there && fn && uctx && fn->state == FN_KERNEL) {
@@ -497,15 +458,15 @@ static bool fn_load(CUfunction f, int dev)
 		return there;
 	if (m)
 		tm = mod_twin(m, dev);
-	if ((k || tm) && ur.ctx_push(uctx) == CUDA_SUCCESS) {
+	if ((k || tm) && xc_drv.ctx_push(uctx) == CUDA_SUCCESS) {
 		xg_pause();	/* a load waits for the context's work: none gathered */
-		r = k ? ur.kernel_get_function(&got, k) : ur.module_get_function(&got, tm, name);
+		r = k ? xc_drv.kernel_get_function(&got, k) : xc_drv.module_get_function(&got, tm, name);
 		xg_resume();
-		ur.ctx_pop(&old);
+		xc_drv.ctx_pop(&old);
 	}
 	free(name);
 	pthread_mutex_lock(&code_lock);
-	fn = xu_tget(&fns, f);
+	fn = xsi_ht_get(&fns, f);
 	/* (an unload meanwhile: what was loaded may name freed code) */
 	there = r == CUDA_SUCCESS && fn && atomic_load(&gen) == g;
 	if (there) {
@@ -568,7 +529,7 @@ void xu_module_loaded(CUmodule m, const void *image, const char *path)
 	pthread_mutex_lock(&code_lock);
 	/* A handle the driver handed out again: its unload dropped the old
 	 * entry, unless the unload went unseen. */
-	if (xu_tget(&mods, m) || !xu_tput(&mods, m, md)) {
+	if (xsi_ht_get(&mods, m) || !xsi_ht_put(&mods, m, md)) {
 		pthread_mutex_unlock(&code_lock);
 		mod_free(md);
 		return;
@@ -583,17 +544,17 @@ static void drop_code(CUmodule m, CUlibrary lib)
 {
 	unsigned int i;
 
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_fn *fn = xu_tat(&fns, i);
+	for (i = 0; i < XSI_HT_SLOTS; i++) {
+		struct xu_fn *fn = xsi_ht_at(&fns, i);
 		struct xu_mod *md;
 
 		if (!fn)
 			continue;
-		md = fn->mod ? xu_tget(&mods, fn->mod) : NULL;
+		md = fn->mod ? xsi_ht_get(&mods, fn->mod) : NULL;
 		if ((m && fn->mod == m) ||
 		    (lib && (fn->lib == lib || (fn->state == FN_KERNEL && !fn->lib) ||
 			     (md && md->lib == lib)))) {
-			xu_tdel_at(&fns, i);
+			xsi_ht_del_at(&fns, i);
 			fn_free(fn);
 		}
 	}
@@ -610,7 +571,7 @@ void xu_module_unloaded(CUmodule m)
 		return;
 	pthread_mutex_lock(&code_lock);
 	drop_code(m, NULL);
-	md = xu_tdel(&mods, m);
+	md = xsi_ht_del(&mods, m);
 	if (md) {
 		memcpy(twins, md->twin, sizeof(twins));
 		mod_drop(md);
@@ -618,7 +579,7 @@ void xu_module_unloaded(CUmodule m)
 	pthread_mutex_unlock(&code_lock);
 	for (i = 0; md && i < XU_CODE_DEVS; i++)
 		if (twins[i])
-			ur.module_unload(twins[i]);
+			xc_drv.module_unload(twins[i]);
 }
 
 void xu_library_loaded(CUlibrary lib)
@@ -646,11 +607,11 @@ void xu_library_unloaded(CUlibrary lib)
 	}
 	drop_code(NULL, lib);
 	/* its modules (they have no twins: their kernels run anywhere) */
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_mod *md = xu_tat(&mods, i);
+	for (i = 0; i < XSI_HT_SLOTS; i++) {
+		struct xu_mod *md = xsi_ht_at(&mods, i);
 
 		if (md && md->lib == lib) {
-			xu_tdel_at(&mods, i);
+			xsi_ht_del_at(&mods, i);
 			mod_drop(md);
 		}
 	}
@@ -664,10 +625,10 @@ void xu_module_of_library(CUmodule m, CUlibrary lib)
 	if (!lv3 || !m)
 		return;
 	pthread_mutex_lock(&code_lock);
-	md = xu_tget(&mods, m);
+	md = xsi_ht_get(&mods, m);
 	if (md && md->lib != lib) {	/* a handle handed out again */
 		drop_code(m, NULL);
-		xu_tdel(&mods, m);
+		xsi_ht_del(&mods, m);
 		mod_drop(md);
 		md = NULL;
 	}
@@ -765,17 +726,17 @@ void xu_code_context_made(int dev, CUcontext uctx)
 
 	if (!lv3 || dev < 0 || dev >= XU_CODE_DEVS)
 		return;
-	keys = malloc(sizeof(*keys) * XU_TABLE_SLOTS * 2);
+	keys = malloc(sizeof(*keys) * XSI_HT_SLOTS * 2);
 	pthread_mutex_lock(&code_lock);
 	uctxs[dev] = uctx;
-	for (i = 0; keys && i < XU_TABLE_SLOTS; i++) {
-		struct xu_mod *md = xu_tat(&mods, i);
-		struct xu_fn *fn = xu_tat(&fns, i);
+	for (i = 0; keys && i < XSI_HT_SLOTS; i++) {
+		struct xu_mod *md = xsi_ht_at(&mods, i);
+		struct xu_fn *fn = xsi_ht_at(&fns, i);
 
 		if (md && md->dev == dev && (md->image || md->path))
 			keys[nm++] = md->m;
 		if (fn && (fn->program & (1u << dev)))
-			keys[XU_TABLE_SLOTS + n++] = fn->f;
+			keys[XSI_HT_SLOTS + n++] = fn->f;
 	}
 	pthread_mutex_unlock(&code_lock);
 	if (!keys) {
@@ -786,10 +747,10 @@ void xu_code_context_made(int dev, CUcontext uctx)
 	for (i = 0; i < nm; i++)
 		(void)mod_twin(keys[i], dev);
 	for (i = 0; i < n; i++)
-		(void)fn_load(keys[XU_TABLE_SLOTS + i], dev);
+		(void)fn_load(keys[XSI_HT_SLOTS + i], dev);
 	free(keys);
 	if (n + nm)
-		ulog("device %d: %u modules and %u functions the program loaded, loaded in the urgent context",
+		xc_log("device %d: %u modules and %u functions the program loaded, loaded in the urgent context",
 		     dev, nm, n);
 }
 
@@ -842,9 +803,9 @@ bool xu_code_translate(int dev, CUfunction *f, bool *first_use)
 	/* A module's function the program got where the library did not see
 	 * it: its twin is loaded now (waiting for the urgent context's work). */
 	if (twin && !fn_load(*f, dev))
-		ulog("function %p: its module does not load in the urgent context", (void *)*f);
+		xc_log("function %p: its module does not load in the urgent context", (void *)*f);
 	pthread_mutex_lock(&code_lock);
-	fn = xu_tget(&fns, *f);
+	fn = xsi_ht_get(&fns, *f);
 	if (fn && fn->state == FN_KERNEL && !fn->kernel_attrs) {
 		/* attributes the program set on the function, before */
 		for (i = 0; i < fn->nattrs; i++)
@@ -869,12 +830,12 @@ bool xu_code_translate(int dev, CUfunction *f, bool *first_use)
 		xs_info("cuda: function %s (%p) cannot run in the urgent context (%s): it runs in its own context, in stream order",
 			fn->name ? fn->name : "?", (void *)*f, why ? why : "unknown origin");
 	else if (first && xsi_log_on())
-		ulog("function %s (%p): runs in the urgent context as %p",
+		xc_log("function %s (%p): runs in the urgent context as %p",
 			fn->name ? fn->name : "(kernel)", (void *)*f, (void *)to);
 	/* Not loaded there yet: its first launch loads it (lazily). */
 	*first_use = fn && to && !(fn->loaded & (1u << dev));
 	if (*first_use && xsi_log_on())
-		ulog("function %p: loaded in the urgent context at its first launch there (the program loaded it where the library did not see)",
+		xc_log("function %p: loaded in the urgent context at its first launch there (the program loaded it where the library did not see)",
 		     (void *)*f);
 	if (fn && to)
 		fn_mark_loaded(fn, dev);

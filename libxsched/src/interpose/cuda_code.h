@@ -3,8 +3,7 @@
  * Code in the urgent context: which function runs there in place of the
  * program's, loaded there when the program loads it (cuda_code.c).  Called
  * by the CUDA table's hooks (cuda.c) and the urgent context
- * (cuda_urgent.c).  It calls the driver (resolved through xsi_real_dlsym(),
- * symbols.c), the gather (cuda_gather.c: paused around a load in the urgent
+ * (cuda_urgent.c).  It calls the driver (cuda_driver.h), the gather (cuda_gather.c: paused around a load in the urgent
  * context), the handle table (handle_table.c) and the core's log (log.c,
  * config.c).
  */
@@ -16,8 +15,13 @@
 
 #define XU_CODE_DEVS 16		/* devices with an urgent context */
 
-/* Driver functions from @libcuda; false: this libcuda lacks some. */
-bool xu_code_init(void *libcuda);
+/* False: this libcuda lacks driver functions it needs (cuda_driver.h). */
+bool xu_code_init(void);
+/* Around a fork (cuda.c's one registration): the code tables' lock; the
+ * child forgets the tables. */
+void xu_code_fork_prepare(void);
+void xu_code_fork_parent(void);
+void xu_code_fork_child(void);
 
 /* What the program loads, gets and sets (after the driver succeeded): the
  * code is loaded in the urgent contexts there too. */

@@ -18,27 +18,17 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_driver.h"
 #include "cuda_events.h"
 #include "cuda_gather.h"
 #include "cuda_urgent.h"
 #include "handle_table.h"
-
-static struct {
-	CUresult (*ctx_push)(CUcontext);
-	CUresult (*ctx_pop)(CUcontext *);
-	CUresult (*event_create)(CUevent *, unsigned int);
-	CUresult (*event_destroy)(CUevent);
-	CUresult (*event_record)(CUevent, CUstream);
-	CUresult (*stream_wait_event)(CUstream, CUevent, unsigned int);
-} er;
 
 static bool on;			/* the urgent context is on */
 
 /* The event table's lock: held for a lookup only, never across a driver
  * call. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-enum { SIDE_ORIG, SIDE_TWIN };
 
 struct xu_event {
 	CUevent ev;
@@ -50,39 +40,32 @@ struct xu_event {
 	_Atomic(CUstream) by;	/* the urgent stream of its last record, or NULL */
 };
 
-static struct xu_table events;
+static struct xsi_htable events;
 
-static void fork_prepare(void)
+void xu_events_fork_prepare(void)
 {
 	pthread_mutex_lock(&lock);
 }
 
-static void fork_parent(void)
+void xu_events_fork_parent(void)
 {
 	pthread_mutex_unlock(&lock);
 }
 
 /* The child follows nothing (cuda_urgent.c): the table is left, not freed. */
-static void fork_child(void)
+void xu_events_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	if (!on)
+		return;
 	memset(&events, 0, sizeof(events));
 }
 
-#define REAL(field, sym) (er.field = (__typeof__(er.field))xsi_real_dlsym(h, sym))
-
-void xu_events_init(void *h)
+void xu_events_init(void)
 {
 	if (!xu_on())
 		return;
-	REAL(ctx_push, "cuCtxPushCurrent_v2");
-	REAL(ctx_pop, "cuCtxPopCurrent_v2");
-	REAL(event_create, "cuEventCreate");
-	REAL(event_destroy, "cuEventDestroy_v2");
-	REAL(event_record, "cuEventRecord");
-	REAL(stream_wait_event, "cuStreamWaitEvent");
-	/* (xu_init() found every one of them) */
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* (xu_init() found every driver function it calls) */
 	on = true;
 }
 
@@ -98,7 +81,7 @@ void xu_event_created(CUevent ev, unsigned int flags)
 	e->ev = ev;
 	e->flags = flags;
 	pthread_mutex_lock(&lock);
-	if (!xu_tput(&events, ev, e)) {
+	if (!xsi_ht_put(&events, ev, e)) {
 		free(e);
 		e = NULL;
 	}
@@ -115,12 +98,12 @@ void xu_event_destroyed(CUevent ev)
 	if (!on)
 		return;
 	pthread_mutex_lock(&lock);
-	e = xu_tdel(&events, ev);
+	e = xsi_ht_del(&events, ev);
 	pthread_mutex_unlock(&lock);
 	if (!e)
 		return;
 	if (e->twin)
-		er.event_destroy(e->twin);
+		xc_drv.event_destroy(e->twin);
 	free(e);
 }
 
@@ -131,7 +114,7 @@ static struct xu_event *event_get(CUevent ev)
 	if (!on || !ev)
 		return NULL;
 	pthread_mutex_lock(&lock);
-	e = xu_tget(&events, ev);
+	e = xsi_ht_get(&events, ev);
 	pthread_mutex_unlock(&lock);
 	return e;
 }
@@ -156,10 +139,10 @@ static bool event_twin(struct xu_event *e, CUcontext uctx)
 	ok = e->twin != NULL;
 	pthread_mutex_unlock(&lock);
 	if (!ok) {
-		if (er.ctx_push(uctx) != CUDA_SUCCESS)
+		if (xc_drv.ctx_push(uctx) != CUDA_SUCCESS)
 			return false;
-		ok = er.event_create(&t, e->flags & ~CU_EVENT_INTERPROCESS) == CUDA_SUCCESS;
-		er.ctx_pop(&old);
+		ok = xc_drv.event_create(&t, e->flags & ~CU_EVENT_INTERPROCESS) == CUDA_SUCCESS;
+		xc_drv.ctx_pop(&old);
 		if (!ok)
 			return false;
 		pthread_mutex_lock(&lock);
@@ -170,7 +153,7 @@ static bool event_twin(struct xu_event *e, CUcontext uctx)
 		}
 		pthread_mutex_unlock(&lock);
 		if (t)	/* another thread made one first */
-			er.event_destroy(t);
+			xc_drv.event_destroy(t);
 	}
 	return e->twin_ctx == uctx;	/* an event follows one device */
 }
@@ -221,10 +204,10 @@ void xu_record_end(struct xu_record *rc, CUresult r)
 	 * event recorded elsewhere then has a partner in one context. */
 	if (!xu_urgent_ctx(rc->h))	/* destroyed meanwhile */
 		return;
-	m = xu_relax(&sw);
-	if (er.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
-		er.event_record(e->ev, rc->h);
-	xu_unrelax(sw, m);
+	m = xc_relax(&sw);
+	if (xc_drv.stream_wait_event(rc->h, e->twin, 0) == CUDA_SUCCESS)
+		xc_drv.event_record(e->ev, rc->h);
+	xc_unrelax(sw, m);
 	xg_depend();
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Events across the two contexts of an urgent stream (Lv3 on NVIDIA): see
- * cuda_events.c.  Called by the CUDA table's hooks (cuda.c).
+ * cuda_events.c.  Called by the CUDA table's hooks (cuda.c).  It calls the
+ * driver (cuda_driver.h), the urgent context (cuda_urgent.c), the gather
+ * (cuda_gather.c), the handle table (handle_table.c) and the core's log.
  */
 #ifndef XSCHED_CUDA_EVENTS_H
 #define XSCHED_CUDA_EVENTS_H
@@ -11,7 +13,12 @@
 #include <stdint.h>
 
 /* After xu_init(): on when the urgent context is. */
-void xu_events_init(void *libcuda);
+void xu_events_init(void);
+/* Around a fork (cuda.c's one registration): the event table's lock; the
+ * child forgets the table. */
+void xu_events_fork_prepare(void);
+void xu_events_fork_parent(void);
+void xu_events_fork_child(void);
 void xu_event_created(CUevent ev, unsigned int flags);
 void xu_event_destroyed(CUevent ev);
 struct xu_record {

@@ -47,15 +47,10 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_driver.h"
 #include "cuda_gather.h"
 
 #define XG_MAX_CALLS 256	/* a gate opens after this many calls behind it */
-
-static struct {
-	CUresult (*wait32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-	CUresult (*host_alloc)(void **, size_t, unsigned int);
-	CUresult (*host_dptr)(CUdeviceptr *, void *, unsigned int);
-} gr;
 
 static bool on;			/* the driver allows it (XSCHED_CUDA_LV3 on) */
 static _Atomic uint32_t *word;	/* pinned, mapped: the openings so far */
@@ -72,15 +67,14 @@ static atomic_int paused;	/* xg_pause() without its xg_resume(): no gate closes 
 static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wd_cond;
 static bool wd_started;
+static bool set_up;		/* xg_init() got this far */
 
-#define glog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
-
-#define REAL(field, sym) (gr.field = (__typeof__(gr.field))xsi_real_dlsym(h, sym))
-
-static void fork_child(void)
+void xg_fork_child(void)
 {
 	/* The child cannot use the parent's contexts or pinned memory, nor
 	 * has it its thread. */
+	if (!set_up)
+		return;
 	pthread_mutex_init(&wd_lock, NULL);
 	wd_started = false;
 	on = false;
@@ -90,7 +84,7 @@ static void fork_child(void)
 	atomic_store(&paused, 0);
 }
 
-void xg_init(void *h)
+void xg_init(void)
 {
 	const char *s;
 	pthread_condattr_t ca;
@@ -105,12 +99,7 @@ void xg_init(void *h)
 		else
 			max_ns = v * 1000000ULL;
 	}
-	REAL(wait32, "cuStreamWaitValue32_v2");
-	if (!gr.wait32)
-		REAL(wait32, "cuStreamWaitValue32");
-	REAL(host_alloc, "cuMemHostAlloc");
-	REAL(host_dptr, "cuMemHostGetDevicePointer_v2");
-	if (!gr.wait32 || !gr.host_alloc || !gr.host_dptr) {
+	if (!xc_drv.wait32 || !xc_drv.host_alloc || !xc_drv.host_dptr) {
 		xs_warn("cuda: this libcuda lacks stream memory waits; urgent work is not gathered");
 		return;
 	}
@@ -118,7 +107,7 @@ void xg_init(void *h)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&wd_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_atfork(NULL, NULL, fork_child);
+	set_up = true;	/* (xg_fork_child() resets it all) */
 	atexit(xg_open);	/* what a program left unsynchronized still runs */
 	on = true;
 }
@@ -135,8 +124,8 @@ void xg_setup(void)
 	if (!on || word)
 		return;
 	/* Portable: every context's streams may wait on it. */
-	if (gr.host_alloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
-	    gr.host_dptr(&dword, p, 0) != CUDA_SUCCESS) {
+	if (xc_drv.host_alloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
+	    xc_drv.host_dptr(&dword, p, 0) != CUDA_SUCCESS) {
 		xs_warn("cuda: no pinned memory for the gather's gate; urgent work is not gathered");
 		on = false;
 		return;
@@ -218,7 +207,7 @@ static void *watchdog(void *arg)
 				xs_info("cuda: a gathered urgent burst was started by the watchdog after %llu ms: the program spent that long inside one burst, or waits for it in a way the library does not see (XSCHED_CUDA_GATHER_MAX_MS sets the time; XSCHED_CUDA_LV3_MODE=ctx turns the gather off)",
 					(unsigned long long)(max_ns / 1000000));
 			else
-				glog("gather: watchdog opened the gates (%lu times)",
+				xc_log("gather: watchdog opened the gates (%lu times)",
 				     atomic_load(&n_watchdog));
 		}
 	}
@@ -285,14 +274,14 @@ void xg_close(struct xg_gate *g, CUstream twin)
 	until = atomic_load_explicit(&g->until, memory_order_relaxed);
 	if (until == k) {
 		if (atomic_fetch_add_explicit(&g->n, 1, memory_order_relaxed) + 1 >= XG_MAX_CALLS) {
-			glog("gather: stream %p: %d calls behind its gate: opened", (void *)twin,
+			xc_log("gather: stream %p: %d calls behind its gate: opened", (void *)twin,
 			     XG_MAX_CALLS);
 			xg_open();
 		}
 		return;
 	}
-	if (gr.wait32(twin, dword, k, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
-		glog("gather: stream %p: its gate cannot be closed; this burst is not gathered",
+	if (xc_drv.wait32(twin, dword, k, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
+		xc_log("gather: stream %p: its gate cannot be closed; this burst is not gathered",
 		     (void *)twin);
 		return;
 	}
@@ -356,5 +345,5 @@ void xg_waited(const char *call)
 		xs_info("cuda: %s returned only after the watchdog opened the gates: it may wait for gathered GPU work",
 			call);
 	else
-		glog("gather: %s returned only when the watchdog opened the gates", call);
+		xc_log("gather: %s returned only when the watchdog opened the gates", call);
 }

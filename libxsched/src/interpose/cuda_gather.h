@@ -3,7 +3,7 @@
  * The gather (Lv3 on NVIDIA): an urgent stream's burst of work reaches the
  * urgent context at once.  See cuda_gather.c.  Called by the urgent context
  * (cuda_urgent.c) and the CUDA table's hooks (cuda.c); it calls only the
- * driver.
+ * driver (cuda_driver.h) and the core's log (log.c, config.c).
  */
 #ifndef XSCHED_CUDA_GATHER_H
 #define XSCHED_CUDA_GATHER_H
@@ -18,8 +18,12 @@ struct xg_gate {
 	atomic_uint n;		/* calls gathered behind it since */
 };
 
-/* XSCHED_CUDA_GATHER read, driver functions taken from @libcuda. */
-void xg_init(void *libcuda);
+/* XSCHED_CUDA_GATHER_MAX_MS read (after xc_driver_init()). */
+void xg_init(void);
+/* In a fork's child (cuda.c's one registration): no gate, no watchdog.
+ * The watchdog's lock is not taken around a fork: the child has no
+ * watchdog thread and makes the lock anew. */
+void xg_fork_child(void);
 /* Around a call that waits for the contexts' work (a code load): the gates
  * open and none closes until xg_resume(). */
 void xg_pause(void);

@@ -18,25 +18,6 @@
 #include "cuda_ops.h"
 #include "cuda_urgent.h"
 
-struct xc_real xc_real;
-
-/* Our own waits and records must not break another thread's stream capture
- * in global mode: run them in relaxed mode. */
-static CUstreamCaptureMode relax(bool *swapped)
-{
-	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
-
-	*swapped = xc_real.exchange_capture_mode &&
-		   xc_real.exchange_capture_mode(&m) == CUDA_SUCCESS;
-	return m;
-}
-
-static void unrelax(bool swapped, CUstreamCaptureMode m)
-{
-	if (swapped)
-		xc_real.exchange_capture_mode(&m);
-}
-
 /* How long wait_event() polls with yields before it sleeps. */
 #define XC_SPIN_NS 200000ULL
 
@@ -54,11 +35,11 @@ static int wait_event(CUevent ev, uint64_t deadline)
 {
 	uint64_t ns = 0, spin_end = 0;
 	bool sw;
-	CUstreamCaptureMode m = relax(&sw);
+	CUstreamCaptureMode m = xc_relax(&sw);
 	int ret;
 
 	for (;;) {
-		CUresult r = xc_real.event_query(ev);
+		CUresult r = xc_drv.event_query(ev);
 		uint64_t now;
 
 		if (r == CUDA_SUCCESS) {
@@ -87,7 +68,7 @@ static int wait_event(CUevent ev, uint64_t deadline)
 				ns *= 2;
 		}
 	}
-	unrelax(sw, m);
+	xc_unrelax(sw, m);
 	return ret;
 }
 
@@ -108,14 +89,14 @@ int xc_current_device(void)
 {
 	CUdevice dev = 0;
 
-	return xc_real.ctx_get_device(&dev) == CUDA_SUCCESS ? (int)dev : 0;
+	return xc_drv.ctx_get_device(&dev) == CUDA_SUCCESS ? (int)dev : 0;
 }
 
 int xc_device_count(void)
 {
 	int n = 0;
 
-	return xc_real.device_get_count && xc_real.device_get_count(&n) == CUDA_SUCCESS ?
+	return xc_drv.device_get_count && xc_drv.device_get_count(&n) == CUDA_SUCCESS ?
 	       n : -1;
 }
 
@@ -131,18 +112,18 @@ int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 
 	h &= ~(uintptr_t)XU_PROGRAM_SIDE;
 	if (xc_default_kind(h) == XSI_NOT_DEFAULT) {
-		if (xc_real.stream_get_ctx((CUstream)h, &ctx) != CUDA_SUCCESS)
+		if (xc_drv.stream_get_ctx((CUstream)h, &ctx) != CUDA_SUCCESS)
 			return -ENOENT;
-		if (xc_real.stream_get_priority((CUstream)h, &prio) != CUDA_SUCCESS)
+		if (xc_drv.stream_get_priority((CUstream)h, &prio) != CUDA_SUCCESS)
 			prio = 0;
-	} else if (xc_real.ctx_get_current(&ctx) != CUDA_SUCCESS) {
+	} else if (xc_drv.ctx_get_current(&ctx) != CUDA_SUCCESS) {
 		return -ENOENT;
 	}
-	if (!ctx || xc_real.ctx_push(ctx) != CUDA_SUCCESS)
+	if (!ctx || xc_drv.ctx_push(ctx) != CUDA_SUCCESS)
 		return -ENOENT;
-	if (xc_real.ctx_get_device(&dev) != CUDA_SUCCESS)
+	if (xc_drv.ctx_get_device(&dev) != CUDA_SUCCESS)
 		dev = 0;
-	xc_real.ctx_pop(&old);
+	xc_drv.ctx_pop(&old);
 	d->priority = -prio;
 	d->device = (int32_t)dev;
 	d->context = (uintptr_t)ctx;
@@ -159,7 +140,7 @@ int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 
 int xc_enter(const struct xsi_stream_desc *d)
 {
-	return xc_real.ctx_push((CUcontext)d->context) == CUDA_SUCCESS ? 0 : -EIO;
+	return xc_drv.ctx_push((CUcontext)d->context) == CUDA_SUCCESS ? 0 : -EIO;
 }
 
 /*
@@ -203,7 +184,7 @@ static struct xc_mark *pool_get(CUcontext ctx)
 
 static void mark_destroy(struct xc_mark *k)
 {
-	xc_real.event_destroy(k->ev);
+	xc_drv.event_destroy(k->ev);
 	free(k);
 }
 
@@ -243,18 +224,18 @@ void xc_marks_purge(CUcontext ctx, int32_t device)
 	}
 }
 
-/* The child cannot use its parent's contexts: it forgets the spares. */
-static void pool_fork_prepare(void)
+void xc_ops_fork_prepare(void)
 {
 	pthread_mutex_lock(&pool.lock);
 }
 
-static void pool_fork_parent(void)
+void xc_ops_fork_parent(void)
 {
 	pthread_mutex_unlock(&pool.lock);
 }
 
-static void pool_fork_child(void)
+/* The child cannot use its parent's contexts: it forgets the spares. */
+void xc_ops_fork_child(void)
 {
 	pthread_mutex_init(&pool.lock, NULL);
 	pool.spare = NULL;
@@ -267,8 +248,8 @@ int xc_is_capturing(uintptr_t h)
 	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
 
 	h &= ~(uintptr_t)XU_PROGRAM_SIDE;
-	if (!xc_real.stream_is_capturing ||
-	    xc_real.stream_is_capturing((CUstream)h, &cs) != CUDA_SUCCESS)
+	if (!xc_drv.stream_is_capturing ||
+	    xc_drv.stream_is_capturing((CUstream)h, &cs) != CUDA_SUCCESS)
 		return -EIO;
 	return cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
@@ -290,16 +271,16 @@ int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 	else
 		xu_mark_target((CUstream)h, &on, &ctx);	/* its twin's */
 	on = on ? on : (CUstream)h;
-	if (!ctx || xc_real.ctx_push(ctx) != CUDA_SUCCESS)
+	if (!ctx || xc_drv.ctx_push(ctx) != CUDA_SUCCESS)
 		return -EIO;
 	if (xc_is_capturing(h) > 0) {
-		xc_real.ctx_pop(&old);
+		xc_drv.ctx_pop(&old);
 		return -EBUSY;
 	}
 	k = pool_get(ctx);
 	if (!k) {
 		k = calloc(1, sizeof(*k));
-		r = k ? xc_real.event_create(&k->ev, CU_EVENT_DISABLE_TIMING) :
+		r = k ? xc_drv.event_create(&k->ev, CU_EVENT_DISABLE_TIMING) :
 		    CUDA_ERROR_OUT_OF_MEMORY;
 		if (r != CUDA_SUCCESS) {
 			free(k);
@@ -310,13 +291,13 @@ int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark)
 		}
 	}
 	if (k) {
-		m = relax(&sw);
-		r = xc_real.event_record(k->ev, on);
-		unrelax(sw, m);
+		m = xc_relax(&sw);
+		r = xc_drv.event_record(k->ev, on);
+		xc_unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
 			mark_destroy(k);
 	}
-	xc_real.ctx_pop(&old);
+	xc_drv.ctx_pop(&old);
 	if (r != CUDA_SUCCESS)
 		return -EIO;
 	*mark = k;
@@ -341,29 +322,13 @@ void xc_mark_free(void *mark)
 	pool_put(mark);
 }
 
-#define REAL(field, sym) (xc_real.field = (__typeof__(xc_real.field))xsi_real_dlsym(h, sym))
-
-bool xc_ops_init(void *h)
+bool xc_ops_init(void)
 {
-	REAL(ctx_get_current, "cuCtxGetCurrent");
-	REAL(ctx_push, "cuCtxPushCurrent_v2");
-	REAL(ctx_pop, "cuCtxPopCurrent_v2");
-	REAL(ctx_get_device, "cuCtxGetDevice");
-	REAL(device_get_count, "cuDeviceGetCount");
-	REAL(stream_get_ctx, "cuStreamGetCtx");
-	REAL(stream_get_priority, "cuStreamGetPriority");
-	REAL(stream_is_capturing, "cuStreamIsCapturing");
-	REAL(event_create, "cuEventCreate");
-	REAL(event_destroy, "cuEventDestroy_v2");
-	REAL(event_record, "cuEventRecord");
-	REAL(event_query, "cuEventQuery");
-	REAL(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
-	if (!xc_real.ctx_get_current || !xc_real.ctx_push || !xc_real.ctx_pop ||
-	    !xc_real.ctx_get_device || !xc_real.stream_get_ctx ||
-	    !xc_real.stream_get_priority || !xc_real.event_create ||
-	    !xc_real.event_destroy || !xc_real.event_record ||
-	    !xc_real.event_query)
+	if (!xc_drv.ctx_get_current || !xc_drv.ctx_push || !xc_drv.ctx_pop ||
+	    !xc_drv.ctx_get_device || !xc_drv.stream_get_ctx ||
+	    !xc_drv.stream_get_priority || !xc_drv.event_create ||
+	    !xc_drv.event_destroy || !xc_drv.event_record ||
+	    !xc_drv.event_query)
 		return false;
-	pthread_atfork(pool_fork_prepare, pool_fork_parent, pool_fork_child);
 	return true;
 }

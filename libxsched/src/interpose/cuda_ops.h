@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CUDA table's ops for the interposition core (cuda_ops.c), and the
- * driver functions they and the SM partition call (never our hooks).
+ * The CUDA table's ops for the interposition core (cuda_ops.c); they call
+ * the driver through cuda_driver.h.
  */
 #ifndef XSCHED_CUDA_OPS_H
 #define XSCHED_CUDA_OPS_H
@@ -10,34 +10,15 @@
 #include <stdbool.h>
 
 #include "interpose.h"
+#include "cuda_driver.h"
 
-struct xc_real {
-	CUresult (*ctx_get_current)(CUcontext *);
-	CUresult (*ctx_push)(CUcontext);
-	CUresult (*ctx_pop)(CUcontext *);
-	CUresult (*ctx_get_device)(CUdevice *);
-	CUresult (*device_get_count)(int *);
-	CUresult (*stream_get_ctx)(CUstream, CUcontext *);
-	CUresult (*stream_get_priority)(CUstream, int *);
-	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
-	CUresult (*event_create)(CUevent *, unsigned int);
-	CUresult (*event_destroy)(CUevent);
-	CUresult (*event_record)(CUevent, CUstream);
-	CUresult (*event_query)(CUevent);
-	CUresult (*exchange_capture_mode)(CUstreamCaptureMode *);
-	/* The SM partition's (absent before CUDA 12.4). */
-	CUresult (*prio_range)(int *, int *);
-	CUresult (*dev_resource)(CUdevice, CUdevResource *, CUdevResourceType);
-	CUresult (*sm_split)(CUdevResource *, unsigned int *, const CUdevResource *,
-			     CUdevResource *, unsigned int, unsigned int);
-	CUresult (*gen_desc)(CUdevResourceDesc *, CUdevResource *, unsigned int);
-	CUresult (*green_create)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
-	CUresult (*green_stream_create)(CUstream *, CUgreenCtx, unsigned int, int);
-};
-extern struct xc_real xc_real;
 
-/* The driver functions from @libcuda; false: some the ops need are absent. */
-bool xc_ops_init(void *libcuda);
+/* False: driver functions the ops need are absent (cuda_driver.h). */
+bool xc_ops_init(void);
+/* Around a fork (cuda.c's one registration): the spare marks' lock. */
+void xc_ops_fork_prepare(void);
+void xc_ops_fork_parent(void);
+void xc_ops_fork_child(void);
 
 /* The core's runtime ops (struct xsi_runtime). */
 enum xsi_default xc_default_kind(uintptr_t h);

@@ -2,7 +2,7 @@
 /*
  * The SM partition (XSCHED_CUDA_SM_SPLIT): urgent streams on a green
  * context of their own SMs.  Called by the CUDA table (cuda.c) at set-up and
- * at stream creation; it calls only the driver (cuda_ops.h's functions).
+ * at stream creation; it calls only the driver (cuda_driver.h).
  */
 #include <cuda.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "../internal.h"
 #include "interpose.h"
-#include "cuda_ops.h"
+#include "cuda_driver.h"
 #include "cuda_split.h"
 
 /*
@@ -42,18 +42,18 @@ static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
 static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;	/* parts[] */
 static struct xc_part parts[XC_MAX_DEV];
 
-static void part_fork_prepare(void)
+void xc_split_fork_prepare(void)
 {
 	pthread_mutex_lock(&part_lock);
 }
 
-static void part_fork_parent(void)
+void xc_split_fork_parent(void)
 {
 	pthread_mutex_unlock(&part_lock);
 }
 
 /* The child cannot use its parent's CUDA contexts: it starts untried. */
-static void part_fork_child(void)
+void xc_split_fork_child(void)
 {
 	memset(parts, 0, sizeof(parts));
 	pthread_mutex_unlock(&part_lock);
@@ -72,7 +72,7 @@ static void part_make(CUdevice dev, struct xc_part *p)
 	memset(&grp, 0, sizeof(grp));
 	memset(&rest, 0, sizeof(rest));
 	p->state = -1;
-	r = xc_real.dev_resource(dev, &all, CU_DEV_RESOURCE_TYPE_SM);
+	r = xc_drv.dev_resource(dev, &all, CU_DEV_RESOURCE_TYPE_SM);
 	if (r == CUDA_SUCCESS && split_sms >= all.sm.smCount) {
 		xs_err("cuda: XSCHED_CUDA_SM_SPLIT=%u leaves none of device %d's %u SMs to the other streams; no SM partition",
 		       split_sms, (int)dev, all.sm.smCount);
@@ -80,24 +80,24 @@ static void part_make(CUdevice dev, struct xc_part *p)
 	}
 	if (r == CUDA_SUCCESS) {
 		step = "cuDevSmResourceSplitByCount";
-		r = xc_real.sm_split(&grp, &n, &all, &rest, 0, split_sms);
+		r = xc_drv.sm_split(&grp, &n, &all, &rest, 0, split_sms);
 		if (r == CUDA_SUCCESS && (n != 1 || !rest.sm.smCount))
 			r = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
 	}
 	if (r == CUDA_SUCCESS) {
 		step = "cuDevResourceGenerateDesc";
-		r = xc_real.gen_desc(&desc, &grp, 1);
+		r = xc_drv.gen_desc(&desc, &grp, 1);
 	}
 	if (r == CUDA_SUCCESS) {
 		step = "cuGreenCtxCreate";
-		r = xc_real.green_create(&p->green[0], desc, dev, CU_GREEN_CTX_DEFAULT_STREAM);
+		r = xc_drv.green_create(&p->green[0], desc, dev, CU_GREEN_CTX_DEFAULT_STREAM);
 	}
 	if (r == CUDA_SUCCESS) {
 		step = "cuDevResourceGenerateDesc";
-		r = xc_real.gen_desc(&desc, &rest, 1);
+		r = xc_drv.gen_desc(&desc, &rest, 1);
 		if (r == CUDA_SUCCESS) {
 			step = "cuGreenCtxCreate";
-			r = xc_real.green_create(&p->green[1], desc, dev,
+			r = xc_drv.green_create(&p->green[1], desc, dev,
 						 CU_GREEN_CTX_DEFAULT_STREAM);
 		}
 		/* The urgent context alone is no partition: nothing to undo,
@@ -127,7 +127,7 @@ bool xc_split_stream_create(CUstream *ph, unsigned int flags, int prio, CUresult
 	CUdevice dev = 0;
 	CUresult r;
 
-	if (!split_sms || xc_real.ctx_get_device(&dev) != CUDA_SUCCESS ||
+	if (!split_sms || xc_drv.ctx_get_device(&dev) != CUDA_SUCCESS ||
 	    dev < 0 || dev >= XC_MAX_DEV)
 		return 0;
 	pthread_mutex_lock(&part_lock);
@@ -138,10 +138,10 @@ bool xc_split_stream_create(CUstream *ph, unsigned int flags, int prio, CUresult
 	if (p.state < 0)
 		return 0;
 	/* Lower is more urgent; the driver clamps into [greatest, least]. */
-	if (xc_real.prio_range(&least, &greatest) != CUDA_SUCCESS)
+	if (xc_drv.prio_range(&least, &greatest) != CUDA_SUCCESS)
 		least = 0;
 	which = prio < least ? 0 : 1;
-	r = xc_real.green_stream_create(ph, p.green[which], flags, prio);
+	r = xc_drv.green_stream_create(ph, p.green[which], flags, prio);
 	if (r != CUDA_SUCCESS) {
 		xs_info("cuda: a stream of flags %#x, CUDA priority %d, could not be made on device %d's %s partition (error %d): made as asked, on every SM",
 			flags, prio, (int)dev, which ? "batch" : "urgent", (int)r);
@@ -153,19 +153,18 @@ bool xc_split_stream_create(CUstream *ph, unsigned int flags, int prio, CUresult
 	return 1;
 }
 
-/* XSCHED_CUDA_SM_SPLIT and XSCHED_CUDA_HOLD, from do_init() (@h: libcuda). */
+/* XSCHED_CUDA_SM_SPLIT and XSCHED_CUDA_HOLD, from do_init(). */
 
-unsigned int xc_split_init(void *h)
+unsigned int xc_split_init(void)
 {
 	static const char *const need[] = {
 		"cuCtxGetStreamPriorityRange", "cuDeviceGetDevResource",
 		"cuDevSmResourceSplitByCount", "cuDevResourceGenerateDesc",
 		"cuGreenCtxCreate", "cuGreenCtxStreamCreate",
 	};
-	void **fn[] = {
-		(void **)&xc_real.prio_range, (void **)&xc_real.dev_resource,
-		(void **)&xc_real.sm_split, (void **)&xc_real.gen_desc,
-		(void **)&xc_real.green_create, (void **)&xc_real.green_stream_create,
+	const bool have[] = {
+		xc_drv.prio_range, xc_drv.dev_resource, xc_drv.sm_split,
+		xc_drv.gen_desc, xc_drv.green_create, xc_drv.green_stream_create,
 	};
 	const char *s = getenv("XSCHED_CUDA_SM_SPLIT");
 	unsigned long v;
@@ -182,14 +181,12 @@ unsigned int xc_split_init(void *h)
 		return 0;
 	}
 	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		*fn[i] = xsi_real_dlsym(h, need[i]);
-		if (!*fn[i]) {
+		if (!have[i]) {
 			xs_warn("cuda: XSCHED_CUDA_SM_SPLIT=%lu needs green contexts (a CUDA 12.4+ driver); this libcuda lacks %s: no SM partition",
 				v, need[i]);
 			return 0;
 		}
 	}
-	pthread_atfork(part_fork_prepare, part_fork_parent, part_fork_child);
 	split_sms = (unsigned int)v;
 	return split_sms;
 }

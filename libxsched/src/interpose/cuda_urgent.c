@@ -52,6 +52,7 @@
 
 #include "../internal.h"
 #include "interpose.h"
+#include "cuda_driver.h"
 #include "cuda_code.h"
 #include "cuda_gather.h"
 #include "cuda_mode.h"
@@ -59,28 +60,6 @@
 #include "handle_table.h"
 
 #define XU_DEVS 16		/* devices with an urgent context */
-
-static struct {
-	CUresult (*ctx_create_v4)(CUcontext *, CUctxCreateParams *, unsigned int, CUdevice);
-	CUresult (*ctx_create_v2)(CUcontext *, unsigned int, CUdevice);
-	CUresult (*ctx_push)(CUcontext);
-	CUresult (*ctx_pop)(CUcontext *);
-	CUresult (*ctx_get_device)(CUdevice *);
-	CUresult (*ctx_get_current)(CUcontext *);
-	CUresult (*ctx_get_flags)(unsigned int *);
-	CUresult (*ctx_sync)(void);
-	CUresult (*prio_range)(int *, int *);
-	CUresult (*stream_create)(CUstream *, unsigned int, int);
-	CUresult (*stream_destroy)(CUstream);
-	CUresult (*stream_get_ctx)(CUstream, CUcontext *);
-	CUresult (*stream_get_priority)(CUstream, int *);
-	CUresult (*stream_wait_event)(CUstream, CUevent, unsigned int);
-	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
-	CUresult (*event_create)(CUevent *, unsigned int);
-	CUresult (*event_destroy)(CUevent);
-	CUresult (*event_record)(CUevent, CUstream);
-	CUresult (*exchange_capture_mode)(CUstreamCaptureMode *);
-} ur;
 
 static bool lv3;			/* XSCHED_CUDA_LV3 and the driver allow it */
 /* Urgent streams are followed and their bursts' mode chosen: the urgent
@@ -99,15 +78,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * lock, so that lookups go on meanwhile. */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define ulog(...) do { if (xsi_log_on()) xs_debug("cuda: " __VA_ARGS__); } while (0)
-
 struct xu_dev {
 	CUcontext ctx;		/* the urgent context, or NULL */
 	bool failed;		/* it could not be made: never tried again */
 };
 static struct xu_dev devs[XU_DEVS];
-
-enum { SIDE_ORIG, SIDE_TWIN };
 
 struct xu_stream {
 	CUstream h;		/* the program's */
@@ -125,31 +100,17 @@ struct xu_stream {
 	bool twin_failed;
 };
 
-static struct xu_table streams;
+static struct xsi_htable streams;
 
 static void tell_modes(void);
 
-CUstreamCaptureMode xu_relax(bool *swapped)
-{
-	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
-
-	*swapped = ur.exchange_capture_mode && ur.exchange_capture_mode(&m) == CUDA_SUCCESS;
-	return m;
-}
-
-void xu_unrelax(bool swapped, CUstreamCaptureMode m)
-{
-	if (swapped)
-		ur.exchange_capture_mode(&m);
-}
-
-static void fork_prepare(void)
+void xu_fork_prepare(void)
 {
 	pthread_mutex_lock(&dev_lock);
 	pthread_mutex_lock(&lock);
 }
 
-static void fork_parent(void)
+void xu_fork_parent(void)
 {
 	pthread_mutex_unlock(&lock);
 	pthread_mutex_unlock(&dev_lock);
@@ -157,21 +118,21 @@ static void fork_parent(void)
 
 /* The child cannot use its parent's contexts: it follows nothing (what the
  * tables held is left, not freed: it names the parent's objects). */
-static void fork_child(void)
+void xu_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	pthread_mutex_init(&dev_lock, NULL);
+	if (!tracked)
+		return;
 	memset(&streams, 0, sizeof(streams));
 	memset(devs, 0, sizeof(devs));
 	atomic_store(&nurgent, 0);
 	atomic_store(&ncaptures, 0);
 }
 
-#define REAL(field, sym) (ur.field = (__typeof__(ur.field))xsi_real_dlsym(h, sym))
-
 /* The urgent context asked for (XSCHED_CUDA_LV3=1), and this libcuda
  * has what it needs. */
-static bool lv3_wanted(void *h, bool split)
+static bool lv3_wanted(bool split)
 {
 	const char *s = getenv("XSCHED_CUDA_LV3");
 
@@ -186,46 +147,27 @@ static bool lv3_wanted(void *h, bool split)
 		xs_info("cuda: XSCHED_CUDA_SM_SPLIT is set: no urgent context (the two are alternatives)");
 		return false;
 	}
-	if (!(ur.ctx_create_v4 || ur.ctx_create_v2) || !ur.ctx_push || !ur.ctx_pop ||
-	    !ur.ctx_get_device || !ur.ctx_get_current || !ur.ctx_sync || !ur.prio_range ||
-	    !ur.stream_create || !ur.stream_destroy || !ur.stream_get_ctx ||
-	    !ur.stream_get_priority || !ur.stream_wait_event || !ur.stream_is_capturing ||
-	    !ur.event_create || !ur.event_destroy || !ur.event_record ||
-	    !xu_code_init(h)) {
+	if (!(xc_drv.ctx_create_v4 || xc_drv.ctx_create_v2) || !xc_drv.ctx_push || !xc_drv.ctx_pop ||
+	    !xc_drv.ctx_get_device || !xc_drv.ctx_get_current || !xc_drv.ctx_sync || !xc_drv.prio_range ||
+	    !xc_drv.stream_create || !xc_drv.stream_destroy || !xc_drv.stream_get_ctx ||
+	    !xc_drv.stream_get_priority || !xc_drv.stream_wait_event || !xc_drv.stream_is_capturing ||
+	    !xc_drv.event_create || !xc_drv.event_destroy || !xc_drv.event_record ||
+	    !xu_code_init()) {
 		xs_warn("cuda: this libcuda lacks what the urgent context needs (cuFuncGetName and cuKernelGetName: CUDA 12.4+); Lv3 off");
 		return false;
 	}
 	return true;
 }
 
-bool xu_init(void *h, bool split, bool choose_hold)
+bool xu_init(bool split, bool choose_hold)
 {
 	const char *s;
 
-	REAL(ctx_create_v4, "cuCtxCreate_v4");
-	REAL(ctx_create_v2, "cuCtxCreate_v2");
-	REAL(ctx_push, "cuCtxPushCurrent_v2");
-	REAL(ctx_pop, "cuCtxPopCurrent_v2");
-	REAL(ctx_get_device, "cuCtxGetDevice");
-	REAL(ctx_get_current, "cuCtxGetCurrent");
-	REAL(ctx_get_flags, "cuCtxGetFlags");
-	REAL(ctx_sync, "cuCtxSynchronize");
-	REAL(prio_range, "cuCtxGetStreamPriorityRange");
-	REAL(stream_create, "cuStreamCreateWithPriority");
-	REAL(stream_destroy, "cuStreamDestroy_v2");
-	REAL(stream_get_ctx, "cuStreamGetCtx");
-	REAL(stream_get_priority, "cuStreamGetPriority");
-	REAL(stream_wait_event, "cuStreamWaitEvent");
-	REAL(stream_is_capturing, "cuStreamIsCapturing");
-	REAL(event_create, "cuEventCreate");
-	REAL(event_destroy, "cuEventDestroy_v2");
-	REAL(event_record, "cuEventRecord");
-	REAL(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
-	lv3 = lv3_wanted(h, split);
+	lv3 = lv3_wanted(split);
 	if (!lv3 && (split || !choose_hold))
 		return false;
-	if (!lv3 && (!ur.ctx_push || !ur.ctx_pop || !ur.ctx_get_device || !ur.ctx_get_current ||
-		     !ur.prio_range || !ur.stream_get_ctx || !ur.stream_get_priority)) {
+	if (!lv3 && (!xc_drv.ctx_push || !xc_drv.ctx_pop || !xc_drv.ctx_get_device || !xc_drv.ctx_get_current ||
+		     !xc_drv.prio_range || !xc_drv.stream_get_ctx || !xc_drv.stream_get_priority)) {
 		xs_warn("cuda: this libcuda lacks what choosing Lv1 holds needs; every urgent stream's work holds lower streams (XSCHED_CUDA_HOLD=1)");
 		return false;
 	}
@@ -243,9 +185,8 @@ bool xu_init(void *h, bool split, bool choose_hold)
 		xs_err("cuda: XSCHED_CUDA_LV3_PRICE='%s' is not a number from 0 to 100; using 2", s);
 		price = XM_PRICE_DEFAULT;
 	}
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (lv3)
-		xg_init(h);
+		xg_init();
 	atexit(tell_modes);
 	tracked = true;
 	return true;
@@ -273,13 +214,13 @@ static CUcontext dev_ctx(int dev)
 		pthread_mutex_unlock(&dev_lock);
 		return d->ctx;
 	}
-	if (ur.ctx_get_flags && ur.ctx_get_flags(&flags) == CUDA_SUCCESS)
+	if (xc_drv.ctx_get_flags && xc_drv.ctx_get_flags(&flags) == CUDA_SUCCESS)
 		flags &= CU_CTX_SCHED_MASK;
 	else
 		flags = 0;
 	memset(&p, 0, sizeof(p));
-	r = ur.ctx_create_v4 ? ur.ctx_create_v4(&c, &p, flags, (CUdevice)dev) :
-	    ur.ctx_create_v2(&c, flags, (CUdevice)dev);
+	r = xc_drv.ctx_create_v4 ? xc_drv.ctx_create_v4(&c, &p, flags, (CUdevice)dev) :
+	    xc_drv.ctx_create_v2(&c, flags, (CUdevice)dev);
 	if (r != CUDA_SUCCESS) {
 		d->failed = true;
 		pthread_mutex_unlock(&dev_lock);
@@ -288,12 +229,12 @@ static CUcontext dev_ctx(int dev)
 		return NULL;
 	}
 	xg_setup();		/* cuCtxCreate made it current */
-	ur.ctx_pop(&old);
+	xc_drv.ctx_pop(&old);
 	d->ctx = c;
 	/* before any urgent stream of it runs: what the program loaded */
 	xu_code_context_made(dev, c);
 	pthread_mutex_unlock(&dev_lock);
-	ulog("device %d: urgent context %p made", dev, (void *)c);
+	xc_log("device %d: urgent context %p made", dev, (void *)c);
 	return c;
 }
 
@@ -308,15 +249,15 @@ void xu_stream_created(CUstream h, unsigned int flags)
 
 	if (!tracked || !h)
 		return;
-	if (ur.stream_get_priority(h, &prio) != CUDA_SUCCESS ||
-	    ur.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
+	if (xc_drv.stream_get_priority(h, &prio) != CUDA_SUCCESS ||
+	    xc_drv.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
 		return;
 	if (lv3 && !(flags & CU_STREAM_NON_BLOCKING)) {
-		ulog("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",
+		xc_log("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",
 			(void *)h);
 		return;
 	}
-	if (ur.stream_get_ctx(h, &ctx) != CUDA_SUCCESS || ur.ctx_get_device(&dev) != CUDA_SUCCESS ||
+	if (xc_drv.stream_get_ctx(h, &ctx) != CUDA_SUCCESS || xc_drv.ctx_get_device(&dev) != CUDA_SUCCESS ||
 	    dev < 0 || dev >= XU_DEVS || (lv3 && !dev_ctx((int)dev)))
 		return;
 	s = calloc(1, sizeof(*s));
@@ -335,7 +276,7 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	}
 	pthread_mutex_init(&s->side_lock, NULL);
 	pthread_mutex_lock(&lock);
-	if (!xu_tput(&streams, h, s)) {
+	if (!xsi_ht_put(&streams, h, s)) {
 		pthread_mutex_unlock(&lock);
 		pthread_mutex_destroy(&s->side_lock);
 		xm_burst_fini(&s->bursts);
@@ -345,10 +286,10 @@ void xu_stream_created(CUstream h, unsigned int flags)
 	atomic_fetch_add(&nurgent, 1);
 	pthread_mutex_unlock(&lock);
 	if (lv3)
-		ulog("stream %p: urgent (priority %d): its work runs in the urgent context",
+		xc_log("stream %p: urgent (priority %d): its work runs in the urgent context",
 		     (void *)h, prio);
 	else
-		ulog("stream %p: urgent (priority %d): its bursts hold lower streams (Lv1) where that is measured to pay",
+		xc_log("stream %p: urgent (priority %d): its bursts hold lower streams (Lv1) where that is measured to pay",
 		     (void *)h, prio);
 }
 
@@ -357,11 +298,11 @@ static void stream_free(struct xu_stream *s)
 	/* The twin's work still runs: destroy returns at once, as the
 	 * program's own destroy did. */
 	if (s->twin)
-		ur.stream_destroy(s->twin);
+		xc_drv.stream_destroy(s->twin);
 	if (s->ev_twin)
-		ur.event_destroy(s->ev_twin);
+		xc_drv.event_destroy(s->ev_twin);
 	if (s->ev_orig)
-		ur.event_destroy(s->ev_orig);
+		xc_drv.event_destroy(s->ev_orig);
 	pthread_mutex_destroy(&s->side_lock);
 	xm_burst_fini(&s->bursts);
 	free(s);
@@ -374,7 +315,7 @@ void xu_stream_destroyed(CUstream h)
 	if (!atomic_load(&nurgent))
 		return;
 	pthread_mutex_lock(&lock);
-	s = xu_tdel(&streams, h);
+	s = xsi_ht_del(&streams, h);
 	if (s)
 		atomic_fetch_sub(&nurgent, 1);
 	pthread_mutex_unlock(&lock);
@@ -392,7 +333,7 @@ static struct xu_stream *stream_get(CUstream h)
 	    h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD)
 		return NULL;
 	pthread_mutex_lock(&lock);
-	s = xu_tget(&streams, h);
+	s = xsi_ht_get(&streams, h);
 	pthread_mutex_unlock(&lock);
 	return s;
 }
@@ -421,14 +362,14 @@ static bool twin_make(struct xu_stream *s)
 
 	if (s->twin)
 		return true;
-	if (s->twin_failed || !uctx || ur.ctx_push(uctx) != CUDA_SUCCESS)
+	if (s->twin_failed || !uctx || xc_drv.ctx_push(uctx) != CUDA_SUCCESS)
 		return false;
-	ok = ur.stream_create(&s->twin, CU_STREAM_NON_BLOCKING, s->prio) == CUDA_SUCCESS &&
-	     ur.event_create(&s->ev_twin, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
-	ur.ctx_pop(&old);
-	if (ok && ur.ctx_push(s->ctx) == CUDA_SUCCESS) {
-		ok = ur.event_create(&s->ev_orig, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
-		ur.ctx_pop(&old);
+	ok = xc_drv.stream_create(&s->twin, CU_STREAM_NON_BLOCKING, s->prio) == CUDA_SUCCESS &&
+	     xc_drv.event_create(&s->ev_twin, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+	xc_drv.ctx_pop(&old);
+	if (ok && xc_drv.ctx_push(s->ctx) == CUDA_SUCCESS) {
+		ok = xc_drv.event_create(&s->ev_orig, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+		xc_drv.ctx_pop(&old);
 	} else {
 		ok = false;
 	}
@@ -436,9 +377,9 @@ static bool twin_make(struct xu_stream *s)
 		xs_warn("cuda: stream %p: its twin in the urgent context cannot be made; it stays in its context",
 			(void *)s->h);
 		if (s->twin)
-			ur.stream_destroy(s->twin);
+			xc_drv.stream_destroy(s->twin);
 		if (s->ev_twin)
-			ur.event_destroy(s->ev_twin);
+			xc_drv.event_destroy(s->ev_twin);
 		s->twin = NULL;
 		s->ev_twin = NULL;
 		s->twin_failed = true;
@@ -460,23 +401,23 @@ static int side_set(struct xu_stream *s, int want)
 	if (want == SIDE_TWIN && !twin_make(s))
 		want = SIDE_ORIG;
 	if (atomic_load(&s->side) != want) {
-		m = xu_relax(&sw);
+		m = xc_relax(&sw);
 		if (want == SIDE_ORIG) {
-			r = ur.event_record(s->ev_twin, s->twin);
+			r = xc_drv.event_record(s->ev_twin, s->twin);
 			if (r == CUDA_SUCCESS)
-				r = ur.stream_wait_event(s->h, s->ev_twin, 0);
+				r = xc_drv.stream_wait_event(s->h, s->ev_twin, 0);
 			xg_depend();
 		} else {
-			r = ur.event_record(s->ev_orig, s->h);
+			r = xc_drv.event_record(s->ev_orig, s->h);
 			if (r == CUDA_SUCCESS)
-				r = ur.stream_wait_event(s->twin, s->ev_orig, 0);
+				r = xc_drv.stream_wait_event(s->twin, s->ev_orig, 0);
 		}
-		xu_unrelax(sw, m);
+		xc_unrelax(sw, m);
 		if (r != CUDA_SUCCESS)
 			xs_warn("cuda: stream %p: the join of its two sides failed (CUresult %d)",
 				(void *)s->h, (int)r);
 		atomic_store_explicit(&s->side, want, memory_order_release);
-		ulog("stream %p: now runs %s", (void *)s->h,
+		xc_log("stream %p: now runs %s", (void *)s->h,
 			want == SIDE_TWIN ? "in the urgent context" : "in its own context");
 	}
 	pthread_mutex_unlock(&s->side_lock);
@@ -489,7 +430,7 @@ bool xu_capturing(CUstream h)
 
 	if (!atomic_load(&ncaptures))
 		return false;
-	return ur.stream_is_capturing(h, &cs) != CUDA_SUCCESS ||
+	return xc_drv.stream_is_capturing(h, &cs) != CUDA_SUCCESS ||
 	       cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
@@ -522,7 +463,7 @@ static void burst_cut(struct xu_stream *s)
 	char w[128];
 
 	if (!xm_burst_cut(&s->bursts, xg_max_us(), xs_now_ns(), &st)) {
-		ulog("stream %p: its gathered burst waited for the watchdog: ended, a loss for the gather",
+		xc_log("stream %p: its gathered burst waited for the watchdog: ended, a loss for the gather",
 		     (void *)s->h);
 		return;
 	}
@@ -541,8 +482,8 @@ static void each_stream(void (*fn)(struct xu_stream *, uint64_t), uint64_t arg, 
 	if (!atomic_load(&nurgent))
 		return;
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < XU_TABLE_SLOTS; i++) {
-		struct xu_stream *s = xu_tat(&streams, i);
+	for (i = 0; i < XSI_HT_SLOTS; i++) {
+		struct xu_stream *s = xsi_ht_at(&streams, i);
 
 		if (s && (!ctx || s->ctx == ctx))
 			fn(s, arg);
@@ -713,26 +654,26 @@ CUresult xu_ctx_synchronize(CUcontext of, uint64_t since)
 	CUcontext c, old;
 	CUresult r;
 
-	if (!tracked || (!of && ur.ctx_get_current(&of) != CUDA_SUCCESS) || !of)
+	if (!tracked || (!of && xc_drv.ctx_get_current(&of) != CUDA_SUCCESS) || !of)
 		return CUDA_SUCCESS;
 	if (!lv3) {	/* the program's synchronize covered them all */
 		each_stream(burst_end, since, of);
 		return CUDA_SUCCESS;
 	}
 	/* Not only while urgent streams live: a destroyed one's work runs on. */
-	if (ur.ctx_push(of) != CUDA_SUCCESS)
+	if (xc_drv.ctx_push(of) != CUDA_SUCCESS)
 		return CUDA_SUCCESS;
-	r = ur.ctx_get_device(&dev);
-	ur.ctx_pop(&old);
+	r = xc_drv.ctx_get_device(&dev);
+	xc_drv.ctx_pop(&old);
 	if (r != CUDA_SUCCESS || dev < 0 || dev >= XU_DEVS)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&lock);
 	c = devs[dev].ctx;
 	pthread_mutex_unlock(&lock);
-	if (!c || ur.ctx_push(c) != CUDA_SUCCESS)
+	if (!c || xc_drv.ctx_push(c) != CUDA_SUCCESS)
 		return CUDA_SUCCESS;
-	r = ur.ctx_sync();
-	ur.ctx_pop(&old);
+	r = xc_drv.ctx_sync();
+	xc_drv.ctx_pop(&old);
 	if (r == CUDA_SUCCESS)	/* the bursts of @of's urgent streams ended (both sides) */
 		each_stream(burst_end, since, of);
 	return r;
@@ -767,11 +708,11 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 	do {
 		n = 0;
 		pthread_mutex_lock(&lock);
-		for (i = 0; i < XU_TABLE_SLOTS && n < 64; i++) {
-			struct xu_stream *s = xu_tat(&streams, i);
+		for (i = 0; i < XSI_HT_SLOTS && n < 64; i++) {
+			struct xu_stream *s = xsi_ht_at(&streams, i);
 
 			if (s && (s->ctx == ctx || (device >= 0 && s->dev == device))) {
-				xu_tdel_at(&streams, i);
+				xsi_ht_del_at(&streams, i);
 				gone[n++] = s;
 				atomic_fetch_sub(&nurgent, 1);
 			}

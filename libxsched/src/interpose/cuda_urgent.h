@@ -3,8 +3,8 @@
  * The urgent context (Lv3 on NVIDIA), and with it off the default's
  * choice of Lv1 holds per burst: see cuda_urgent.c.  Called by the
  * CUDA table's hooks (cuda.c), its ops (cuda_ops.c) and the events across
- * the two contexts (cuda_events.c).  It calls the driver (resolved through
- * xsi_real_dlsym(), symbols.c), the code in the urgent context
+ * the two contexts (cuda_events.c).  It calls the driver (cuda_driver.h),
+ * the code in the urgent context
  * (cuda_code.c), the gather (cuda_gather.c), the choice of a burst's mode
  * (cuda_mode.c), the handle table (handle_table.c) and the core's log and
  * clock (log.c, config.c).
@@ -31,13 +31,18 @@ enum xu_how {
  * program's context (the driver's time-slicing preempts instead). */
 #define XU_DEV_BASE 32
 
-/* XSCHED_CUDA_LV3 read, driver functions taken from @libcuda.  @split:
+/* XSCHED_CUDA_LV3 read (after xc_driver_init()).  @split:
  * the SM partition is on (the two are alternatives); @choose_hold:
  * XSCHED_CUDA_HOLD is auto, so that with the urgent context off (and no
  * partition) each urgent stream's bursts run with Lv1 holds or without, as
  * measured best (cuda_mode.c's modes lv1 and native).  true: urgent
  * streams are followed (the urgent context is on, or holds are chosen). */
-bool xu_init(void *libcuda, bool split, bool choose_hold);
+bool xu_init(bool split, bool choose_hold);
+/* Around a fork (cuda.c's one registration): the urgent contexts' and the
+ * stream table's locks; the child follows nothing. */
+void xu_fork_prepare(void);
+void xu_fork_parent(void);
+void xu_fork_child(void);
 bool xu_on(void);
 
 /* Streams: the program made @h (in the current context) with @flags. */
@@ -80,10 +85,6 @@ CUresult xu_ctx_synchronize(CUcontext of, uint64_t since);
 CUcontext xu_urgent_ctx(CUstream h);
 /* Is @h inside a capture (its own or one it joined)? */
 bool xu_capturing(CUstream h);
-/* Around the library's own records and waits: they must not break another
- * thread's global-mode capture.  (@swapped: the mode was exchanged.) */
-CUstreamCaptureMode xu_relax(bool *swapped);
-void xu_unrelax(bool swapped, CUstreamCaptureMode m);
 /* Stream capture begins on @h: its twin's work first. */
 void xu_capture_begin(CUstream h);
 void xu_capture_end(void);

@@ -13,49 +13,49 @@ static unsigned int slot_of(const void *k)
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 33;
-	return (unsigned int)x & (XU_TABLE_SLOTS - 1);
+	return (unsigned int)x & (XSI_HT_SLOTS - 1);
 }
 
-void *xu_tget(const struct xu_table *t, const void *k)
+void *xsi_ht_get(const struct xsi_htable *t, const void *k)
 {
 	unsigned int i = slot_of(k), n;
 
-	for (n = 0; n < XU_TABLE_SLOTS && t->key[i]; n++, i = (i + 1) & (XU_TABLE_SLOTS - 1))
+	for (n = 0; n < XSI_HT_SLOTS && t->key[i]; n++, i = (i + 1) & (XSI_HT_SLOTS - 1))
 		if (t->key[i] == k)
 			return t->val[i];
 	return NULL;
 }
 
-bool xu_tput(struct xu_table *t, void *k, void *v)
+bool xsi_ht_put(struct xsi_htable *t, void *k, void *v)
 {
-	unsigned int i = slot_of(k), n, tomb = XU_TABLE_SLOTS;
+	unsigned int i = slot_of(k), n, tomb = XSI_HT_SLOTS;
 
-	for (n = 0; n < XU_TABLE_SLOTS && t->key[i]; n++, i = (i + 1) & (XU_TABLE_SLOTS - 1)) {
+	for (n = 0; n < XSI_HT_SLOTS && t->key[i]; n++, i = (i + 1) & (XSI_HT_SLOTS - 1)) {
 		if (t->key[i] == k) {
 			t->val[i] = v;
 			return true;
 		}
-		if (t->key[i] == XU_TOMB && tomb == XU_TABLE_SLOTS)
+		if (t->key[i] == XSI_HT_TOMB && tomb == XSI_HT_SLOTS)
 			tomb = i;
 	}
-	if (tomb == XU_TABLE_SLOTS && n == XU_TABLE_SLOTS)
+	if (tomb == XSI_HT_SLOTS && n == XSI_HT_SLOTS)
 		return false;
-	if (tomb != XU_TABLE_SLOTS)
+	if (tomb != XSI_HT_SLOTS)
 		i = tomb;
 	t->key[i] = k;
 	t->val[i] = v;
 	return true;
 }
 
-void *xu_tdel(struct xu_table *t, const void *k)
+void *xsi_ht_del(struct xsi_htable *t, const void *k)
 {
 	unsigned int i = slot_of(k), n;
 	void *v;
 
-	for (n = 0; n < XU_TABLE_SLOTS && t->key[i]; n++, i = (i + 1) & (XU_TABLE_SLOTS - 1)) {
+	for (n = 0; n < XSI_HT_SLOTS && t->key[i]; n++, i = (i + 1) & (XSI_HT_SLOTS - 1)) {
 		if (t->key[i] == k) {
 			v = t->val[i];
-			t->key[i] = XU_TOMB;
+			t->key[i] = XSI_HT_TOMB;
 			t->val[i] = NULL;
 			return v;
 		}
@@ -63,17 +63,17 @@ void *xu_tdel(struct xu_table *t, const void *k)
 	return NULL;
 }
 
-void *xu_tat(const struct xu_table *t, unsigned int i)
+void *xsi_ht_at(const struct xsi_htable *t, unsigned int i)
 {
-	return t->key[i] && t->key[i] != XU_TOMB ? t->val[i] : NULL;
+	return t->key[i] && t->key[i] != XSI_HT_TOMB ? t->val[i] : NULL;
 }
 
-void *xu_tdel_at(struct xu_table *t, unsigned int i)
+void *xsi_ht_del_at(struct xsi_htable *t, unsigned int i)
 {
-	void *v = xu_tat(t, i);
+	void *v = xsi_ht_at(t, i);
 
 	if (v) {
-		t->key[i] = XU_TOMB;
+		t->key[i] = XSI_HT_TOMB;
 		t->val[i] = NULL;
 	}
 	return v;
