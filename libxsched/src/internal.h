@@ -334,6 +334,9 @@ void xs_policy_decide(const struct xs_pol_q *q, unsigned int n,
 		      const struct xs_pol_dep *deps, unsigned int ndeps,
 		      uint64_t now_ns, uint64_t hyst_ns, int32_t *eff,
 		      struct xs_pol_out *out, uint64_t *recheck_ns);
+/* A stream of priority @prio is capped while @top is the highest priority
+ * of a live stream on its device (both as its XQueue takes them). */
+bool xs_policy_capped(int32_t prio, int32_t top);
 
 /* platform/sim.c: the sim by ring address (XSCHED_REGISTER_BY_RING), a preemptor
  * for sim queues a runtime made (the stand-in HSA runtime); -ENODEV when the

@@ -87,3 +87,13 @@ void xs_policy_decide(const struct xs_pol_q *q, unsigned int n,
 		}
 	}
 }
+
+/* The cap (Lv1): a stream keeps at most the threshold of its calls in
+ * flight while a stream of strictly higher priority lives on its device
+ * (@top: the highest there), busy or not, so that an urgent stream's first
+ * call finds little ahead of it.  Equal priorities are never capped, as
+ * they are never held. */
+bool xs_policy_capped(int32_t prio, int32_t top)
+{
+	return prio < top;
+}

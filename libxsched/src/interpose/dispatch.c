@@ -148,8 +148,8 @@ static bool gated(struct xsi_runtime *rt, struct xsi_stream *s)
 
 	if (dev < 0 || dev >= XSI_DEVS)
 		return false;
-	return s->desc.priority < atomic_load_explicit(&rt->state->maxp[dev],
-						       memory_order_relaxed);
+	return xs_policy_capped(s->desc.priority,
+				atomic_load_explicit(&rt->state->maxp[dev], memory_order_relaxed));
 }
 
 #define XSI_WAIT_SLICE_NS 50000000LL	/* one wait on a mark, at most */

@@ -208,7 +208,7 @@ static int attach_xq(struct xsi_runtime *rt, struct xsi_stream *s, const char *h
 
 	memset(&a, 0, sizeof(a));
 	a.flags = XSCHED_ATTR_PRIORITY | XSCHED_ATTR_GROUP;
-	a.priority = prio_clamp(s->desc.priority);
+	a.priority = s->desc.priority;
 	a.group = (uint32_t)s->desc.device + 1;	/* the policy's scope: one device */
 	ret = caller_held(rt) ? xs_xqueue_create_caller_held(&xq, &stream_ops, s, &a) :
 	      xsched_xqueue_create_calls(&xq, &stream_ops, s, &a);
@@ -260,6 +260,9 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 	s->device = device;
 	s->thread = thread;
 	s->desc = *d;
+	/* Normalised once, here: the cap, the gate and the XQueue see one
+	 * priority. */
+	s->desc.priority = prio_clamp(d->priority);
 	if (with_xq && attach_xq(rt, s, how)) {
 		free(s);
 		return NULL;
@@ -270,7 +273,7 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 		make_live(st, s);
 	if (!with_xq)
 		xsi_log(rt, "stream %#lx: created (%s), prio %d, dev %d; its XQueue at its first call",
-			(unsigned long)handle, how, prio_clamp(d->priority), d->device);
+			(unsigned long)handle, how, s->desc.priority, d->device);
 	return s;
 }
 

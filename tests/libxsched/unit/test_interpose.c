@@ -628,3 +628,39 @@ TEST(interpose_created_stream_gates_at_once_and_gets_its_xqueue_at_first_call)
 	xs_config_reload();
 	xsi_runtime_fini(&fake_rt);
 }
+
+/* Priorities are normalised once, when a stream is learned: two streams
+ * whose runtime priorities differ beyond the range an XQueue takes are
+ * equal to the cap as they are to the policy (neither caps the other). */
+TEST(interpose_priorities_beyond_the_range_are_equal_to_the_cap_too)
+{
+	struct fake_stream *hi = fake_stream_new(1000, 0), *lo = fake_stream_new(200, 0);
+	struct xsi_stream_desc d = { .priority = 1000, .device = 0 };
+	pthread_t t;
+	bool capped;
+	int i;
+
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	xs_config_reload();
+	fake_caller_held(0);
+	fake_auto = false;
+	fake_init();
+	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)hi, &d) != NULL);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	/* Past the threshold: not capped, so it does not wait for room. */
+	ASSERT_EQ(pthread_create(&t, NULL, launch_fifth, lo), 0);
+	capped = !WAIT_UNTIL(fake_launched(lo) == 5, 2000);
+	fake_complete(lo, 4);
+	pthread_join(t, NULL);
+	ASSERT_TRUE(!capped);
+	ASSERT_EQ(xq_info(xq_of((uintptr_t)lo, 0)).priority, XSCHED_PRIO_MAX);
+	ASSERT_EQ(xsi_stream_desc(xsi_stream_get(&fake_rt, (uintptr_t)hi, 0))->priority,
+		  XSCHED_PRIO_MAX);
+	fake_complete(lo, 100);
+	unsetenv("XSCHED_THRESHOLD");
+	unsetenv("XSCHED_BATCH");
+	xs_config_reload();
+	xsi_runtime_fini(&fake_rt);
+}

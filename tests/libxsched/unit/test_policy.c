@@ -631,3 +631,13 @@ TEST(applier_user_suspend_during_a_policy_suspend_waits_for_it)
 	ASSERT_EQ(xsched_xqueue_destroy(lo), 0);
 	mock_destroy(mp);
 }
+
+/* The cap's predicate: strictly lower than the device's highest only. */
+TEST(policy_cap_is_for_strictly_lower_priorities)
+{
+	ASSERT_TRUE(xs_policy_capped(0, 1));
+	ASSERT_TRUE(xs_policy_capped(XSCHED_PRIO_MIN, XSCHED_PRIO_MAX));
+	ASSERT_TRUE(!xs_policy_capped(1, 1));
+	ASSERT_TRUE(!xs_policy_capped(2, 1));
+	ASSERT_TRUE(!xs_policy_capped(XSCHED_PRIO_MAX, XSCHED_PRIO_MAX));
+}
