@@ -173,5 +173,17 @@ tally layout tools/check-layout.py "$(python3 "$top/tools/check-layout.py" 2>&1)
 tally paths tools/check-paths.py "$(cd "$top" && python3 tools/check-paths.py \
 	README.md tests/README.md Documentation/*.rst 2>&1)"
 
+# Every deliberate fault of tools/mutate/faults still applies to its file
+# exactly once: a fault the code moved away from tests nothing (two did, on
+# 2026-12-06, found by hand).  Read from the committed tree (HEAD).
+if out=$(cd "$top" && tools/mutate/mutate.sh --check 2>&1); then
+	echo "ok mutate-faults ${out##*$'\n'}"
+	pass=$((pass + 1))
+else
+	echo "not ok mutate-faults tools/mutate/faults"
+	echo "$out" | tail -20 | sed 's/^/#   /'
+	fail=$((fail + 1))
+fi
+
 echo "lint: $pass passed, $fail failed"
 [ $fail -eq 0 ]
