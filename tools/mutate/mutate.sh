@@ -46,6 +46,9 @@ parse() {
 			if [ "$line" = with ]; then mode=with; else old+=$line$'\n'; fi
 			continue ;;
 		with)
+			# (C and shell text never starts so: a block missing its end,
+			# as a merge that kept both sides of two appended faults left)
+			case "$line" in 'fault '*) die "$faults_file:$lineno: a fault begins before the last one's end" ;; esac
 			if [ "$line" = end ]; then
 				olds[n]=$old news[n]=$new old='' new='' mode=''
 			else
