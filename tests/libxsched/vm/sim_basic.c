@@ -157,9 +157,12 @@ TEST_F_TIMEOUT(vm, lv1_keeps_threshold_in_flight, 300)
 	a.batch = 2;
 	ASSERT_EQ(0, vm_buf_alloc(env, &b, 40 * vm_words(4)));
 	ASSERT_EQ(0, vm_new_xq(env, &xq, &a));
+	/* Kernels of 10 ms: submitting 40 takes far less than the 70 ms in
+	 * which 7 would complete, also in a loaded TCG guest (with 0.5 ms
+	 * kernels, 3.5 ms, it once saw 29 buffered). */
 	for (k = 0; k < 40; k++) {
 		struct xsched_sim_packet p = vm_packet(b.gpu + k * vm_words(4) * 8, 4, 5,
-						       100000, k);
+						       2000000, k);
 
 		ASSERT_EQ(0, xsched_submit(xq, &p, 1, NULL));
 	}
