@@ -134,15 +134,17 @@ static void do_init(void)
 	s = getenv("XSCHED_CUDA_HOLD");
 	xc_hold_chosen = true;
 	if (s && *s && strcmp(s, "auto")) {
-		if (!strcmp(s, "0"))
+		if (!strcmp(s, "0")) {
 			xc_no_hold = true;
-		else if (!strcmp(s, "1"))
 			xc_hold_chosen = false;
-		else
+		} else if (!strcmp(s, "1")) {
+			xc_hold_chosen = false;
+		} else {
 			xs_err("cuda: XSCHED_CUDA_HOLD='%s' is not 0, 1 or auto; using auto (Lv1 holds where they pay)", s);
+		}
 	}
 	split_sms = xc_split_init();
-	if (!xu_init(split_sms != 0, xc_hold_chosen && !xc_no_hold) || xu_on())
+	if (!xu_init(split_sms != 0, xc_hold_chosen) || xu_on())
 		xc_hold_chosen = false;
 	xu_events_init();
 	/* Before the core's (xsi_runtime_init()): see cuda_driver.h. */
@@ -409,7 +411,7 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		y = xsi_sync_begin(&xc_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
 		tw_ = xu_twin(h);					\
 		xg_open_for(tw_ != NULL);				\
-		if (tw_)	/* and its program side */ \
+		if (tw_)	/* and the urgent stream's program side */	\
 			y2 = xsi_sync_begin(&xc_rt, stream_of(E_##sym,	\
 				(CUstream)((uintptr_t)h | XU_PROGRAM_SIDE)), XSI_SCOPE_STREAM); \
 		r = tw_ ? real_##sym(tw_) : CUDA_SUCCESS;		\
