@@ -325,7 +325,7 @@ TEST(stream_the_host_polls_is_not_parked_in_the_gather)
 	CUfunction set;
 	CUdeviceptr d;
 	void *host;
-	int i, slow = 0;
+	int i, slow = 0, lo_slow = 0;
 
 	lv3("1");
 	setenv("XSCHED_CUDA_LV3_MODE", "auto", 1);
@@ -341,11 +341,19 @@ TEST(stream_the_host_polls_is_not_parked_in_the_gather)
 	go(CK(422, 1000), hi);
 	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 	poll_rounds(hi, set, host, d, 1000, N, hi_ms);
-	for (i = 0; i < N; i++)
+	for (i = 0; i < N; i++) {
 		slow += hi_ms[i] > 10.0;
+		lo_slow += lo_ms[i] > 10.0;
+	}
 	qsort(lo_ms, N, sizeof(double), cmp_double);
 	qsort(hi_ms, N, sizeof(double), cmp_double);
-	if (hi_ms[N / 2] > 2 * lo_ms[N / 2] + 0.5 || slow > 1)
-		xt_fail(__FILE__, __LINE__, "urgent polls: median %.3f ms against %.3f natively, %d of %d rounds over 10 ms (at most the gather's one try)",
-			hi_ms[N / 2], lo_ms[N / 2], slow, N);
+	/*
+	 * A parked stream is parked every round (20 ms each); a loaded 2-core
+	 * CI host stalls a round or two past 10 ms with no gather at all (a
+	 * fresh-clone run saw 2 of 64), so the allowance is the gather's one
+	 * try, the stalls seen natively, and N/16 more.
+	 */
+	if (hi_ms[N / 2] > 2 * lo_ms[N / 2] + 0.5 || slow > 1 + lo_slow + N / 16)
+		xt_fail(__FILE__, __LINE__, "urgent polls: median %.3f ms against %.3f natively, %d of %d rounds over 10 ms against %d natively (at most the gather's one try, %d host stalls more)",
+			hi_ms[N / 2], lo_ms[N / 2], slow, N, lo_slow, N / 16);
 }
