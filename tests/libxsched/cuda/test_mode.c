@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_mode.h"
+#include "cuda/mode.h"
 #include "harness.h"
 
 static const bool all[XM_NMODES] = { true, true, true, true };

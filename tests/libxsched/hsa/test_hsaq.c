@@ -14,7 +14,7 @@
 
 #include "fake_rt.h"
 #include "../unit/util.h"
-#include "../../../libxsched/src/interpose/hsaq.h"
+#include "../../../libxsched/src/interpose/hip/hsaq.h"
 #include "fake_hsa.h"
 
 static struct mock_platform *mp;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "vm_test.h"
-#include "../../../libxsched/src/interpose/hsaq.h"
+#include "../../../libxsched/src/interpose/hip/hsaq.h"
 
 /* The call XQueue's completion marks: nothing is submitted through it here. */
 static int mark_record(void *ctx, void **mark)

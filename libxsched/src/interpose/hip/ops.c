@@ -14,7 +14,7 @@
 
 #include <hip/hip_runtime_api.h>
 
-#include "hip_ops.h"
+#include "ops.h"
 
 struct xh_real xh_real;
 

@@ -7,8 +7,8 @@
 
 #include <hip/hip_runtime_api.h>
 
-#include "../internal.h"
-#include "interpose.h"
+#include "../../internal.h"
+#include "../interpose.h"
 
 /* ---- the runtime functions the table's ops call (never our hooks) ------- */
 

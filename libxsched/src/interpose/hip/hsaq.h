@@ -35,7 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interpose.h"
+#include "../interpose.h"
 
 #define XS_HSAQ_TRIES	64	/* launches observed before giving up on a stream */
 

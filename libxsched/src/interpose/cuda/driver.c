@@ -7,8 +7,8 @@
  */
 #include <dlfcn.h>
 
-#include "interpose.h"
-#include "cuda_driver.h"
+#include "../interpose.h"
+#include "driver.h"
 
 struct xc_driver xc_drv;
 

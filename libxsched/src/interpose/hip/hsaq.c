@@ -48,7 +48,7 @@ hsa_status_t hsa_queue_destroy(hsa_queue_t *queue);
 
 #include "xsched-kfd.h"
 
-#include "../internal.h"
+#include "../../internal.h"
 #include "hsaq.h"
 
 #define HSAQ_QUEUES	128	/* live HSA queues of the process */

@@ -50,14 +50,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_code.h"
-#include "cuda_gather.h"
-#include "cuda_mode.h"
-#include "cuda_urgent.h"
-#include "handle_table.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "code.h"
+#include "gather.h"
+#include "mode.h"
+#include "urgent.h"
+#include "../handle_table.h"
 
 #define XU_DEVS 16		/* devices with an urgent context */
 

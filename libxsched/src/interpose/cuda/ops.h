@@ -9,8 +9,8 @@
 #include <cuda.h>
 #include <stdbool.h>
 
-#include "interpose.h"
-#include "cuda_driver.h"
+#include "../interpose.h"
+#include "driver.h"
 
 
 /* False: driver functions the ops need are absent (cuda_driver.h). */

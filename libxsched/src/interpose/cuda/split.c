@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_split.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "split.h"
 
 /*
  * XSCHED_CUDA_SM_SPLIT=N gives urgent streams SMs of their own on each

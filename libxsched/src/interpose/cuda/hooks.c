@@ -52,15 +52,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_code.h"
-#include "cuda_driver.h"
-#include "cuda_events.h"
-#include "cuda_gather.h"
-#include "cuda_ops.h"
-#include "cuda_split.h"
-#include "cuda_urgent.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "code.h"
+#include "driver.h"
+#include "events.h"
+#include "gather.h"
+#include "ops.h"
+#include "split.h"
+#include "urgent.h"
 
 /* XSCHED_CUDA_HOLD=0: no call is ever held (Lv1 off). */
 static bool xc_no_hold;
@@ -226,7 +226,7 @@ static bool xc_init(void)
  * args, stream).  `base` and `since` are what cuGetProcAddress is asked for
  * (the fallback when its answer is no exported symbol).
  */
-#include "cuda_table.h"
+#include "table.h"
 
 #define ENUM_S(sym, base, pt, since, P, A, S, R) E_##sym,
 #define ENUM_O(sym, base, pt, since, cls, scope) E_##sym,

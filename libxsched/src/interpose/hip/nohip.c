@@ -9,8 +9,8 @@
  */
 #include <dlfcn.h>
 
-#include "../internal.h"
-#include "interpose.h"
+#include "../../internal.h"
+#include "../interpose.h"
 
 __attribute__((constructor)) static void xs_nohip_check(void)
 {

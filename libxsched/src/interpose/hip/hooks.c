@@ -43,12 +43,12 @@
 
 #include <hip/hip_runtime_api.h>
 
-#include "../internal.h"
-#include "interpose.h"
+#include "../../internal.h"
+#include "../interpose.h"
 #include "hsaq.h"
 
-#include "hip_decls.h"
-#include "hip_ops.h"
+#include "decls.h"
+#include "ops.h"
 
 extern struct xsi_runtime xh_rt;
 static const char *const xh_sonames[] = XSI_HIP_SONAMES;
@@ -180,7 +180,7 @@ static uint64_t hold_max_ns(void)
 	extern __typeof__(hook_##sym) sym##_cxx __asm__(mangled) \
 		__attribute__((alias("hook_" #sym), visibility("default")));
 
-#include "hip_table.h"
+#include "table.h"
 
 
 #define ENUM_S(sym, ver, pt, P, A, S) E_##sym,

@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_events.h"
-#include "cuda_gather.h"
-#include "cuda_urgent.h"
-#include "handle_table.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "events.h"
+#include "gather.h"
+#include "urgent.h"
+#include "../handle_table.h"
 
 static bool on;			/* the urgent context is on */
 

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_ops.h"
-#include "cuda_urgent.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "ops.h"
+#include "urgent.h"
 
 /* How long wait_event() polls with yields before it sleeps. */
 #define XC_SPIN_NS 200000ULL
