@@ -2,7 +2,7 @@
 /*
  * The interposition core: everything an interposer over a GPU runtime (HIP,
  * CUDA) needs that does not depend on the runtime.  A runtime adds one table
- * file (hip.c, cuda.c) that fills a struct xsi_runtime: its entry points and
+ * file (hip/hooks.c, cuda/hooks.c) that fills a struct xsi_runtime: its entry points and
  * how each is classified, and a few ops (which device is current, what a
  * stream's priority is, how to record and wait a completion mark).
  *

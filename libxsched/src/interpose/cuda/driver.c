@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The libcuda functions the CUDA wing calls, resolved once
- * (cuda_driver.h): the wing's only resolver of driver functions; and the
+ * (cuda/driver.h): the wing's only resolver of driver functions; and the
  * capture-mode relax pair, on them.  It calls xsi_real_dlsym() (symbols.c)
  * and the driver, nothing else.
  */

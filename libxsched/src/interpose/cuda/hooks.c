@@ -30,19 +30,19 @@
  * stream capture (captured calls are neither held nor counted).
  * cuGetProcAddress is a harmless pass-through whose answer is redirected.
  *
- * The SM partition (XSCHED_CUDA_SM_SPLIT=N, opt-in, cuda_split.c): urgent
+ * The SM partition (XSCHED_CUDA_SM_SPLIT=N, opt-in, cuda/split.c): urgent
  * streams made on a green context of N SMs, the others on the rest.  The
- * urgent context (XSCHED_CUDA_LV3=1, opt-in, cuda_urgent.c and
- * cuda_code.c): urgent streams' work on twin streams of a context the
+ * urgent context (XSCHED_CUDA_LV3=1, opt-in, cuda/urgent.c and
+ * cuda/code.c): urgent streams' work on twin streams of a context the
  * library owns, which the driver time-slices against the program's, each
- * burst gathered or not (cuda_gather.c) or kept in place, as measured
- * best per stream (cuda_mode.c).
+ * burst gathered or not (cuda/gather.c) or kept in place, as measured
+ * best per stream (cuda/mode.c).
  * Lv1 holds (XSCHED_CUDA_HOLD): by default each urgent stream's bursts
  * run with them or without, as measured best (the urgent context's choice
- * between its modes lv1 and native, cuda_mode.c), so that holds that buy
+ * between its modes lv1 and native, cuda/mode.c), so that holds that buy
  * the urgent job nothing cost the batch job nothing; 1 holds always, 0
  * never.  The entry points are listed
- * in cuda_table.h, the core's ops are in cuda_ops.c.
+ * in cuda/table.h, the core's ops are in cuda/ops.c.
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -73,7 +73,7 @@ extern struct xsi_runtime xc_rt;
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-/* The wing's one fork registration: its locks in cuda_driver.h's order, the
+/* The wing's one fork registration: its locks in cuda/driver.h's order, the
  * child's resets in the order the parts are set up. */
 static void fork_prepare(void)
 {
@@ -147,7 +147,7 @@ static void do_init(void)
 	if (!xu_init(split_sms != 0, xc_hold_chosen) || xu_on())
 		xc_hold_chosen = false;
 	xu_events_init();
-	/* Before the core's (xsi_runtime_init()): see cuda_driver.h. */
+	/* Before the core's (xsi_runtime_init()): see cuda/driver.h. */
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
@@ -238,12 +238,12 @@ static struct xsi_entry entries[E_COUNT];
 /* ---- scheduled hooks ---------------------------------------------------- */
 
 /* Where the call runs: an urgent stream's work goes to its twin in the
- * urgent context (cuda_urgent.c), a launched function translated with it.
+ * urgent context (cuda/urgent.c), a launched function translated with it.
  * Routed first: the hold is that of the side it runs on (k_, xu_route()).
  * GPU work alone (launches: F, EX; memsets, device copies: G) is gathered;
  * what may make the host wait (H: a copy with host memory, a wait on
  * memory, a graph, whose host nodes the program may wait for; CB) opens
- * the gates first (cuda_gather.c).  (A graph gains nothing from the
+ * the gates first (cuda/gather.c).  (A graph gains nothing from the
  * gather: the driver runs it in the context it was instantiated in.) */
 #define ROUTE_H h = xu_route(h, NULL, XU_OPEN, &k_)
 #define ROUTE_G h = xu_route(h, NULL, XU_GATHER, &k_)
@@ -555,7 +555,7 @@ CTX_HOOK(cuCtxDestroy_v2)
 RESET_HOOK(cuDevicePrimaryCtxReset)
 RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 
-/* ---- the urgent context's bookkeeping (cuda_urgent.c, cuda_code.c) -------- */
+/* ---- the urgent context's bookkeeping (cuda/urgent.c, cuda/code.c) ---- */
 
 /* Bookkeeping after the driver succeeded (NOTE: @before, the call, @after,
  * @note) or before the call (FIRST). */
@@ -591,7 +591,7 @@ NOTE_HOOK(cuEventCreate, (CUevent *ev, unsigned int fl), (ev, fl),
 FIRST_HOOK(cuEventDestroy, (CUevent ev), (ev), xu_event_destroyed(ev))
 FIRST_HOOK(cuEventDestroy_v2, (CUevent ev), (ev), xu_event_destroyed(ev))
 
-/* A record on an urgent stream is made on the event's twin (cuda_events.c). */
+/* A record on an urgent stream is made on the event's twin (cuda/events.c). */
 #define RECORD_HOOK(sym, P, A)						\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\

@@ -2,7 +2,7 @@
 /*
  * The CUDA table's ops for the interposition core (interpose.h, struct
  * xsi_runtime): what a stream handle names (default kinds, device, context,
- * priority: an urgent stream's as cuda_urgent.h says), whether it is being
+ * priority: an urgent stream's as cuda/urgent.h says), whether it is being
  * captured, and marks: events recorded after what was handed to the driver,
  * which the core waits on to learn what completed.
  */
@@ -132,7 +132,7 @@ int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 	 * context its streams are peers: the driver's time-slicing is the
 	 * preemption there, and a cap on one (PyTorch makes streams of three
 	 * urgent priorities) would start its gathered burst early
-	 * (cuda_gather.c). */
+	 * (cuda/gather.c). */
 	if (!program_side && xu_stream_urgent((CUstream)h, &d->device))
 		d->priority = 1;
 	return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CUDA table's ops for the interposition core (cuda_ops.c); they call
- * the driver through cuda_driver.h.
+ * The CUDA table's ops for the interposition core (cuda/ops.c); they call
+ * the driver through cuda/driver.h.
  */
 #ifndef XSCHED_CUDA_OPS_H
 #define XSCHED_CUDA_OPS_H
@@ -13,9 +13,9 @@
 #include "driver.h"
 
 
-/* False: driver functions the ops need are absent (cuda_driver.h). */
+/* False: driver functions the ops need are absent (cuda/driver.h). */
 bool xc_ops_init(void);
-/* Around a fork (cuda.c's one registration): the spare marks' lock. */
+/* Around a fork (cuda/hooks.c's one registration): the spare marks' lock. */
 void xc_ops_fork_prepare(void);
 void xc_ops_fork_parent(void);
 void xc_ops_fork_child(void);

@@ -20,7 +20,7 @@
  *    program set on it; of a library's module, as the library's CUkernel.
  *  - Events: a record on an urgent stream is made on a twin event in the
  *    urgent context; a wait, synchronize, query or elapsed time uses the one
- *    recorded last (cuda_events.c).
+ *    recorded last (cuda/events.c).
  *  - Synchronize and query of an urgent stream cover its twin; a context
  *    synchronize covers the urgent context; destroy destroys the twin.
  *  - What cannot be carried runs on the program's own stream in its own
@@ -35,13 +35,13 @@
  *
  * Whether a burst of an urgent stream (its work between two synchronizes)
  * runs here at all is chosen per stream from the bursts' latency
- * (cuda_mode.c): natively, here call by call, here gathered
- * (cuda_gather.c), or on its own stream with Lv1 holds.
+ * (cuda/mode.c): natively, here call by call, here gathered
+ * (cuda/gather.c), or on its own stream with Lv1 holds.
  *
  * With the urgent context off (the default), urgent streams are followed
  * all the same, blocking ones too, and the choice is made between the two
  * modes that need no context: native and Lv1 holds (XSCHED_CUDA_HOLD=auto,
- * cuda.c): holds that buy the urgent job nothing stop costing the batch
+ * cuda/hooks.c): holds that buy the urgent job nothing stop costing the batch
  * job.
  */
 #include <errno.h>
@@ -92,8 +92,8 @@ struct xu_stream {
 	CUstream twin;		/* NULL until its first carried call */
 	CUevent ev_orig, ev_twin;	/* joins, one in each context */
 	atomic_int side;	/* where its last command went */
-	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
-	struct xm_burst bursts;	/* how they run (cuda_mode.c) */
+	struct xg_gate gate;	/* its twin's (cuda/gather.c) */
+	struct xm_burst bursts;	/* how they run (cuda/mode.c) */
 	atomic_uint told;	/* changes of its choice (the first 16 logged) */
 	atomic_uint wd_seen;	/* the last watchdog opening of its gate counted */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
@@ -434,7 +434,7 @@ bool xu_capturing(CUstream h)
 	       cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* ---- bursts (cuda_mode.c) ------------------------------------------------- */
+/* ---- bursts (cuda/mode.c) ------------------------------------------------ */
 
 /* A synchronize begun at @since ended @s's burst: a change of its choice
  * is told (a few per stream, then in the debug log). */

@@ -27,11 +27,11 @@
  * program asked for (clamped to -1..1), not what the runtime reports back;
  * xsched_stream_set_priority() changes it later.
  *
- * The table is the X-macro lists of hip_table.h: HIP_SCHEDULED, HIP_ORDERED,
+ * The table is the X-macro lists of hip/table.h: HIP_SCHEDULED, HIP_ORDERED,
  * HIP_HARMLESS (hooked), and HIP_UNHOOKED (stream and event functions that
  * are deliberately not hooked, and why), expanded here into hooks and the
- * entry table; tests/libxsched/hip/coverage.py reads them.  hip_decls.h declares the
- * entry points older headers lack; hip_ops.c is the runtime's ops for the
+ * entry table; tests/libxsched/hip/coverage.py reads them.  hip/decls.h declares the
+ * entry points older headers lack; hip/ops.c is the runtime's ops for the
  * core.
  */
 #include <dlfcn.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Lv3 on ROCm: the HSA queue behind each HIP stream.  See hsaq.h for what
+ * Lv3 on ROCm: the HSA queue behind each HIP stream.  See hip/hsaq.h for what
  * this does and Documentation/hip.rst ("Lv3 on ROCm") for why.
  *
  * Locks: hq.lock protects the queue and stream tables and the job list; it

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hip_ops.c, for hip.c: the runtime functions the ops call, and the ops.
+ * hip/ops.c, for hip/hooks.c: the runtime functions the ops call, and the ops.
  */
 #ifndef XSCHED_INTERPOSE_HIP_OPS_H
 #define XSCHED_INTERPOSE_HIP_OPS_H
