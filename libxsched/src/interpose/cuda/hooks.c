@@ -337,14 +337,25 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 
 /* A new stream is in the table at once (xc_describe(): a green context's
  * stream names the green context's CUcontext), so that a lower stream is
- * capped from the urgent stream's creation, not from its first call. */
+ * capped from the urgent stream's creation, not from its first call.  Its
+ * CUDA priority is read once, for the urgent context and the description. */
 static void created(CUresult r, CUstream *ph, unsigned int flags)
 {
-	if (r != CUDA_SUCCESS || !ph || !*ph)
+	struct xsi_stream_desc d;
+	bool known;
+	int prio = 0;
+
+	if (r != CUDA_SUCCESS || !ph || !*ph || (xc_no_hold && !xu_tracking()))
 		return;
-	xu_stream_created(*ph, flags);	/* before the core describes it */
-	if (!xc_no_hold)
-		(void)xsi_stream_announce(&xc_rt, (uintptr_t)*ph);
+	known = xc_drv.stream_get_priority(*ph, &prio) == CUDA_SUCCESS;
+	if (!known)
+		prio = 0;
+	xu_stream_created(*ph, flags, known ? &prio : NULL);	/* before the core describes it */
+	if (xc_no_hold || xc_default_kind((uintptr_t)*ph) != XSI_NOT_DEFAULT)
+		return;
+	memset(&d, 0, sizeof(d));
+	if (!xc_describe_created(*ph, prio, &d))
+		(void)xsi_stream_announce(&xc_rt, (uintptr_t)*ph, &d);
 }
 
 /* Stream creation: on a partition when XSCHED_CUDA_SM_SPLIT is set, else as

@@ -25,6 +25,9 @@ enum xsi_default xc_default_kind(uintptr_t h);
 int xc_current_device(void);
 int xc_device_count(void);
 int xc_describe(uintptr_t h, struct xsi_stream_desc *d);
+/* The same for a stream the create hook made, whose CUDA priority it read
+ * already (@prio; 0 when the driver could not say). */
+int xc_describe_created(CUstream h, int prio, struct xsi_stream_desc *d);
 int xc_enter(const struct xsi_stream_desc *d);
 int xc_is_capturing(uintptr_t h);
 int xc_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark);

@@ -240,17 +240,22 @@ static CUcontext dev_ctx(int dev)
 
 /* ---- streams --------------------------------------------------------------- */
 
-void xu_stream_created(CUstream h, unsigned int flags)
+bool xu_tracking(void)
+{
+	return tracked;
+}
+
+void xu_stream_created(CUstream h, unsigned int flags, const int *priop)
 {
 	struct xu_stream *s;
-	int least = 0, greatest = 0, prio = 0;
+	int least = 0, greatest = 0, prio;
 	CUcontext ctx = NULL;
 	CUdevice dev = 0;
 
-	if (!tracked || !h)
+	if (!tracked || !h || !priop)
 		return;
-	if (xc_drv.stream_get_priority(h, &prio) != CUDA_SUCCESS ||
-	    xc_drv.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
+	prio = *priop;
+	if (xc_drv.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
 		return;
 	if (lv3 && !(flags & CU_STREAM_NON_BLOCKING)) {
 		xc_log("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",

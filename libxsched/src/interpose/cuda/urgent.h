@@ -45,8 +45,12 @@ void xu_fork_parent(void);
 void xu_fork_child(void);
 bool xu_on(void);
 
-/* Streams: the program made @h (in the current context) with @flags. */
-void xu_stream_created(CUstream h, unsigned int flags);
+/* Streams: the program made @h (in the current context) with @flags and
+ * the CUDA priority *@prio, read once by the create hook for this and the
+ * core's description of @h (NULL: the driver could not say; not urgent).
+ * Only while xu_tracking(): the caller need not read it otherwise. */
+bool xu_tracking(void);
+void xu_stream_created(CUstream h, unsigned int flags, const int *prio);
 void xu_stream_destroyed(CUstream h);
 /* Is @h urgent?  Its urgent context's pseudo device (XU_DEV_BASE + dev). */
 bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev);
