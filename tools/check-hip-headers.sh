@@ -16,7 +16,7 @@
 #                     of DIR's headers that takes a stream and LIB exports must
 #                     be in the table (else those are notes only)
 #   --runtime-map MAP the same from clr's hipamd/src/hip_hcc.map.in
-#   --hsa DIR         a folder with hsa/hsa.h for interpose/hsaq.c (default:
+#   --hsa DIR         a folder with hsa/hsa.h for interpose/hip/hsaq.c (default:
 #                     DIR itself when it has one)
 #   --build-only      compile and link, run nothing
 #   --keep            keep the build folder (printed; a failed one is kept)

@@ -11,8 +11,8 @@ For each component (the module's core, the sim module, libxsched, xschedctl):
   - no source file over MAX_LINES lines;
   - one resolver of libcuda functions in libxsched: no file but DRIVER looks
     up a "cu..." name (dlsym, dlvsym, xsi_real_dlsym, xsi_real_dlvsym), and
-    no file of the CUDA wing (cuda*.c, cuda/) looks up anything but through
-    a hook's own `handle` (the program's dlsym() answered: cuda.c);
+    no file of the CUDA wing (interpose/cuda/) looks up anything but through
+    a hook's own `handle` (the program's dlsym() answered: cuda/hooks.c);
 and no C file under tests/ over MAX_TEST_LINES lines (TEST_EXCEPTIONS, named
 in the result, excepted until they are split).
 Prints one "ok"/"not ok" line per component and rule, and a last line
@@ -32,7 +32,7 @@ MAX_TEST_LINES = 1200
 # named in the result.
 TEST_EXCEPTIONS = ("tests/kselftest/xsched/uapi.c", "tests/fakes/standin/hip.c")
 # The CUDA wing's only resolver of the driver functions it calls.
-DRIVER = "libxsched/src/interpose/cuda_driver.c"
+DRIVER = "libxsched/src/interpose/cuda/driver.c"
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -109,7 +109,7 @@ def libcuda_resolvers(top):
         rel = os.path.relpath(path, top)
         if rel == DRIVER:
             continue
-        wing = os.path.basename(rel).startswith("cuda") or "/cuda/" in rel
+        wing = "/interpose/cuda/" in rel
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
         # Comments blanked, their newlines kept (line numbers stay true).
@@ -163,8 +163,9 @@ def main():
 
     lib = os.path.join(TOP, "libxsched")
     lib_src = sorted(glob.glob(os.path.join(lib, "src", "**", "*.c"), recursive=True))
-    # The runtimes' headers, found as libxsched/Makefile finds them; nohip.c
-    # stands in for hip.c (same symbols) only where HIP's headers are absent.
+    # The runtimes' headers, found as libxsched/Makefile finds them;
+    # hip/nohip.c stands in for hip/hooks.c (same symbols) only where HIP's
+    # headers are absent.
     gpu_inc = []
     for env, path in (("CUDA_INC", "/usr/local/cuda/include/cuda.h"),
                       ("HIP_INC", "/opt/rocm/include/hip/hip_runtime_api.h"),
@@ -175,7 +176,7 @@ def main():
     have_hip = any(os.path.exists(os.path.join(i[2:], "hip", "hip_runtime_api.h"))
                    for i in gpu_inc)
     lib_src = [s for s in lib_src
-               if not s.endswith("/nohip.c" if have_hip else "/hip.c")]
+               if not s.endswith("/hip/nohip.c" if have_hip else "/hip/hooks.c")]
     ctl_src = sorted(glob.glob(os.path.join(TOP, "tools", "xschedctl", "*.c")))
     with tempfile.TemporaryDirectory() as tmp:
         components = [

@@ -319,8 +319,8 @@ static double run_lv1(struct xsched_xqueue *xq, int n)
 
 /* ---- 1c: a caller-held runtime on the modelled GPU ----
  * Streams are struct bstream pointers; handle 1 is the legacy and 2 the
- * per-thread default stream.  A hook is what cuda.c's and hip.c's are:
- * xsi_hold_begin(), the real call, xsi_hold_end(). */
+ * per-thread default stream.  A hook is what cuda/hooks.c's and
+ * hip/hooks.c's are: xsi_hold_begin(), the real call, xsi_hold_end(). */
 
 struct bstream {
 	int32_t priority;
@@ -395,7 +395,8 @@ static struct xsi_runtime brt = {
 	.mark_free = b_mark_free,
 };
 
-/* A scheduled hook, as cuda.c's HOOK_S and hip.c's HELD_BEGIN/END are. */
+/* A scheduled hook, as cuda/hooks.c's HOOK_S and hip/hooks.c's
+ * HELD_BEGIN/END are. */
 static int hooked(struct xsi_entry *e, int (*real)(uintptr_t), uintptr_t h)
 {
 	struct xsi_hold hold;

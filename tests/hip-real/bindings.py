@@ -6,7 +6,7 @@ Reads the output of LD_DEBUG=bindings (with LD_BIND_NOW, libxsched.so
 preloaded) of a program and of the libraries it loaded, and checks, for
 each file named with --file (a path suffix: a library or the program):
 
-  - every reference to a function of the hook table (hip.c; a C++ name of
+  - every reference to a function of the hook table (hip/table.h; a C++ name of
     HIP_CXX_NAMES counts as its entry) binds to libxsched.so, at the node the
     table has;
   - every other HIP reference (bound to libamdhip64) that takes a stream
@@ -14,7 +14,7 @@ each file named with --file (a path suffix: a library or the program):
     ihipStream_t) is listed in HIP_UNHOOKED;
   - the file made at least one HIP reference (else the check proved nothing).
 
-    bindings.py --table hip.c --header hip_runtime_api.h --report LOG
+    bindings.py --table hip/table.h --header hip_runtime_api.h --report LOG
                 --file librocblas.so.4 [--file ...]
 
 Prints one "ok"/"not ok" line per file, "bindings_<file>", and the counts.

@@ -43,7 +43,7 @@ build=${BUILD:-$top/build}
 xsched=${XSCHED_SO:-$build/libxsched/libxsched.so.0}
 fake=${FAKE:-$build/libxsched/hip-test/fake/libamdhip64.so.5}
 loadlibs=${LOADLIBS:-$build/hip-real/loadlibs}
-table=$top/libxsched/src/interpose/hip_table.h
+table=$top/libxsched/src/interpose/hip/table.h
 name=hip-real-host-$suite
 passed=0
 failed=0
@@ -76,7 +76,7 @@ fi
 echo "# $name: $(basename "$(readlink -f "$runtime")"), HIP $(sed -n 's/^#define HIP_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' "$root/usr/include/hip/hip_version.h" | paste -sd.)"
 
 # The variables libxsched sets for the runtime before it initialises
-# (hsaq.c): GPU_MAX_HW_QUEUES must be a flag this runtime reads (CLR keeps
+# (hip/hsaq.c): GPU_MAX_HW_QUEUES must be a flag this runtime reads (CLR keeps
 # its flags' names as strings); DEBUG_HIP_IGNORE_STREAM_PRIORITY (ROCm from
 # mid 2026) is named either way.
 if grep -qa GPU_MAX_HW_QUEUES "$runtime"; then

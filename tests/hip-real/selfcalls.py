@@ -8,14 +8,14 @@ when its address is taken too and the PLT entry goes through that GOT
 slot) reaches the
 preloaded hook of that function again, from inside the outer call, on the
 caller's thread.  For every such call of a function in the hook table
-(libxsched/src/interpose/hip.c) this finds the call sites (objdump -d) and
+(libxsched/src/interpose/hip/table.h) this finds the call sites (objdump -d) and
 the exported entry points that reach them: the function around the call
 site names its API in a string it logs (CLR's entry macros), else the
 functions that call it directly are followed up to an export.  Function
 starts in a stripped library: exports, endbr64, direct call targets, and
 16-aligned code after a return and padding that no jump targets.
 
-    selfcalls.py --table hip.c --tests test_hip.c --fake FAKE.so LIB...
+    selfcalls.py --table hip/table.h --tests test_hip.c --fake FAKE.so LIB...
 
 Prints each path "entry -> callee (class)" of each LIB and fails unless
 every path whose entry is exported is in test_hip.c's SELF_CALLS list and
@@ -35,7 +35,7 @@ def run(*cmd):
 
 
 def table_classes(path):
-    """{name: class} of hip.c's lists, C++ names mapped to their entry."""
+    """{name: class} of hip/table.h's lists, C++ names mapped to their entry."""
     text = open(path).read()
     lists = {"HIP_SCHEDULED": "scheduled", "HIP_SCHEDULED_MULTI": "scheduled",
              "HIP_SCHEDULED_OWN": "scheduled", "HIP_ORDERED": "ordered",

@@ -4,7 +4,7 @@
  * the interposer keeps of it: open addressing, fixed size, no locking (the
  * caller's lock), a removed entry leaves a tomb that a later insert reuses.
  * Generic (the core's prefix, xsi_ht_); used by the CUDA wing's urgent
- * streams, events and code (cuda_urgent.c, cuda_events.c, cuda_code.c).
+ * streams, events and code (cuda/urgent.c, cuda/events.c, cuda/code.c).
  * It calls nothing.
  */
 #ifndef XSCHED_HANDLE_TABLE_H

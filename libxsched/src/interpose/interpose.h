@@ -2,7 +2,7 @@
 /*
  * The interposition core: everything an interposer over a GPU runtime (HIP,
  * CUDA) needs that does not depend on the runtime.  A runtime adds one table
- * file (hip.c, cuda.c) that fills a struct xsi_runtime: its entry points and
+ * file (hip/hooks.c, cuda/hooks.c) that fills a struct xsi_runtime: its entry points and
  * how each is classified, and a few ops (which device is current, what a
  * stream's priority is, how to record and wait a completion mark).
  *
@@ -209,9 +209,11 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
  * policy nothing. */
 struct xsi_stream *xsi_stream_created(struct xsi_runtime *rt, uintptr_t handle,
 				      const struct xsi_stream_desc *d);
-/* The same, for a runtime whose create hook does not describe the stream
- * itself (describe() is asked).  NULL: a default stream, or not described. */
-struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle);
+/* The same, but a stream already in the table (its handle seen since the
+ * create) is kept; @d: the stream as the create hook described it (NULL:
+ * describe() is asked).  NULL: a default stream, or not described. */
+struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle,
+				       const struct xsi_stream_desc *d);
 /* The destroy hook, before the real destroy: forget @handle.  Caller-held
  * runtimes return at once, as the runtime does: a last mark is recorded on
  * the stream, and its XQueue keeps holding lower streams until that mark

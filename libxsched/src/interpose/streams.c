@@ -553,10 +553,11 @@ struct xsi_stream *xsi_stream_get(struct xsi_runtime *rt, uintptr_t handle,
 	return s;
 }
 
-struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle)
+struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle,
+				       const struct xsi_stream_desc *d)
 {
 	struct xsi_state *st = rt->state;
-	struct xsi_stream_desc d;
+	struct xsi_stream_desc own;
 	struct xsi_stream *s;
 	unsigned int slot;
 
@@ -564,11 +565,13 @@ struct xsi_stream *xsi_stream_announce(struct xsi_runtime *rt, uintptr_t handle)
 		return NULL;
 	pthread_mutex_lock(&st->lock);
 	s = lookup(st, KIND_APP, handle, -1, 0, &slot);
-	if (!s) {
-		memset(&d, 0, sizeof(d));
-		if (!rt->describe(handle, &d))
-			s = insert(rt, KIND_APP, handle, -1, 0, slot, &d, "created", false);
+	if (!s && !d) {
+		memset(&own, 0, sizeof(own));
+		if (!rt->describe(handle, &own))
+			d = &own;
 	}
+	if (!s && d)
+		s = insert(rt, KIND_APP, handle, -1, 0, slot, d, "created", false);
 	pthread_mutex_unlock(&st->lock);
 	xsi_reap(rt);
 	return s;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests of code in the urgent context (cuda_code.c) against the fake
+ * Host tests of code in the urgent context (cuda/code.c) against the fake
  * libcuda, which loads code as the real driver does (fake_libcuda.h: a load
  * waits for its context's work; cuModuleGetFunction and cuKernelGetFunction
  * load; freed handles are handed out again): no load happens later than the

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * Tests of the urgent stream's mode choice (libxsched/src/interpose/
- * cuda_mode.c), called directly: latencies in, modes out.  Linked into
+ * cuda/mode.c), called directly: latencies in, modes out.  Linked into
  * test_cuda (its main runs these too).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_mode.h"
+#include "cuda/mode.h"
 #include "harness.h"
 
 static const bool all[XM_NMODES] = { true, true, true, true };

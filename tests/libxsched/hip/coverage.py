@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """The HIP interposer's coverage against binaries no one here wrote.
 
-Reads the table of libxsched/src/interpose/hip.c (its X-macro lists), checks
-that libxsched.so exports every hooked entry under its version node, then
+Reads the table of libxsched/src/interpose/hip/table.h (its X-macro lists),
+checks that libxsched.so exports every hooked entry under its version node, then
 lists the HIP symbols that Debian 12's HIP-using libraries (downloaded with
 apt-get download into the cache, unpacked with dpkg -x, never installed) and
 a hipcc-built program import (objdump -T, UND), classifies each by the

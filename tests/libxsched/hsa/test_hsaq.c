@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * hsaq.c (Lv3 on ROCm: the HSA queue behind each stream) against the fake HSA
- * runtime (fake_hsa.c, a libhsa-runtime64.so.1 of its own) and the fake GPU
+ * hip/hsaq.c (Lv3 on ROCm: the HSA queue behind each stream) against the fake
+ * HSA runtime (fake_hsa.c, a libhsa-runtime64.so.1 of its own) and the fake GPU
  * runtime of the core's tests (streams).  The hooks under test are the ones
- * this program links (hsa_queue_create/destroy); their real functions are
- * the fake library's, found as on ROCm (RTLD_NEXT, node ROCR_1).  Preemptors
- * come from the mock platform: one mock queue per ring.
+ * this program links (hsa_queue_create/destroy); their real functions are the
+ * fake library's, found as on ROCm (RTLD_NEXT, node ROCR_1).  Preemptors come
+ * from the mock platform: one mock queue per ring.
  */
 #include <pthread.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 
 #include "fake_rt.h"
 #include "../unit/util.h"
-#include "../../../libxsched/src/interpose/hsaq.h"
+#include "../../../libxsched/src/interpose/hip/hsaq.h"
 #include "fake_hsa.h"
 
 static struct mock_platform *mp;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Lv3 by ring address, the path hsaq.c takes for a HIP stream once it knows
+ * Lv3 by ring address, the path hip/hsaq.c takes for a HIP stream once it knows
  * the stream's HSA queue: a runtime (here the test, as the stand-in HSA
  * runtime will) creates a sim queue with ring_addr = its ring; libxsched's
  * default attach (xs_hsaq_attach_default: the sim by ring address, else
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "vm_test.h"
-#include "../../../libxsched/src/interpose/hsaq.h"
+#include "../../../libxsched/src/interpose/hip/hsaq.h"
 
 /* The call XQueue's completion marks: nothing is submitted through it here. */
 static int mark_record(void *ctx, void **mark)

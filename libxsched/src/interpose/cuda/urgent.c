@@ -20,7 +20,7 @@
  *    program set on it; of a library's module, as the library's CUkernel.
  *  - Events: a record on an urgent stream is made on a twin event in the
  *    urgent context; a wait, synchronize, query or elapsed time uses the one
- *    recorded last (cuda_events.c).
+ *    recorded last (cuda/events.c).
  *  - Synchronize and query of an urgent stream cover its twin; a context
  *    synchronize covers the urgent context; destroy destroys the twin.
  *  - What cannot be carried runs on the program's own stream in its own
@@ -35,13 +35,13 @@
  *
  * Whether a burst of an urgent stream (its work between two synchronizes)
  * runs here at all is chosen per stream from the bursts' latency
- * (cuda_mode.c): natively, here call by call, here gathered
- * (cuda_gather.c), or on its own stream with Lv1 holds.
+ * (cuda/mode.c): natively, here call by call, here gathered
+ * (cuda/gather.c), or on its own stream with Lv1 holds.
  *
  * With the urgent context off (the default), urgent streams are followed
  * all the same, blocking ones too, and the choice is made between the two
  * modes that need no context: native and Lv1 holds (XSCHED_CUDA_HOLD=auto,
- * cuda.c): holds that buy the urgent job nothing stop costing the batch
+ * cuda/hooks.c): holds that buy the urgent job nothing stop costing the batch
  * job.
  */
 #include <errno.h>
@@ -50,14 +50,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_code.h"
-#include "cuda_gather.h"
-#include "cuda_mode.h"
-#include "cuda_urgent.h"
-#include "handle_table.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "code.h"
+#include "gather.h"
+#include "mode.h"
+#include "urgent.h"
+#include "../handle_table.h"
 
 #define XU_DEVS 16		/* devices with an urgent context */
 
@@ -92,8 +92,8 @@ struct xu_stream {
 	CUstream twin;		/* NULL until its first carried call */
 	CUevent ev_orig, ev_twin;	/* joins, one in each context */
 	atomic_int side;	/* where its last command went */
-	struct xg_gate gate;	/* its twin's (cuda_gather.c) */
-	struct xm_burst bursts;	/* how they run (cuda_mode.c) */
+	struct xg_gate gate;	/* its twin's (cuda/gather.c) */
+	struct xm_burst bursts;	/* how they run (cuda/mode.c) */
 	atomic_uint told;	/* changes of its choice (the first 16 logged) */
 	atomic_uint wd_seen;	/* the last watchdog opening of its gate counted */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
@@ -240,17 +240,22 @@ static CUcontext dev_ctx(int dev)
 
 /* ---- streams --------------------------------------------------------------- */
 
-void xu_stream_created(CUstream h, unsigned int flags)
+bool xu_tracking(void)
+{
+	return tracked;
+}
+
+void xu_stream_created(CUstream h, unsigned int flags, const int *priop)
 {
 	struct xu_stream *s;
-	int least = 0, greatest = 0, prio = 0;
+	int least = 0, greatest = 0, prio;
 	CUcontext ctx = NULL;
 	CUdevice dev = 0;
 
-	if (!tracked || !h)
+	if (!tracked || !h || !priop)
 		return;
-	if (xc_drv.stream_get_priority(h, &prio) != CUDA_SUCCESS ||
-	    xc_drv.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
+	prio = *priop;
+	if (xc_drv.prio_range(&least, &greatest) != CUDA_SUCCESS || prio >= least)
 		return;
 	if (lv3 && !(flags & CU_STREAM_NON_BLOCKING)) {
 		xc_log("stream %p: urgent but blocking (it synchronizes with the legacy stream): stays in its context",
@@ -434,7 +439,7 @@ bool xu_capturing(CUstream h)
 	       cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* ---- bursts (cuda_mode.c) ------------------------------------------------- */
+/* ---- bursts (cuda/mode.c) ------------------------------------------------ */
 
 /* A synchronize begun at @since ended @s's burst: a change of its choice
  * is told (a few per stream, then in the debug log). */

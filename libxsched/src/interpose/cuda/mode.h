@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which way an urgent stream's bursts run (Lv3 on NVIDIA), chosen from
- * their measured latency: see cuda_mode.c.  Pure: no driver, no clock.
+ * their measured latency: see cuda/mode.c.  Pure: no driver, no clock.
  */
 #ifndef XSCHED_CUDA_MODE_H
 #define XSCHED_CUDA_MODE_H
@@ -68,7 +68,7 @@ struct xm_state {
 };
 
 /* @forced: a mode, or -1 (choose); @have: which modes can run; @price: in
- * percent, see cuda_mode.c. */
+ * percent, see cuda/mode.c. */
 void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32_t price);
 /* A burst begins: its mode. */
 enum xm_mode xm_begin(struct xm_state *st);

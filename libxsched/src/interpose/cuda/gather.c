@@ -45,10 +45,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_gather.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "gather.h"
 
 #define XG_MAX_CALLS 256	/* a gate opens after this many calls behind it */
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The libcuda functions the CUDA wing calls, resolved once
- * (cuda_driver.h): the wing's only resolver of driver functions; and the
+ * (cuda/driver.h): the wing's only resolver of driver functions; and the
  * capture-mode relax pair, on them.  It calls xsi_real_dlsym() (symbols.c)
  * and the driver, nothing else.
  */
 #include <dlfcn.h>
 
-#include "interpose.h"
-#include "cuda_driver.h"
+#include "../interpose.h"
+#include "driver.h"
 
 struct xc_driver xc_drv;
 

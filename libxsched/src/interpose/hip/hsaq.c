@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Lv3 on ROCm: the HSA queue behind each HIP stream.  See hsaq.h for what
+ * Lv3 on ROCm: the HSA queue behind each HIP stream.  See hip/hsaq.h for what
  * this does and Documentation/hip.rst ("Lv3 on ROCm") for why.
  *
  * Locks: hq.lock protects the queue and stream tables and the job list; it
@@ -48,7 +48,7 @@ hsa_status_t hsa_queue_destroy(hsa_queue_t *queue);
 
 #include "xsched-kfd.h"
 
-#include "../internal.h"
+#include "../../internal.h"
 #include "hsaq.h"
 
 #define HSAQ_QUEUES	128	/* live HSA queues of the process */

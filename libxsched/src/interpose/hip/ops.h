@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hip_ops.c, for hip.c: the runtime functions the ops call, and the ops.
+ * hip/ops.c, for hip/hooks.c: the runtime functions the ops call, and the ops.
  */
 #ifndef XSCHED_INTERPOSE_HIP_OPS_H
 #define XSCHED_INTERPOSE_HIP_OPS_H
 
 #include <hip/hip_runtime_api.h>
 
-#include "../internal.h"
-#include "interpose.h"
+#include "../../internal.h"
+#include "../interpose.h"
 
 /* ---- the runtime functions the table's ops call (never our hooks) ------- */
 

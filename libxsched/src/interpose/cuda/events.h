@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Events across the two contexts of an urgent stream (Lv3 on NVIDIA): see
- * cuda_events.c.  Called by the CUDA table's hooks (cuda.c).  It calls the
- * driver (cuda_driver.h), the urgent context (cuda_urgent.c), the gather
- * (cuda_gather.c), the handle table (handle_table.c) and the core's log.
+ * cuda/events.c.  Called by the CUDA table's hooks (cuda/hooks.c).  It
+ * calls the driver (cuda/driver.h), the urgent context (cuda/urgent.c), the
+ * gather (cuda/gather.c), the handle table (handle_table.c) and the core's
+ * log.
  */
 #ifndef XSCHED_CUDA_EVENTS_H
 #define XSCHED_CUDA_EVENTS_H
@@ -14,7 +15,7 @@
 
 /* After xu_init(): on when the urgent context is. */
 void xu_events_init(void);
-/* Around a fork (cuda.c's one registration): the event table's lock; the
+/* Around a fork (cuda/hooks.c's one registration): the event table's lock; the
  * child forgets the table. */
 void xu_events_fork_prepare(void);
 void xu_events_fork_parent(void);

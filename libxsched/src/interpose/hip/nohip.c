@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Built into libxsched.so in place of hip.c when the build found no HIP
+ * Built into libxsched.so in place of hip/hooks.c when the build found no HIP
  * headers (the Makefile's HIP_INC): the library then has no HIP hooks.  A
  * preloaded libxsched that schedules nothing must not be silent about it:
  * when a HIP runtime is in the process at load time, say so in one line.
@@ -9,8 +9,8 @@
  */
 #include <dlfcn.h>
 
-#include "../internal.h"
-#include "interpose.h"
+#include "../../internal.h"
+#include "../interpose.h"
 
 __attribute__((constructor)) static void xs_nohip_check(void)
 {

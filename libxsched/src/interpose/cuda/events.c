@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Events across the two contexts of an urgent stream (Lv3 on NVIDIA,
- * cuda_urgent.c).  An event belongs to the context it was made in and
+ * cuda/urgent.c).  An event belongs to the context it was made in and
  * cannot be recorded on another context's stream, but any stream may wait
  * for it.  So a record on an urgent stream's twin goes to a twin event made
  * in the urgent context at its first such record, and a wait, synchronize,
@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_events.h"
-#include "cuda_gather.h"
-#include "cuda_urgent.h"
-#include "handle_table.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "events.h"
+#include "gather.h"
+#include "urgent.h"
+#include "../handle_table.h"
 
 static bool on;			/* the urgent context is on */
 
@@ -52,7 +52,7 @@ void xu_events_fork_parent(void)
 	pthread_mutex_unlock(&lock);
 }
 
-/* The child follows nothing (cuda_urgent.c): the table is left, not freed. */
+/* The child follows nothing (cuda/urgent.c): the table is left, not freed. */
 void xu_events_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);

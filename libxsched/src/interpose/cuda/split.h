@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The SM partition (cuda_split.c). */
+/* The SM partition (cuda/split.c). */
 #ifndef XSCHED_CUDA_SPLIT_H
 #define XSCHED_CUDA_SPLIT_H
 
@@ -8,7 +8,7 @@
 
 /* XSCHED_CUDA_SM_SPLIT read (after xc_driver_init()): the urgent group's SMs asked for (0: no partition). */
 unsigned int xc_split_init(void);
-/* Around a fork (cuda.c's one registration): the partitions' lock. */
+/* Around a fork (cuda/hooks.c's one registration): the partitions' lock. */
 void xc_split_fork_prepare(void);
 void xc_split_fork_parent(void);
 void xc_split_fork_child(void);

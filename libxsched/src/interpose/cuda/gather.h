@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The gather (Lv3 on NVIDIA): an urgent stream's burst of work reaches the
- * urgent context at once.  See cuda_gather.c.  Called by the urgent context
- * (cuda_urgent.c) and the CUDA table's hooks (cuda.c); it calls only the
- * driver (cuda_driver.h) and the core's log (log.c, config.c).
+ * urgent context at once.  See cuda/gather.c.  Called by the urgent context
+ * (cuda/urgent.c) and the CUDA table's hooks (cuda/hooks.c); it calls only the
+ * driver (cuda/driver.h) and the core's log (log.c, config.c).
  */
 #ifndef XSCHED_CUDA_GATHER_H
 #define XSCHED_CUDA_GATHER_H
@@ -20,7 +20,7 @@ struct xg_gate {
 
 /* XSCHED_CUDA_GATHER_MAX_MS read (after xc_driver_init()). */
 void xg_init(void);
-/* In a fork's child (cuda.c's one registration): no gate, no watchdog.
+/* In a fork's child (cuda/hooks.c's one registration): no gate, no watchdog.
  * The watchdog's lock is not taken around a fork: the child has no
  * watchdog thread and makes the lock anew. */
 void xg_fork_child(void);

@@ -51,12 +51,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_code.h"
-#include "cuda_gather.h"
-#include "handle_table.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "code.h"
+#include "gather.h"
+#include "../handle_table.h"
 
 #define XU_ATTRS 8		/* attributes kept per function */
 #define XU_CACHE_ATTR (-1)	/* cuFuncSetCacheConfig, kept as an attribute */

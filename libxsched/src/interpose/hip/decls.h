@@ -3,7 +3,7 @@
  * The HIP entry points the table hooks that the headers we build against may
  * lack (or declare only in C++), with the prototype each ROCm's header
  * declares: a hook defines the runtime's own name, so the two must agree.
- * Included by hip.c only, after <hip/hip_runtime_api.h>.
+ * Included by hip/hooks.c only, after <hip/hip_runtime_api.h>.
  */
 #ifndef XSCHED_INTERPOSE_HIP_DECLS_H
 #define XSCHED_INTERPOSE_HIP_DECLS_H

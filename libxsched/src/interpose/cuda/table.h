@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CUDA driver entry points the interposer hooks (cuda.c), as X-macro
+ * The CUDA driver entry points the interposer hooks (cuda/hooks.c), as X-macro
  * lists: scheduled calls, ordered and harmless pass-through, the urgent
  * context's bookkeeping, the stream calls routed but not scheduled, and
  * the synchronous copies the gather must open for.
- * Included by cuda.c only.
+ * Included by cuda/hooks.c only.
  */
 #ifndef XSCHED_CUDA_TABLE_H
 #define XSCHED_CUDA_TABLE_H

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The urgent context (Lv3 on NVIDIA), and with it off the default's
- * choice of Lv1 holds per burst: see cuda_urgent.c.  Called by the
- * CUDA table's hooks (cuda.c), its ops (cuda_ops.c) and the events across
- * the two contexts (cuda_events.c).  It calls the driver (cuda_driver.h),
+ * choice of Lv1 holds per burst: see cuda/urgent.c.  Called by the
+ * CUDA table's hooks (cuda/hooks.c), its ops (cuda/ops.c) and the events across
+ * the two contexts (cuda/events.c).  It calls the driver (cuda/driver.h),
  * the code in the urgent context
- * (cuda_code.c), the gather (cuda_gather.c), the choice of a burst's mode
- * (cuda_mode.c), the handle table (handle_table.c) and the core's log and
+ * (cuda/code.c), the gather (cuda/gather.c), the choice of a burst's mode
+ * (cuda/mode.c), the handle table (handle_table.c) and the core's log and
  * clock (log.c, config.c).
  */
 #ifndef XSCHED_CUDA_URGENT_H
@@ -18,7 +18,7 @@
 
 /* How a call on an urgent stream may run. */
 enum xu_how {
-	XU_GATHER,	/* on the twin, gathered: GPU work only (cuda_gather.c) */
+	XU_GATHER,	/* on the twin, gathered: GPU work only (cuda/gather.c) */
 	XU_CARRY,	/* on the twin, behind what is gathered there */
 	XU_OPEN,	/* on the twin, the gates opened first: it may make the
 			 * host wait (a copy with host memory, a host function) */
@@ -35,18 +35,22 @@ enum xu_how {
  * the SM partition is on (the two are alternatives); @choose_hold:
  * XSCHED_CUDA_HOLD is auto, so that with the urgent context off (and no
  * partition) each urgent stream's bursts run with Lv1 holds or without, as
- * measured best (cuda_mode.c's modes lv1 and native).  true: urgent
+ * measured best (cuda/mode.c's modes lv1 and native).  true: urgent
  * streams are followed (the urgent context is on, or holds are chosen). */
 bool xu_init(bool split, bool choose_hold);
-/* Around a fork (cuda.c's one registration): the urgent contexts' and the
+/* Around a fork (cuda/hooks.c's one registration): the urgent contexts' and the
  * stream table's locks; the child follows nothing. */
 void xu_fork_prepare(void);
 void xu_fork_parent(void);
 void xu_fork_child(void);
 bool xu_on(void);
 
-/* Streams: the program made @h (in the current context) with @flags. */
-void xu_stream_created(CUstream h, unsigned int flags);
+/* Streams: the program made @h (in the current context) with @flags and
+ * the CUDA priority *@prio, read once by the create hook for this and the
+ * core's description of @h (NULL: the driver could not say; not urgent).
+ * Only while xu_tracking(): the caller need not read it otherwise. */
+bool xu_tracking(void);
+void xu_stream_created(CUstream h, unsigned int flags, const int *prio);
 void xu_stream_destroyed(CUstream h);
 /* Is @h urgent?  Its urgent context's pseudo device (XU_DEV_BASE + dev). */
 bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev);
@@ -75,7 +79,7 @@ void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
 /* The twin of @h, or NULL (synchronize and query cover it too). */
 CUstream xu_twin(CUstream h);
 /* A synchronize (or query) of @h begun at @since (xs_now_ns()) succeeded:
- * the burst in progress ended (cuda_mode.c measures it). */
+ * the burst in progress ended (cuda/mode.c measures it). */
 void xu_stream_synchronized(CUstream h, uint64_t since);
 /* A context of the program synchronized (@of, or NULL: the current one),
  * begun at @since: its device's urgent context too, and (on success) the

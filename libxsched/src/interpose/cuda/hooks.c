@@ -30,19 +30,19 @@
  * stream capture (captured calls are neither held nor counted).
  * cuGetProcAddress is a harmless pass-through whose answer is redirected.
  *
- * The SM partition (XSCHED_CUDA_SM_SPLIT=N, opt-in, cuda_split.c): urgent
+ * The SM partition (XSCHED_CUDA_SM_SPLIT=N, opt-in, cuda/split.c): urgent
  * streams made on a green context of N SMs, the others on the rest.  The
- * urgent context (XSCHED_CUDA_LV3=1, opt-in, cuda_urgent.c and
- * cuda_code.c): urgent streams' work on twin streams of a context the
+ * urgent context (XSCHED_CUDA_LV3=1, opt-in, cuda/urgent.c and
+ * cuda/code.c): urgent streams' work on twin streams of a context the
  * library owns, which the driver time-slices against the program's, each
- * burst gathered or not (cuda_gather.c) or kept in place, as measured
- * best per stream (cuda_mode.c).
+ * burst gathered or not (cuda/gather.c) or kept in place, as measured
+ * best per stream (cuda/mode.c).
  * Lv1 holds (XSCHED_CUDA_HOLD): by default each urgent stream's bursts
  * run with them or without, as measured best (the urgent context's choice
- * between its modes lv1 and native, cuda_mode.c), so that holds that buy
+ * between its modes lv1 and native, cuda/mode.c), so that holds that buy
  * the urgent job nothing cost the batch job nothing; 1 holds always, 0
  * never.  The entry points are listed
- * in cuda_table.h, the core's ops are in cuda_ops.c.
+ * in cuda/table.h, the core's ops are in cuda/ops.c.
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -52,15 +52,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_code.h"
-#include "cuda_driver.h"
-#include "cuda_events.h"
-#include "cuda_gather.h"
-#include "cuda_ops.h"
-#include "cuda_split.h"
-#include "cuda_urgent.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "code.h"
+#include "driver.h"
+#include "events.h"
+#include "gather.h"
+#include "ops.h"
+#include "split.h"
+#include "urgent.h"
 
 /* XSCHED_CUDA_HOLD=0: no call is ever held (Lv1 off). */
 static bool xc_no_hold;
@@ -73,7 +73,7 @@ extern struct xsi_runtime xc_rt;
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-/* The wing's one fork registration: its locks in cuda_driver.h's order, the
+/* The wing's one fork registration: its locks in cuda/driver.h's order, the
  * child's resets in the order the parts are set up. */
 static void fork_prepare(void)
 {
@@ -147,7 +147,7 @@ static void do_init(void)
 	if (!xu_init(split_sms != 0, xc_hold_chosen) || xu_on())
 		xc_hold_chosen = false;
 	xu_events_init();
-	/* Before the core's (xsi_runtime_init()): see cuda_driver.h. */
+	/* Before the core's (xsi_runtime_init()): see cuda/driver.h. */
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	xc_rt.hold_max_ns = 10000ULL * 1000000ULL;
 	s = getenv("XSCHED_CUDA_HOLD_MAX_MS");
@@ -226,7 +226,7 @@ static bool xc_init(void)
  * args, stream).  `base` and `since` are what cuGetProcAddress is asked for
  * (the fallback when its answer is no exported symbol).
  */
-#include "cuda_table.h"
+#include "table.h"
 
 #define ENUM_S(sym, base, pt, since, P, A, S, R) E_##sym,
 #define ENUM_O(sym, base, pt, since, cls, scope) E_##sym,
@@ -238,12 +238,12 @@ static struct xsi_entry entries[E_COUNT];
 /* ---- scheduled hooks ---------------------------------------------------- */
 
 /* Where the call runs: an urgent stream's work goes to its twin in the
- * urgent context (cuda_urgent.c), a launched function translated with it.
+ * urgent context (cuda/urgent.c), a launched function translated with it.
  * Routed first: the hold is that of the side it runs on (k_, xu_route()).
  * GPU work alone (launches: F, EX; memsets, device copies: G) is gathered;
  * what may make the host wait (H: a copy with host memory, a wait on
  * memory, a graph, whose host nodes the program may wait for; CB) opens
- * the gates first (cuda_gather.c).  (A graph gains nothing from the
+ * the gates first (cuda/gather.c).  (A graph gains nothing from the
  * gather: the driver runs it in the context it was instantiated in.) */
 #define ROUTE_H h = xu_route(h, NULL, XU_OPEN, &k_)
 #define ROUTE_G h = xu_route(h, NULL, XU_GATHER, &k_)
@@ -337,14 +337,25 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 
 /* A new stream is in the table at once (xc_describe(): a green context's
  * stream names the green context's CUcontext), so that a lower stream is
- * capped from the urgent stream's creation, not from its first call. */
+ * capped from the urgent stream's creation, not from its first call.  Its
+ * CUDA priority is read once, for the urgent context and the description. */
 static void created(CUresult r, CUstream *ph, unsigned int flags)
 {
-	if (r != CUDA_SUCCESS || !ph || !*ph)
+	struct xsi_stream_desc d;
+	bool known;
+	int prio = 0;
+
+	if (r != CUDA_SUCCESS || !ph || !*ph || (xc_no_hold && !xu_tracking()))
 		return;
-	xu_stream_created(*ph, flags);	/* before the core describes it */
-	if (!xc_no_hold)
-		(void)xsi_stream_announce(&xc_rt, (uintptr_t)*ph);
+	known = xc_drv.stream_get_priority(*ph, &prio) == CUDA_SUCCESS;
+	if (!known)
+		prio = 0;
+	xu_stream_created(*ph, flags, known ? &prio : NULL);	/* before the core describes it */
+	if (xc_no_hold || xc_default_kind((uintptr_t)*ph) != XSI_NOT_DEFAULT)
+		return;
+	memset(&d, 0, sizeof(d));
+	if (!xc_describe_created(*ph, prio, &d))
+		(void)xsi_stream_announce(&xc_rt, (uintptr_t)*ph, &d);
 }
 
 /* Stream creation: on a partition when XSCHED_CUDA_SM_SPLIT is set, else as
@@ -555,7 +566,7 @@ CTX_HOOK(cuCtxDestroy_v2)
 RESET_HOOK(cuDevicePrimaryCtxReset)
 RESET_HOOK(cuDevicePrimaryCtxReset_v2)
 
-/* ---- the urgent context's bookkeeping (cuda_urgent.c, cuda_code.c) -------- */
+/* ---- the urgent context's bookkeeping (cuda/urgent.c, cuda/code.c) ---- */
 
 /* Bookkeeping after the driver succeeded (NOTE: @before, the call, @after,
  * @note) or before the call (FIRST). */
@@ -591,7 +602,7 @@ NOTE_HOOK(cuEventCreate, (CUevent *ev, unsigned int fl), (ev, fl),
 FIRST_HOOK(cuEventDestroy, (CUevent ev), (ev), xu_event_destroyed(ev))
 FIRST_HOOK(cuEventDestroy_v2, (CUevent ev), (ev), xu_event_destroyed(ev))
 
-/* A record on an urgent stream is made on the event's twin (cuda_events.c). */
+/* A record on an urgent stream is made on the event's twin (cuda/events.c). */
 #define RECORD_HOOK(sym, P, A)						\
 	static CUresult (*real_##sym) P;				\
 	static CUresult hook_##sym P					\

@@ -4,8 +4,8 @@
  * X-macro lists (HIP_SCHEDULED, HIP_SCHEDULED_MULTI, HIP_SCHEDULED_OWN,
  * HIP_ORDERED, HIP_ORDERED_OWN, HIP_HARMLESS: hooked; HIP_CXX_NAMES: C++
  * exports of hooked entries; HIP_UNHOOKED: deliberately not hooked, and
- * why) with the parameter lists their hooks take.  hip.c expands them into
- * hooks and the entry table; tests/libxsched/hip/coverage.py and
+ * why) with the parameter lists their hooks take.  hip/hooks.c expands them
+ * into hooks and the entry table; tests/libxsched/hip/coverage.py and
  * tests/hip-real read them from this file.
  */
 #ifndef XSCHED_INTERPOSE_HIP_TABLE_H

@@ -1,43 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CUDA wing's ground floor: every libcuda function the wing itself
- * calls (never our hooks), resolved once from libcuda by cuda_driver.c
+ * calls (never our hooks), resolved once from libcuda by cuda/driver.c
  * through xsi_real_dlsym() (symbols.c); the capture-mode relax pair on
  * them; the wing's log macro and the two sides of an urgent stream.  The
- * hooks' own real functions (cuda_table.h) are the interposition core's.
- * Only cuda_driver.c resolves libcuda functions (tools/check-layout.py
+ * hooks' own real functions (cuda/table.h) are the interposition core's.
+ * Only cuda/driver.c resolves libcuda functions (tools/check-layout.py
  * checks).
  *
  * The wing's files, one per concept, each of which calls only files listed
  * after it (and the core, interpose.h):
  *
- *   cuda.c          the hook table (cuda_table.h), set-up, the one fork
+ *   cuda/hooks.c    the hook table (cuda/table.h), set-up, the one fork
  *                   registration
- *   cuda_ops.c      the core's runtime ops: stream descriptions, marks
- *   cuda_events.c   events across an urgent stream's two contexts
- *   cuda_split.c    the SM partition (green contexts)
- *   cuda_urgent.c   the urgent context: urgent streams, twins, routing
- *   cuda_code.c     code in the urgent context
- *   cuda_gather.c   the gather: gates on a host word, its watchdog
- *   cuda_mode.c     a burst's mode, a pure function of its waits
+ *   cuda/ops.c      the core's runtime ops: stream descriptions, marks
+ *   cuda/events.c   events across an urgent stream's two contexts
+ *   cuda/split.c    the SM partition (green contexts)
+ *   cuda/urgent.c   the urgent context: urgent streams, twins, routing
+ *   cuda/code.c     code in the urgent context
+ *   cuda/gather.c   the gather: gates on a host word, its watchdog
+ *   cuda/mode.c     a burst's mode, a pure function of its waits
  *   handle_table.c  the handle tables
- *   cuda_driver.c   the driver functions
+ *   cuda/driver.c   the driver functions
  *
  * Locking: the wing's locks, outermost first; a lock may be taken while one
  * above it is held, never while one below it is.  The fork registration
- * (cuda.c) takes them all in this order in its prepare handler, after the
+ * (cuda/hooks.c) takes them all in this order in its prepare handler, after the
  * core's (core.c registers later, so its prepare runs first).
  *
- *   cuda_events.c  lock       the event table: a lookup, no driver call
- *   cuda_urgent.c  dev_lock   making an urgent context (a driver call of
+ *   cuda/events.c  lock       the event table: a lookup, no driver call
+ *   cuda/urgent.c  dev_lock   making an urgent context (a driver call of
  *                             milliseconds); code_lock nests inside it
  *                             (xu_code_context_made())
- *   cuda_urgent.c  lock       the stream table: a lookup; a stream's
- *                             bursts' lock (cuda_mode.c) nests inside it
- *   cuda_code.c    code_lock  the function and module tables, never held
+ *   cuda/urgent.c  lock       the stream table: a lookup; a stream's
+ *                             bursts' lock (cuda/mode.c) nests inside it
+ *   cuda/code.c    code_lock  the function and module tables, never held
  *                             across a load
- *   cuda_split.c   part_lock  the SM partitions
- *   cuda_ops.c     pool.lock  the spare marks
+ *   cuda/split.c   part_lock  the SM partitions
+ *   cuda/ops.c     pool.lock  the spare marks
  *
  * Not taken around a fork: a stream's side_lock and its bursts' lock (the
  * child forgets the streams), and the gather's wd_lock, a leaf (the child
@@ -146,7 +146,7 @@ CUstreamCaptureMode xc_relax(bool *swapped);
 void xc_unrelax(bool swapped, CUstreamCaptureMode m);
 
 /* Where an urgent stream's (or event's) last command went: the program's
- * context, or its twin's in the urgent context (cuda_urgent.c). */
+ * context, or its twin's in the urgent context (cuda/urgent.c). */
 enum { SIDE_ORIG, SIDE_TWIN };
 
 #endif

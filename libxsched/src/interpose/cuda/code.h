@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Code in the urgent context: which function runs there in place of the
- * program's, loaded there when the program loads it (cuda_code.c).  Called
- * by the CUDA table's hooks (cuda.c) and the urgent context
- * (cuda_urgent.c).  It calls the driver (cuda_driver.h), the gather (cuda_gather.c: paused around a load in the urgent
+ * program's, loaded there when the program loads it (cuda/code.c).  Called
+ * by the CUDA table's hooks (cuda/hooks.c) and the urgent context
+ * (cuda/urgent.c).  It calls the driver (cuda/driver.h), the gather (cuda/gather.c: paused around a load in the urgent
  * context), the handle table (handle_table.c) and the core's log (log.c,
  * config.c).
  */
@@ -15,9 +15,9 @@
 
 #define XU_CODE_DEVS 16		/* devices with an urgent context */
 
-/* False: this libcuda lacks driver functions it needs (cuda_driver.h). */
+/* False: this libcuda lacks driver functions it needs (cuda/driver.h). */
 bool xu_code_init(void);
-/* Around a fork (cuda.c's one registration): the code tables' lock; the
+/* Around a fork (cuda/hooks.c's one registration): the code tables' lock; the
  * child forgets the tables. */
 void xu_code_fork_prepare(void);
 void xu_code_fork_parent(void);

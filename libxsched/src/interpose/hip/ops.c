@@ -3,7 +3,7 @@
  * The HIP runtime's ops for the interposition core (struct xsi_runtime in
  * interpose.h): which handle is a default stream, the current device, a
  * stream's priority and device, completion marks (events), captures.  They
- * call the runtime's functions in xh_real (never our hooks), which hip.c
+ * call the runtime's functions in xh_real (never our hooks), which hip/hooks.c
  * resolves before the core is told of the runtime.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 
 #include <hip/hip_runtime_api.h>
 
-#include "hip_ops.h"
+#include "ops.h"
 
 struct xh_real xh_real;
 

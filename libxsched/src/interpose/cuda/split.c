@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The SM partition (XSCHED_CUDA_SM_SPLIT): urgent streams on a green
- * context of their own SMs.  Called by the CUDA table (cuda.c) at set-up and
- * at stream creation; it calls only the driver (cuda_driver.h).
+ * context of their own SMs.  Called by the CUDA table (cuda/hooks.c) at
+ * set-up and at stream creation; it calls only the driver (cuda/driver.h).
  */
 #include <cuda.h>
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_driver.h"
-#include "cuda_split.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "driver.h"
+#include "split.h"
 
 /*
  * XSCHED_CUDA_SM_SPLIT=N gives urgent streams SMs of their own on each

@@ -2,7 +2,7 @@
 /*
  * The CUDA table's ops for the interposition core (interpose.h, struct
  * xsi_runtime): what a stream handle names (default kinds, device, context,
- * priority: an urgent stream's as cuda_urgent.h says), whether it is being
+ * priority: an urgent stream's as cuda/urgent.h says), whether it is being
  * captured, and marks: events recorded after what was handed to the driver,
  * which the core waits on to learn what completed.
  */
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../internal.h"
-#include "interpose.h"
-#include "cuda_ops.h"
-#include "cuda_urgent.h"
+#include "../../internal.h"
+#include "../interpose.h"
+#include "ops.h"
+#include "urgent.h"
 
 /* How long wait_event() polls with yields before it sleeps. */
 #define XC_SPIN_NS 200000ULL
@@ -102,8 +102,9 @@ int xc_device_count(void)
 
 /* A stream's context, priority and device (the caller's current context
  * for the default streams).  CUDA priorities: lower is more urgent;
- * xsched's: higher is. */
-int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
+ * xsched's: higher is.  @known: a stream's CUDA priority as its create hook
+ * read it (NULL: read it here). */
+static int describe(uintptr_t h, const int *known, struct xsi_stream_desc *d)
 {
 	CUcontext ctx = NULL, old;
 	CUdevice dev = 0;
@@ -114,7 +115,9 @@ int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 	if (xc_default_kind(h) == XSI_NOT_DEFAULT) {
 		if (xc_drv.stream_get_ctx((CUstream)h, &ctx) != CUDA_SUCCESS)
 			return -ENOENT;
-		if (xc_drv.stream_get_priority((CUstream)h, &prio) != CUDA_SUCCESS)
+		if (known)
+			prio = *known;
+		else if (xc_drv.stream_get_priority((CUstream)h, &prio) != CUDA_SUCCESS)
 			prio = 0;
 	} else if (xc_drv.ctx_get_current(&ctx) != CUDA_SUCCESS) {
 		return -ENOENT;
@@ -132,10 +135,20 @@ int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
 	 * context its streams are peers: the driver's time-slicing is the
 	 * preemption there, and a cap on one (PyTorch makes streams of three
 	 * urgent priorities) would start its gathered burst early
-	 * (cuda_gather.c). */
+	 * (cuda/gather.c). */
 	if (!program_side && xu_stream_urgent((CUstream)h, &d->device))
 		d->priority = 1;
 	return 0;
+}
+
+int xc_describe(uintptr_t h, struct xsi_stream_desc *d)
+{
+	return describe(h, NULL, d);
+}
+
+int xc_describe_created(CUstream h, int prio, struct xsi_stream_desc *d)
+{
+	return describe((uintptr_t)h, &prio, d);
 }
 
 int xc_enter(const struct xsi_stream_desc *d)

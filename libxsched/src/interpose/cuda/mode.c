@@ -54,7 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_mode.h"
+#include "mode.h"
 
 static const char *const names[XM_NMODES] = { "native", "gather", "ctx", "lv1" };
 

@@ -27,11 +27,11 @@
  * program asked for (clamped to -1..1), not what the runtime reports back;
  * xsched_stream_set_priority() changes it later.
  *
- * The table is the X-macro lists of hip_table.h: HIP_SCHEDULED, HIP_ORDERED,
+ * The table is the X-macro lists of hip/table.h: HIP_SCHEDULED, HIP_ORDERED,
  * HIP_HARMLESS (hooked), and HIP_UNHOOKED (stream and event functions that
  * are deliberately not hooked, and why), expanded here into hooks and the
- * entry table; tests/libxsched/hip/coverage.py reads them.  hip_decls.h declares the
- * entry points older headers lack; hip_ops.c is the runtime's ops for the
+ * entry table; tests/libxsched/hip/coverage.py reads them.  hip/decls.h declares the
+ * entry points older headers lack; hip/ops.c is the runtime's ops for the
  * core.
  */
 #include <dlfcn.h>
@@ -43,12 +43,12 @@
 
 #include <hip/hip_runtime_api.h>
 
-#include "../internal.h"
-#include "interpose.h"
+#include "../../internal.h"
+#include "../interpose.h"
 #include "hsaq.h"
 
-#include "hip_decls.h"
-#include "hip_ops.h"
+#include "decls.h"
+#include "ops.h"
 
 extern struct xsi_runtime xh_rt;
 static const char *const xh_sonames[] = XSI_HIP_SONAMES;
@@ -180,7 +180,7 @@ static uint64_t hold_max_ns(void)
 	extern __typeof__(hook_##sym) sym##_cxx __asm__(mangled) \
 		__attribute__((alias("hook_" #sym), visibility("default")));
 
-#include "hip_table.h"
+#include "table.h"
 
 
 #define ENUM_S(sym, ver, pt, P, A, S) E_##sym,

@@ -3,12 +3,12 @@
  * Lv3 on ROCm: the hardware (HSA) queue behind each HIP stream
  * (Documentation/hip.rst, "Lv3 on ROCm").
  *
- * hsaq.c hooks the HSA runtime's queue creation (hsa_queue_create, exported
+ * hip/hsaq.c hooks the HSA runtime's queue creation (hsa_queue_create, exported
  * from libxsched.so at ROCr's version node ROCR_1; the real function is the
  * next object's) and records each queue: ring base, size, doorbell, id.
  * hsa_queue_destroy forgets it.
  *
- * Which queue a stream's launches reach: hip.c calls
+ * Which queue a stream's launches reach: hip/hooks.c calls
  * xsi_hip_launch_observe_begin/end() around every real launch.  Until the
  * stream's queue is known, begin reads the write index of every known queue
  * and end reads them again; when exactly one moved and no other observed
@@ -35,19 +35,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interpose.h"
+#include "../interpose.h"
 
 #define XS_HSAQ_TRIES	64	/* launches observed before giving up on a stream */
 
-/* The call points of hip.c, around each real launch on @s. */
+/* The call points of hip/hooks.c, around each real launch on @s. */
 void xsi_hip_launch_observe_begin(struct xsi_stream *s);
 void xsi_hip_launch_observe_end(struct xsi_stream *s);
 
 /* Once the HIP runtime is there: one warning if the user's environment
- * keeps the runtime from separating priority classes (hsaq.c, hsaq_env). */
+ * keeps the runtime from separating priority classes (hip/hsaq.c, hsaq_env). */
 void xs_hsaq_env_report(void);
 
-/* What hsaq.c knows of a stream (tests, the log). */
+/* What hip/hsaq.c knows of a stream (tests, the log). */
 struct xs_hsaq_stream_info {
 	uint64_t ring;		/* its queue's ring base; 0: not known (yet) */
 	uint64_t queue_id;	/* hsa_queue_t.id */
@@ -55,7 +55,7 @@ struct xs_hsaq_stream_info {
 	unsigned int sharers;	/* streams on its queue, itself included */
 	bool gave_up;
 	bool preempted;		/* has a preemptor for its queue */
-	unsigned int level;	/* the level hsaq.c last set (0: none) */
+	unsigned int level;	/* the level hip/hsaq.c last set (0: none) */
 };
 int xs_hsaq_stream_info(const struct xsi_stream *s, struct xs_hsaq_stream_info *out);
 
