@@ -336,6 +336,21 @@ void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 EXPORT_SYMBOL_GPL(xsched_queue_suspend_done);
 
 /*
+ * The backend's resume cancelled a SAVE after it had written @saved_bytes
+ * of wave state (the waves saved so far are restored).  The suspend never
+ * completed and is not counted, but the bytes were written: saved_bytes
+ * counts every byte of wave state written (uAPI), and it is the trace a
+ * cancelled save leaves (an urgent kernel took a slot it freed).
+ */
+void xsched_queue_save_cancelled(struct xsched_queue *q, u64 saved_bytes)
+{
+	spin_lock(&q->state_lock);
+	q->saved_bytes += saved_bytes;
+	spin_unlock(&q->state_lock);
+}
+EXPORT_SYMBOL_GPL(xsched_queue_save_cancelled);
+
+/*
  * Fail @q with @err; with @pred, only while @pred says so (state_lock held).
  * Returns whether it failed it.
  */

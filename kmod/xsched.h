@@ -230,6 +230,7 @@ struct xsched_queue *xsched_queue_get_by_uid(u32 uid);
 void xsched_queue_unlist(struct xsched_queue *q);
 void xsched_queue_suspend_done(struct xsched_queue *q, u32 seq, int err,
 			       u64 saved_bytes);
+void xsched_queue_save_cancelled(struct xsched_queue *q, u64 saved_bytes);
 void xsched_queue_failed(struct xsched_queue *q, int err);
 void xsched_queue_wake(struct xsched_queue *q, u64 rptr, u64 wptr);
 int xsched_priority_check(s32 priority, s32 old);

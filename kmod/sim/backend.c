@@ -78,6 +78,10 @@ static int xsim_op_resume(struct xsched_queue *xq)
 		xsim.fail_resume--;
 		ret = -EIO;
 	} else {
+		/* A save cut short: the waves it wrote are state written. */
+		if ((q->run == XSIM_SAVE || q->run == XSIM_SAVE_GRACE) &&
+		    q->suspend_saved_bytes)
+			xsched_queue_save_cancelled(xq, q->suspend_saved_bytes);
 		xsim_queue_restart(q);
 		updated = xsim_hws_update(q);
 	}

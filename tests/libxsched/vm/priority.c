@@ -127,11 +127,18 @@ TEST_F_TIMEOUT(vm, lv3_urgent_overtakes_a_running_batch_kernel, 300)
 	ASSERT_TRUE(none.batch_wgs_done > 0)
 		TH_LOG("no batch workgroup finished before the urgent kernel even without a policy");
 	ASSERT_EQ(0, none.batch.hw_suspends);
-	/* With it: completed before any batch workgroup, the GPU saved them. */
+	/*
+	 * With it: completed before any batch workgroup, in a slot the
+	 * module's SAVE freed.  The suspend itself need not have completed:
+	 * once the urgent kernel is done the library resumes the batch queue,
+	 * which cancels a save whose last waves a late CU thread has not
+	 * written yet (a loaded guest: 4 of 150 runs on 7.3, with a resume of
+	 * suspended_ns 0 in the trace).  The bytes written count either way.
+	 */
 	ASSERT_EQ(0, prio.batch_wgs_done);
-	ASSERT_TRUE(prio.batch.hw_suspends >= 1)
-		TH_LOG("the module never suspended the batch queue");
-	ASSERT_TRUE(prio.batch.hw_saved_bytes > 0) TH_LOG("no wave state was saved");
+	ASSERT_TRUE(prio.batch.hw_saved_bytes > 0)
+		TH_LOG("the module saved no wave of the batch queue");
+	ASSERT_EQ(0, none.batch.hw_saved_bytes);
 	ASSERT_TRUE(prio.suspend_decision) TH_LOG("no suspend decision");
 	ASSERT_TRUE(prio.resume_decision) TH_LOG("no resume decision");
 }
