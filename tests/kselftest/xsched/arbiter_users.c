@@ -237,6 +237,7 @@ TEST_F_TIMEOUT(users, other_users_idle_queues_leave_reaction_and_wait_alone, 600
 {
 	uint64_t react0, wait0, react1, wait1, react2, wait2;
 	struct xsched_queue_info info;
+	uint64_t rounds = 3 * ROUNDS;
 	struct victim v;
 	struct xs_other o;
 	int ret;
@@ -257,12 +258,25 @@ TEST_F_TIMEOUT(users, other_users_idle_queues_leave_reaction_and_wait_alone, 600
 	ASSERT_EQ(0, ret) TH_LOG("uid %d arbitrating %d queues: %s", OTHER_UID,
 				 LOAD_QUEUES, xs_err(ret));
 	ret = victim_measure(&v, &react2, &wait2);
-	xs_other_stop(&o);
-	ASSERT_EQ(0, ret) TH_LOG("beside arbitrated queues: %s", xs_err(ret));
-
 	TH_LOG("# figure: median of %d, reaction (urgent submit -> batch queue suspended) / wait (urgent kernel done): alone %.2f / %.2f ms; beside %d idle queues of uid %d: not arbitrated %.2f / %.2f ms, arbitrated %.2f / %.2f ms",
 	       ROUNDS, react0 / 1e6, wait0 / 1e6, LOAD_QUEUES, OTHER_UID,
 	       react1 / 1e6, wait1 / 1e6, react2 / 1e6, wait2 / 1e6);
+	/*
+	 * The cases are measured one after the other, so a stall of the
+	 * loaded host during one of them (a 7.3 run with other builds beside
+	 * it: alone 1.39 ms, plain 0.87, arbitrated 4.97, against about 0.4
+	 * for all three otherwise) looks like a cost of arbitration.  Over the
+	 * bound, the arbitrated case is measured once more: a cost the
+	 * arbiter really adds is there both times.
+	 */
+	if (!ret && (react2 > LOAD_RATIO * react1 || wait2 > LOAD_RATIO * wait1)) {
+		rounds += ROUNDS;
+		ret = victim_measure(&v, &react2, &wait2);
+		TH_LOG("# figure: arbitrated again: %.2f / %.2f ms",
+		       react2 / 1e6, wait2 / 1e6);
+	}
+	xs_other_stop(&o);
+	ASSERT_EQ(0, ret) TH_LOG("beside arbitrated queues: %s", xs_err(ret));
 	EXPECT_LE(react2, LOAD_RATIO * react1)
 		TH_LOG("reaction time grew more than %dx when another user's queues became arbitrated",
 		       LOAD_RATIO);
@@ -270,7 +284,7 @@ TEST_F_TIMEOUT(users, other_users_idle_queues_leave_reaction_and_wait_alone, 600
 		TH_LOG("wait latency grew more than %dx when another user's queues became arbitrated",
 		       LOAD_RATIO);
 	ASSERT_EQ(0, xs_query(v.bq, &info));
-	EXPECT_EQ(3 * ROUNDS, info.arbiter_suspends);
+	EXPECT_EQ(rounds, info.arbiter_suspends);
 	victim_stop(&v);
 }
 
