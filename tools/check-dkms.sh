@@ -11,7 +11,7 @@
 #   - xschedctl says the module is not loaded (exit 3);
 #   - `modprobe xsched_sim` loads the DKMS-installed xsched_sim.ko and, by its
 #     dependency, xsched_kfd.ko (whose srcversion must be the DKMS build's);
-#   - the uapi kselftest runs against them (a short suite);
+#   - the uapi kselftest programs run against them (a short suite);
 #   - both unload.
 # Prints "dkms: N passed, N failed" last.
 #
@@ -72,7 +72,8 @@ else
 fi
 srcversion=$(modinfo -F srcversion "$ko")
 
-# The short suite: the uapi kselftest, against the DKMS-built module.
+# The short suite: the uapi kselftest programs (uapi and uapi_*, as tests.list
+# names them), against the DKMS-built module.
 ksft=$out/kselftest
 if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" \
 	KSFT_DIR="$KSRC/tools/testing/selftests" OUT="$ksft" > "$out/kselftest-build.log" 2>&1; then
@@ -80,6 +81,7 @@ if ! make -s -C "$top/tests/kselftest/xsched" TOP="$top" KREL="$KREL" \
 	bad dkms_vm "the kselftests did not build"
 	finish
 fi
+uapi=$(grep -E '^uapi(_[a-z_]+)?$' "$ksft/tests.list" | tr '\n' ' ')
 mkdir -p "$out/vm"
 cp -r "$mods" "$out/vm/modules"
 cp "$tools/xschedctl" "$out/vm/"
@@ -103,7 +105,7 @@ else
 	echo "not ok modprobe_loads_the_dkms_module"; lsmod
 	exit 0
 fi
-(cd kselftest && SUITE=dkms-uapi ./run.sh uapi)
+(cd kselftest && SUITE=dkms-uapi ./run.sh $uapi)
 if rmmod xsched_sim && rmmod $name; then
 	echo "ok dkms_module_unloads"
 else

@@ -5,7 +5,8 @@
 # copied into a copy of the unpacked Debian source's tools/testing/selftests
 # (the cache itself is shared and never written), built and installed with
 # the kernel's own selftests Makefile (lib.mk, TARGETS=xsched, O=), the uAPI
-# header where `make headers` would put it, and one target run in the VM
+# header where `make headers` would put it, and the uapi programs (uapi and
+# uapi_*, as the kernel's kselftest-list.txt names them) run in the VM
 # through the kernel's own run_kselftest.sh, whose TAP output is checked.
 # The runner wraps each test in `/usr/bin/timeout --foreground`, which
 # busybox's timeout does not know: the guest removes that link, so the
@@ -47,7 +48,13 @@ else
 	finish
 fi
 inst=$obj/kselftest/kselftest_install
-if [ -x "$inst/run_kselftest.sh" ] && [ -x "$inst/xsched/uapi" ] &&
+# The uapi programs: uapi and uapi_*, one list entry each.
+mapfile -t uapi < <(grep -sE '^xsched:uapi(_[a-z_]+)?$' "$inst/kselftest-list.txt")
+installed=1
+for t in "${uapi[@]}"; do
+	[ -x "$inst/xsched/${t#xsched:}" ] || installed=0
+done
+if [ -x "$inst/run_kselftest.sh" ] && [ "$installed" = 1 ] &&
 	[ -f "$inst/xsched/settings" ] && [ -f "$inst/xsched/config" ] &&
 	grep -qx 'xsched:uapi' "$inst/kselftest-list.txt"; then
 	ok ksft_tree_installs_runner_list_settings_config
@@ -59,13 +66,17 @@ fi
 
 "$top/tools/qemu-run.sh" --cache "$CACHE" --krel "$KREL" --module "$module" \
 	--module "$sim_module" --copy "$inst" --rmmod --timeout 600 -- \
-	'rm -f /usr/bin/timeout && cd kselftest_install && ./run_kselftest.sh -t xsched:uapi' \
+	"rm -f /usr/bin/timeout && cd kselftest_install && ./run_kselftest.sh$(printf ' -t %s' "${uapi[@]}")" \
 	> "$out/vm.log" 2>&1
 rc=$?
 cat "$out/vm.log"
-# The kernel runner's TAP: a plan, and the target passing as a whole.
-if grep -q '^TAP version 13' "$out/vm.log" && grep -q '^1\.\.1$' "$out/vm.log" &&
-	grep -qE '^ok 1 selftests: xsched: uapi$' "$out/vm.log"; then
+# The kernel runner's TAP: a plan, and each target passing as a whole.
+passed=1
+for t in "${uapi[@]}"; do
+	grep -qE "^ok [0-9]+ selftests: xsched: ${t#xsched:}\$" "$out/vm.log" || passed=0
+done
+if grep -q '^TAP version 13' "$out/vm.log" &&
+	grep -qx "1\.\.${#uapi[@]}" "$out/vm.log" && [ "$passed" = 1 ]; then
 	ok ksft_tree_runner_passes_xsched_uapi
 else
 	bad ksft_tree_runner_passes_xsched_uapi "(see $out/vm.log)"

@@ -13,8 +13,7 @@ For each component (the module's core, the sim module, libxsched, xschedctl):
     up a "cu..." name (dlsym, dlvsym, xsi_real_dlsym, xsi_real_dlvsym), and
     no file of the CUDA wing (interpose/cuda/) looks up anything but through
     a hook's own `handle` (the program's dlsym() answered: cuda/hooks.c);
-and no C file under tests/ over MAX_TEST_LINES lines (TEST_EXCEPTIONS, named
-in the result, excepted until they are split).
+and no C file under tests/ over MAX_TEST_LINES lines.
 Prints one "ok"/"not ok" line per component and rule, and a last line
 "layout: N passed, N failed".  Kernel objects come from a built tree (run after
 `make module`); userspace files are compiled here, one object each.
@@ -28,9 +27,6 @@ import tempfile
 
 MAX_LINES = 900
 MAX_TEST_LINES = 1200
-# Files under tests/ over MAX_TEST_LINES that are still to be split; each is
-# named in the result.
-TEST_EXCEPTIONS = ("tests/kselftest/xsched/uapi.c", "tests/fakes/standin/hip.c")
 # The CUDA wing's only resolver of the driver functions it calls.
 DRIVER = "libxsched/src/interpose/cuda/driver.c"
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -215,15 +211,13 @@ def main():
     result(not long_files, f"no file of the module, library or xschedctl over {MAX_LINES} lines",
            long_files)
 
-    long_tests, excepted = [], []
+    long_tests = []
     for path in sorted(glob.glob(os.path.join(TOP, "tests", "**", "*.[ch]"), recursive=True)):
-        rel = os.path.relpath(path, TOP)
         with open(path, encoding="utf-8", errors="replace") as f:
             n = sum(1 for _ in f)
         if n > MAX_TEST_LINES:
-            (excepted if rel in TEST_EXCEPTIONS else long_tests).append(f"{rel}: {n} lines")
-    result(not long_tests, f"no file under tests/ over {MAX_TEST_LINES} lines",
-           long_tests + [f"excepted (still to split): {e}" for e in excepted])
+            long_tests.append(f"{os.path.relpath(path, TOP)}: {n} lines")
+    result(not long_tests, f"no file under tests/ over {MAX_TEST_LINES} lines", long_tests)
     result(not (found := libcuda_resolvers(TOP)),
            f"libcuda functions resolved only by {DRIVER}", found)
     print(f"layout: {passed} passed, {failed} failed")

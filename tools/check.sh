@@ -36,7 +36,7 @@
 #                      tools/debug-kernel.sh, cached in DEBUG_KDIR (default
 #                      $CACHE/debug)
 #   vm-debug-module    that VM: boot, module load, unload, no splat or leak
-#   xsched-nokfd       the module built without KFD_SRC: the uapi kselftest binary
+#   xsched-nokfd       the module built without KFD_SRC: the uapi kselftest programs
 #                      again (one test: it passes there) and its ENODEV case (one)
 #   xsched-kfd-kselftest  the kfd backend, in a VM beside the real amdgpu.ko
 #   libxsched-kfd-vm   libxsched's kfd platform (module and debugger API), same VM
@@ -299,21 +299,23 @@ if want gate; then
 fi
 
 # Built without KFD_SRC the module still loads and every kfd request answers
-# ENODEV: the uapi kselftest binary again, against that build.  It counts as
-# what it is: one test (the binary passes against the other build) and the
-# one case that exists for this build.
+# ENODEV: the uapi kselftest programs again (uapi and uapi_*, as tests.list
+# names them), against that build.  It counts as what it is: one test (the
+# programs pass against the other build) and the one case that exists for
+# this build.
 if want nokfd; then
 	note "building the module without the kfd backend"
 	if nokfd_ko=$("$top/tools/build-module.sh" "$BUILD/nokfd" "$KDIR" 2> "$logs/nokfd-build.log"); then
 		note "booting $KREL in QEMU with the module built without kfd"
+		uapi=$(grep -E '^uapi(_[a-z_]+)?$' "$vm/kselftest/tests.list" | tr '\n' ' ')
 		qemu --module "$nokfd_ko" --module "${nokfd_ko%/*}/sim/xsched_sim.ko" \
 			--copy "$vm/kselftest" --rmmod --timeout 600 -- \
-			'cd kselftest && SUITE=xsched-nokfd-uapi ./run.sh uapi' 2>&1 | tee "$logs/vm-nokfd.log"
+			"cd kselftest && SUITE=xsched-nokfd-uapi ./run.sh $uapi" 2>&1 | tee "$logs/vm-nokfd.log"
 		rc=${PIPESTATUS[0]}
 		if grep -qE '^xsched-nokfd-uapi: [0-9]+ passed, 0 failed' "$logs/vm-nokfd.log"; then
-			echo "xsched-nokfd$sfx: 1 passed, 0 failed	(the uapi binary against this build)" >> "$logs/summary"
+			echo "xsched-nokfd$sfx: 1 passed, 0 failed	(the uapi programs against this build)" >> "$logs/summary"
 		else
-			broken xsched-nokfd "the uapi binary failed against this build (see $logs/vm-nokfd.log)"
+			broken xsched-nokfd "the uapi programs failed against this build (see $logs/vm-nokfd.log)"
 		fi
 		[ "$rc" = 0 ] || vm_status xsched-nokfd "$rc" "$logs/vm-nokfd.log"
 		# The one case this run exists for must have run, not skipped.

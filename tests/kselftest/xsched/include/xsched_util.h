@@ -234,6 +234,17 @@ int xs_rings_sharing_a_bucket(uint64_t base, uint64_t *rings, unsigned int n);
 /* A file's text (a module parameter), "" if unreadable; to restore it later. */
 void xs_param_read(const char *path, char *buf, size_t len);
 
+/* --------------------------- lib/uapi.c: what the uapi programs share */
+
+/* User pointers that no ioctl may read or write; @guard is a PROT_NONE page. */
+void xs_bad_pointers(void *guard, void *out[3]);
+/* A sim queue of @ring packets, registered at priority 0: the queue fd or -errno. */
+int xs_make_queue(int cfd, int sfd, uint32_t ring, uint32_t *id, uint32_t *uid);
+/* A page the module can read from but not write to, holding @len bytes of @src. */
+void *xs_read_only_copy(const void *src, size_t len);
+/* Drops CAP_SYS_NICE from the effective set of this (test) process. */
+int xs_drop_cap_sys_nice(void);
+
 /* ------- lib/util.c: seeds, random numbers, percentiles, another user */
 
 /* A seed from $XSCHED_SEED or the clock; printed so a failure can be re-run. */
