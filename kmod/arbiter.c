@@ -231,11 +231,6 @@ static int xsched_arb_stop(struct xsched_queue *q, bool in_batch,
 						   false);
 		mutex_unlock(&q->lock);
 	}
-	if (!ret) {
-		spin_lock(&q->state_lock);
-		q->arbiter_suspends++;
-		spin_unlock(&q->state_lock);
-	}
 	trace_xsched_arbiter_decision(q->uid, prio, true, busy->uid, top, 0, ret);
 	return ret;
 }

@@ -502,6 +502,13 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 		q->suspender = pid;
 		q->busy_uid = busy ? busy->uid : 0;
 		q->busy_prio = busy_prio;
+		/*
+		 * Counted before the backend is asked: it may complete the
+		 * suspend before it returns, and a QUERY that sees the queue
+		 * SUSPENDED by the arbiter must see it counted.
+		 */
+		if (busy)
+			q->arbiter_suspends++;
 		if (w) {
 			w->seq = q->seq;
 			list_add_tail(&w->node, &q->waiters);
@@ -529,6 +536,8 @@ int xsched_queue_start_suspend(struct xsched_queue *q, u32 mode, u64 grace_ns,
 		spin_lock(&q->state_lock);
 		if (w)
 			list_del(&w->node);
+		if (busy)
+			q->arbiter_suspends--;	/* never started */
 		if (q->state == XSCHED_STATE_SUSPENDING && q->seq == *seq) {
 			q->state = XSCHED_STATE_ACTIVE;
 			/* EAGAIN: nothing was done, try again; not a fault. */
