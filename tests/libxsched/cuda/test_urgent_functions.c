@@ -237,14 +237,23 @@ TEST(uncarried_function_runs_on_the_programs_stream_after_earlier_urgent_work)
 
 TEST(urgent_work_after_an_uncarried_launch_waits_for_it)
 {
+	CUfunction c;
 	CUstream hi;
 	struct fake_rec a, b;
 
 	lv3("1");
 	hi = mk(-1);
-	go(CK(60, 0), hi);		/* the twin exists */
+	/*
+	 * The twin exists and k62 is loaded in the urgent context: a load
+	 * there at the second launch would itself wait for K(61), and hide
+	 * a missing join of the two sides.
+	 */
+	c = CK(62, MS);
+	go(c, hi);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 	go(K(61, 20 * MS), hi);	/* on the program's stream */
-	go(CK(62, MS), hi);		/* stream order: after K(61) */
+	go(c, hi);		/* stream order: after K(61) */
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
 	a = rec_of(61);
 	b = rec_of(62);
 	ASSERT_IN_PLACE(a, hi);
