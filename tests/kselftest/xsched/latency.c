@@ -149,9 +149,16 @@ TEST_F_TIMEOUT(lat, save_latency_independent_of_step_length, 120)
 
 	ksft_print_msg("SAVE 10 ms / 1 ms steps P50 ratio %.2f\n",
 		       (double)l.p50 / (s.p50 ? s.p50 : 1));
-	EXPECT_GT(3 * s.p50, l.p50)
+	/*
+	 * A wave that is not trapped mid-step waits for its step's end: half
+	 * a 10 ms step on average.  A loaded host slows the wakeup of idler
+	 * CU threads (10 ms steps) more than of busy ones (a fresh-clone run
+	 * beside other builds: 1.84 ms against 0.52, ratio 3.56), so under a
+	 * quarter of a step passes too, as beside long workgroups above.
+	 */
+	EXPECT_TRUE(3 * s.p50 > l.p50 || 4 * l.p50 < 10 * STEP_NS)
 		TH_LOG("SAVE P50 %" PRIu64 " ns with 10 ms steps vs %" PRIu64
-		       " ns with 1 ms steps: waves are not trapped mid-step",
+		       " ns with 1 ms steps: waves are not trapped mid-step (expected less than 3x, or under a quarter of a step)",
 		       l.p50, s.p50);
 }
 
