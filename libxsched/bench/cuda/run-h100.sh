@@ -169,7 +169,8 @@
 #             default without it), the urgent job on the high-priority
 #             stream, CORPUS_REQ requests (default 200) at 20 per second (the
 #             LLM decode loop half of it at 5), each urgent job alone natively
-#             before its first pair; cut by BUDGET_S case by case; corpus.py
+#             before its first pair; cut by BUDGET_S case by case (about one
+#             pair fits a 10-minute call: CORPUS_PAIRS picks); corpus.py
 #             scores issue 33's bars into corpus.md
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
