@@ -14,14 +14,15 @@ gather, ctx and lv1, ties by P50); then issue 33's bars:
   def batch   the default's batch it/s at least 0.95 of native's, unless
               its urgent P99 is 2x or more better than native's
   alone       beside the GEMM and SDPA only: auto's urgent P50 at most 1.5x
-              and P99 at most 2x the urgent job's alone (natively, same
-              file), its batch it/s at least 0.95 of native's
+              and P99 at most 2x the urgent job's alone (natively), its
+              batch it/s at least 0.95 of native's
 
 A bar whose sides are not all there (a case that failed, so wrote no line,
 or did not fit the budget) is "-", never PASS; the best forced mode needs
 all four forced sides.  Cases are read from xbench.py's lines tagged
 corpus-<urgent>-<batch>-<side> and corpus-<urgent>-alone (urgent llama32g:
-llama32 under CUDA graphs); where a case is there twice, the later wins.
+llama32 under CUDA graphs); where a case is there twice (the alone case
+too), the later wins, so pass several files only from one machine start.
 
     corpus.py results.jsonl [results.jsonl...]
     corpus.py --selftest      the bars on made-up cases (no GPU)
