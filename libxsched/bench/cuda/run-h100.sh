@@ -619,17 +619,17 @@ plan_default_holds() {
 	done
 }
 
-# corpus_need N MS SIDE BATCH: seconds a corpus case takes: N requests and
-# 10 of warmup at MS ms each (their pace, or longer), or a whole batch
-# kernel each where the side waits for one (native priority, Lv1 and the
-# default beside the GEMM or SDPA: need_gemm, need_sdpa), and 45 s to start
+# corpus_need N W MS SIDE BATCH: seconds a corpus case takes: N requests
+# and W of warmup at MS ms each (their pace, or longer), or a whole batch
+# kernel each where the side may wait for one (native priority, Lv1 and the
+# default beside the GEMM or SDPA: need_gemm, need_sdpa), and 25 s to start
 corpus_need() {
-	local ms=$2
-	case $3:$4 in
+	local ms=$3
+	case $4:$5 in
 	native:gemm | lv1:gemm | default:gemm) [ "$ms" -ge 175 ] || ms=175 ;;
 	native:sdpa | lv1:sdpa | default:sdpa) [ "$ms" -ge 122 ] || ms=122 ;;
 	esac
-	echo $((($1 + 10) * ms / 1000 + 45))
+	echo $((($1 + $2) * ms / 1000 + 25))
 }
 
 # Issue 33's corpus: each urgent:batch pair natively, with the urgent
@@ -640,25 +640,27 @@ corpus_need() {
 # alone; a case that does not fit BUDGET_S ends the plan, and corpus.py
 # scores what ran
 plan_corpus() {
-	local p u x g b n r pm nd side k l0 lines stop= seen=" "
+	local p u x g b n r w pm nd side k l0 lines stop= seen=" "
 	info
 	build
 	[ -n "$XLIB" ] || return 1
 	for p in ${CORPUS_PAIRS:-encoder:gemm encoder:sdpa r18b4:r50b16 llama32:vgg16train smallk:r50b256 llama32g:r50train}; do
-		u=${p%%:*} b=${p#*:} n=${CORPUS_REQ:-200} r=20
+		# a warmup of 50 requests holds auto's first tries of each
+		# mode (5 bursts each); a decoded token is a burst
+		u=${p%%:*} b=${p#*:} n=${CORPUS_REQ:-200} r=20 w=50
 		x=$u g=
 		case $u in
-		llama32) n=$((n / 2)) r=5 ;;
-		llama32g) n=$((n / 2)) r=5 x=llama32 g=--graph ;;
+		llama32) n=$((n / 2)) r=5 w=10 ;;
+		llama32g) n=$((n / 2)) r=5 w=10 x=llama32 g=--graph ;;
 		esac
 		# ms a request: its pace; an eager decode takes ~0.4 s (lv3-llm)
 		pm=$((1000 / r))
 		[ "$u" != llama32 ] || pm=450
 		if [ "${seen#* "$u" }" = "$seen" ]; then
-			nd=$(corpus_need "$n" "$pm" alone none)
+			nd=$(corpus_need "$n" "$w" "$pm" alone none)
 			room "$nd" "$u alone" || break
 			say "$u alone ($n requests at $r/s)"
-			run_py native $((nd * 2)) alone --urgent "$x" --prio high $g --rate "$r" --warmup 10 \
+			run_py native $((nd * 2)) alone --urgent "$x" --prio high $g --rate "$r" --warmup "$w" \
 				--requests "$n" --tag "corpus-$u-alone"
 			seen="$seen$u "
 		fi
@@ -668,10 +670,10 @@ plan_corpus() {
 			native | gather | ctx | lv1 | auto | default) ;;
 			*) say "unknown corpus side $side (native gather ctx lv1 auto default)"; continue ;;
 			esac
-			nd=$(corpus_need "$n" "$pm" "$side" "$b")
+			nd=$(corpus_need "$n" "$w" "$pm" "$side" "$b")
 			room "$nd" "$u beside $b, $side" || { stop=1; break; }
 			say "$u beside $b, $side ($n requests at $r/s)"
-			k=(stream --urgent "$x" --batch "$b" --prio high ${g:+"$g"} --rate "$r" --warmup 10
+			k=(stream --urgent "$x" --batch "$b" --prio high ${g:+"$g"} --rate "$r" --warmup "$w"
 				--requests "$n" --tag "corpus-$u-$b-$side")
 			case $side in
 			native) run_py native $((nd * 2)) "${k[@]}" ;;
