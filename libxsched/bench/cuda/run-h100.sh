@@ -158,6 +158,20 @@
 #             (default 300; the LLM decode loop half of it at 5 per second),
 #             cut by BUDGET_S (DEF_SIDES: the cases, default "native auto
 #             hold1")
+#   corpus
+#             issue 33's corpus, the choice judged on it: for each
+#             urgent:batch pair of CORPUS_PAIRS (default "encoder:gemm
+#             encoder:sdpa r18b4:r50b16 llama32:vgg16train smallk:r50b256
+#             llama32g:r50train"; llama32g: the decode loop under CUDA
+#             graphs) one process per side of CORPUS_SIDES (default "native
+#             gather ctx lv1 auto default": native priority, the urgent
+#             context on in each mode forced and in mode auto, the library's
+#             default without it), the urgent job on the high-priority
+#             stream, CORPUS_REQ requests (default 200) at 20 per second (the
+#             LLM decode loop half of it at 5), each urgent job alone natively
+#             before its first pair; cut by BUDGET_S case by case (about one
+#             pair fits a 10-minute call: CORPUS_PAIRS picks); corpus.py
+#             scores issue 33's bars into corpus.md
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -605,6 +619,80 @@ plan_default_holds() {
 	done
 }
 
+# corpus_need N W MS SIDE BATCH: seconds a corpus case takes: N requests
+# and W of warmup at MS ms each (their pace, or longer), or a whole batch
+# kernel each where the side may wait for one (native priority, Lv1 and the
+# default beside the GEMM or SDPA: need_gemm, need_sdpa), and 25 s to start
+corpus_need() {
+	local ms=$3
+	case $4:$5 in
+	native:gemm | lv1:gemm | default:gemm) [ "$ms" -ge 175 ] || ms=175 ;;
+	native:sdpa | lv1:sdpa | default:sdpa) [ "$ms" -ge 122 ] || ms=122 ;;
+	esac
+	echo $((($1 + $2) * ms / 1000 + 25))
+}
+
+# Issue 33's corpus: each urgent:batch pair natively, with the urgent
+# context on in each mode forced and in mode auto, and with the library's
+# default (XSCHED_CUDA_LV3 and XSCHED_CUDA_HOLD empty: Lv1 holds chosen per
+# burst), one process per case, tagged corpus-URGENT-BATCH-SIDE; the urgent
+# job alone natively once (corpus-URGENT-alone) for the ratios against
+# alone; a case that does not fit BUDGET_S ends the plan, and corpus.py
+# scores what ran
+plan_corpus() {
+	local p u x g b n r w pm nd side k l0 lines stop= seen=" "
+	info
+	build
+	[ -n "$XLIB" ] || return 1
+	for p in ${CORPUS_PAIRS:-encoder:gemm encoder:sdpa r18b4:r50b16 llama32:vgg16train smallk:r50b256 llama32g:r50train}; do
+		# a warmup of 50 requests holds auto's first tries of each
+		# mode (5 bursts each); a decoded token is a burst
+		u=${p%%:*} b=${p#*:} n=${CORPUS_REQ:-200} r=20 w=50
+		x=$u g=
+		case $u in
+		llama32) n=$((n / 2)) r=5 w=10 ;;
+		llama32g) n=$((n / 2)) r=5 w=10 x=llama32 g=--graph ;;
+		esac
+		# ms a request: its pace; an eager decode takes ~0.4 s (lv3-llm)
+		pm=$((1000 / r))
+		[ "$u" != llama32 ] || pm=450
+		if [ "${seen#* "$u" }" = "$seen" ]; then
+			nd=$(corpus_need "$n" "$w" "$pm" alone none)
+			room "$nd" "$u alone" || break
+			say "$u alone ($n requests at $r/s)"
+			run_py native $((nd * 2)) alone --urgent "$x" --prio high $g --rate "$r" --warmup "$w" \
+				--requests "$n" --tag "corpus-$u-alone"
+			seen="$seen$u "
+		fi
+		l0=$(wc -l <"$LOG")
+		for side in ${CORPUS_SIDES:-native gather ctx lv1 auto default}; do
+			case $side in
+			native | gather | ctx | lv1 | auto | default) ;;
+			*) say "unknown corpus side $side (native gather ctx lv1 auto default)"; continue ;;
+			esac
+			nd=$(corpus_need "$n" "$w" "$pm" "$side" "$b")
+			room "$nd" "$u beside $b, $side" || { stop=1; break; }
+			say "$u beside $b, $side ($n requests at $r/s)"
+			k=(stream --urgent "$x" --batch "$b" --prio high ${g:+"$g"} --rate "$r" --warmup "$w"
+				--requests "$n" --tag "corpus-$u-$b-$side")
+			case $side in
+			native) run_py native $((nd * 2)) "${k[@]}" ;;
+			default) XSCHED_CUDA_LV3= XSCHED_CUDA_HOLD= run_py xsched $((nd * 2)) "${k[@]}" ;;
+			*) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$side run_py xsched $((nd * 2)) "${k[@]}" ;;
+			esac
+		done
+		# what the interposer chose: each case's exit lines after its own
+		# line, and the cases that failed
+		lv3_count
+		lines=$(tail -n +$((l0 + 1)) "$LOG" |
+			grep -E "^== .* $u beside $b, |FAILED rc=.* corpus-$u-$b-|cuda: stream .* urgent bursts: " | cut -c1-220)
+		[ -z "$lines" ] || echo "$lines" | tee -a "$LOG"
+		[ -z "$stop" ] || break
+	done
+	say "corpus: issue 33's bars (corpus.md)"
+	$PY "$HERE/corpus.py" "$RES" | tee "$OUT/corpus.md"
+}
+
 # A case that hung, probed: the LLM decode loop beside VGG-16 training with
 # the urgent context on, PROBE_REQ requests (default 30) per mode of
 # PROBE_MODES (default "auto gather ctx lv1"), 90 s each (a hang has its
@@ -1008,6 +1096,7 @@ for p in "$@"; do
 	lv3-probe) plan_lv3_probe ;;
 	lv3-tail) plan_lv3_tail ;;
 	default-holds) plan_default_holds ;;
+	corpus) plan_corpus ;;
 	lv3-native) plan_lv3_native ;;
 	all) plan_native; plan_xsched; plan_final; plan_more ;;
 	*) echo "unknown plan $p" >&2; exit 2 ;;

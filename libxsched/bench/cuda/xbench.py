@@ -3,9 +3,11 @@
 
 The urgent job is ResNet-18, batch 4, 20 requests/s, timed around forward +
 synchronize of its own stream (never the whole device); --urgent picks
-another (llama32: an LLM decode loop; encoder: a transformer encoder).  A batch job runs
+another (llama32: an LLM decode loop; encoder: a transformer encoder;
+smallk: a launch-bound job of many tiny kernels).  A batch job runs
 continuously beside it: ResNet-50 inference at batch 16 or 256, one large
-fp32 GEMM, or one long fused attention kernel.  Cases:
+fp32 GEMM, one long fused attention kernel, or VGG-16 or ResNet-50
+training steps (vgg16train, r50train).  Cases:
 
   alone   the urgent job alone (or a batch job alone: `batch-alone`)
   proc    urgent and batch as two processes (the batch in a child process)
@@ -103,11 +105,31 @@ class Job:
                 self.model = self.model.to(dev, dtype=torch.float16).eval()
                 self.x = torch.randn(1, 128, 768, device=dev, dtype=torch.float16)
                 self.unit = lambda: self.model(self.x)
+            elif name == "smallk":
+                # A small MLP at batch 1 (64 layers of width 256, fp16):
+                # some 130-200 kernels of a few microseconds each per
+                # request, so the host's launches, not the GPU, set its
+                # latency (issue 33's launch-bound urgent job).
+                layers = []
+                for _ in range(64):
+                    layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
+                self.model = torch.nn.Sequential(*layers).to(dev, dtype=torch.float16).eval()
+                self.x = torch.randn(1, 256, device=dev, dtype=torch.float16)
+                self.unit = lambda: self.model(self.x)
             elif name == "vgg16train":
                 # VGG-16 training steps, batch 32 (SGD): the batch job
                 # beside the LLM decode loop.
                 import torchvision
                 self.model = torchvision.models.vgg16(weights=None).to(dev).train()
+                self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3)
+                self.x = torch.randn(32, 3, 224, 224, device=dev)
+                self.y = torch.randint(0, 1000, (32,), device=dev)
+                self.unit = self.train_step
+            elif name == "r50train":
+                # ResNet-50 training steps, batch 32 (SGD): a training batch
+                # job of many mid-sized kernels (issue 33's corpus).
+                import torchvision
+                self.model = torchvision.models.resnet50(weights=None).to(dev).train()
                 self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3)
                 self.x = torch.randn(32, 3, 224, 224, device=dev)
                 self.y = torch.randint(0, 1000, (32,), device=dev)
@@ -550,7 +572,8 @@ def main():
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["alone", "stream", "proc", "batch-alone", "batch-worker"])
-    ap.add_argument("--urgent", default="r18b4", choices=["r18b4", "noop", "llama32", "encoder"])
+    ap.add_argument("--urgent", default="r18b4",
+                    choices=["r18b4", "noop", "llama32", "encoder", "smallk"])
     ap.add_argument("--batch", default="none")
     ap.add_argument("--prio", default="equal", choices=["equal", "high"])
     ap.add_argument("--requests", type=int, default=2000)

@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: MIT
+"""Issue 33's corpus scored (run-h100.sh corpus): per urgent:batch pair,
+the urgent job's P50 / P99 and the batch job's it/s on each side: native
+(CUDA priority only, not preloaded), each mode forced with the urgent
+context on (gather, ctx, lv1), mode auto, and the library's default (the
+urgent context off); the best forced mode (the lowest P99 of native,
+gather, ctx and lv1, ties by P50); then issue 33's bars:
+
+  auto P99    auto's urgent P99 at most 1.2x the best forced mode's
+  auto P50    auto's urgent P50 at most 1.2x the best forced mode's
+  auto batch  auto's batch it/s at least 0.95 of native's, unless auto's
+              urgent P99 is 2x or more better than native's
+  def P99     the default's urgent P99 at most 1.1x native's
+  def batch   the default's batch it/s at least 0.95 of native's, unless
+              its urgent P99 is 2x or more better than native's
+  alone       beside the GEMM and SDPA only: auto's urgent P50 at most 1.5x
+              and P99 at most 2x the urgent job's alone (natively), its
+              batch it/s at least 0.95 of native's
+
+A bar whose sides are not all there (a case that failed, so wrote no line,
+or did not fit the budget) is "-", never PASS; the best forced mode needs
+all four forced sides.  Cases are read from xbench.py's lines tagged
+corpus-<urgent>-<batch>-<side> and corpus-<urgent>-alone (urgent llama32g:
+llama32 under CUDA graphs); where a case is there twice (the alone case
+too), the later wins, so pass several files only from one machine start.
+
+    corpus.py results.jsonl [results.jsonl...]
+    corpus.py --selftest      the bars on made-up cases (no GPU)
+"""
+import json
+import math
+import os
+import sys
+import tempfile
+
+SIDES = ("native", "gather", "ctx", "lv1", "auto", "default")
+FORCED = ("native", "gather", "ctx", "lv1")
+BARS = ("auto P99", "auto P50", "auto batch", "def P99", "def batch", "alone")
+LONG_KERNEL = ("gemm", "sdpa")      # where the bar against alone applies
+EPS = 1e-9                          # a ratio exactly on a bound passes
+
+
+def num(r, k):
+    """r[k] when it is a finite number, else None (a failed measurement)."""
+    v = r.get(k) if r else None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return v
+
+
+def load(paths):
+    """The corpus cases of the files, in order: {(urgent, batch): {side:
+    record}} and {urgent: alone record}.  A line without requests or a
+    finite P50 and P99 measured nothing and is left out (so its side shows
+    missing)."""
+    pairs, alone = {}, {}
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                line = line.strip()
+                if not line.startswith("{"):
+                    continue
+                r = json.loads(line)
+                parts = str(r.get("case", "")).split("-")
+                if parts[0] != "corpus" or not r.get("n") or \
+                        num(r, "p50") is None or num(r, "p99") is None:
+                    continue
+                u = parts[1] if len(parts) > 1 else ""
+                # the tag names the urgent job as the plan ran it
+                if u != str(r.get("urgent")) + ("g" if r.get("graph") else ""):
+                    print("corpus.py: %s: urgent %s, graph %s: left out" % (
+                        r["case"], r.get("urgent"), r.get("graph")), file=sys.stderr)
+                    continue
+                if len(parts) == 3 and parts[2] == "alone" and r.get("mode") == "alone":
+                    alone[u] = r
+                elif len(parts) == 4 and parts[3] in SIDES and r.get("mode") == "stream" \
+                        and r.get("batch") == parts[2]:
+                    # native is the side without the library
+                    if r.get("xsched") != ("native" if parts[3] == "native" else "xsched"):
+                        print("corpus.py: %s ran %s: left out" % (r["case"], r.get("xsched")),
+                              file=sys.stderr)
+                        continue
+                    pairs.setdefault((u, parts[2]), {})[parts[3]] = r
+    return pairs, alone
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def verdict(ok):
+    """ok: None where a side is missing."""
+    return "-" if ok is None else ("PASS" if ok else "FAIL")
+
+
+def score(batch, sides, al):
+    """The figures and bars of one pair: sides {side: record}, al the
+    urgent job alone (or None)."""
+    nat, auto, dflt = sides.get("native"), sides.get("auto"), sides.get("default")
+    s = {"best": None, "missing": [m for m in FORCED if m not in sides]}
+    if not s["missing"]:
+        s["best"] = min(FORCED, key=lambda m: (sides[m]["p99"], sides[m]["p50"]))
+    best = sides.get(s["best"])
+    nb = num(nat, "batch_its")
+
+    def bx(r):      # batch it/s against native's
+        return ratio(num(r, "batch_its"), nb)
+
+    def gain(r):    # urgent P99 gain over native
+        return ratio(num(nat, "p99"), num(r, "p99"))
+
+    s["auto_p50_best"] = ratio(num(auto, "p50"), num(best, "p50"))
+    s["auto_p99_best"] = ratio(num(auto, "p99"), num(best, "p99"))
+    s["auto_bx"], s["auto_gain"] = bx(auto), gain(auto)
+    s["def_p99"] = ratio(num(dflt, "p99"), num(nat, "p99"))
+    s["def_bx"], s["def_gain"] = bx(dflt), gain(dflt)
+    s["auto_alone"] = (ratio(num(auto, "p50"), num(al, "p50")),
+                       ratio(num(auto, "p99"), num(al, "p99")))
+
+    def within(x, bound):
+        return None if x is None else x <= bound + EPS
+
+    def kept(x, g):     # batch at 0.95 of native, or the urgent P99 2x better
+        if x is None or g is None:
+            return None
+        return x >= 0.95 - EPS or g >= 2 - EPS
+
+    b = {"auto P99": within(s["auto_p99_best"], 1.2),
+         "auto P50": within(s["auto_p50_best"], 1.2),
+         "auto batch": kept(s["auto_bx"], s["auto_gain"]),
+         "def P99": within(s["def_p99"], 1.1),
+         "def batch": kept(s["def_bx"], s["def_gain"])}
+    p50x, p99x = s["auto_alone"]
+    parts = [within(p50x, 1.5), within(p99x, 2.0),
+             None if s["auto_bx"] is None else s["auto_bx"] >= 0.95 - EPS]
+    b["alone"] = None if None in parts else all(parts)
+    s["bars"] = {k: verdict(v) for k, v in b.items()}
+    if batch not in LONG_KERNEL:
+        s["bars"]["alone"] = "n/a"
+    return s
+
+
+def f(x, nd=2):
+    return "-" if x is None else "%.*f" % (nd, x)
+
+
+def fx(x):
+    return "-" if x is None else "%.2fx" % x
+
+
+def cell(r, al):
+    """P50 / P99 ms (x against alone), batch it/s."""
+    if r is None:
+        return "-"
+    c = "%s / %s" % (f(r["p50"]), f(r["p99"]))
+    if al:
+        c += " (%s / %s)" % (fx(ratio(r["p50"], al["p50"])), fx(ratio(r["p99"], al["p99"])))
+    return c + ", %s it/s" % f(num(r, "batch_its"))
+
+
+def report(pairs, alone, out=sys.stdout):
+    """Print the table; return {pair: score}."""
+    w = lambda s: print(s, file=out)
+    w("## issue 33's corpus: urgent P50 / P99 ms (x: against the urgent job alone"
+      " natively), batch it/s; bars PASS / FAIL, - where a side is missing")
+    w("| pair | alone P50 / P99 | " + " | ".join(SIDES) + " | best forced | auto / best"
+      " P50, P99 | auto P99 gain over native | auto batch / native | default P99 / native,"
+      " batch / native | " + " | ".join(BARS) + " |")
+    w("|" + "---|" * (2 + len(SIDES) + 5 + len(BARS)))
+    res = {}
+    count = {"PASS": 0, "FAIL": 0, "-": 0, "n/a": 0}
+    for (u, b), sides in pairs.items():
+        al = alone.get(u)
+        s = res[(u, b)] = score(b, sides, al)
+        best = s["best"] or "- (no %s)" % ", ".join(s["missing"])
+        for v in s["bars"].values():
+            count[v] += 1
+        w("| %s:%s | %s | %s | %s | %s, %s | %s | %s | %s, %s | %s |" % (
+            u, b, "%s / %s" % (f(al["p50"]), f(al["p99"])) if al else "-",
+            " | ".join(cell(sides.get(m), al) for m in SIDES), best,
+            fx(s["auto_p50_best"]), fx(s["auto_p99_best"]), fx(s["auto_gain"]),
+            f(s["auto_bx"]), fx(s["def_p99"]), f(s["def_bx"]),
+            " | ".join(s["bars"][k] for k in BARS)))
+    w("")
+    w("bars: %d passed, %d failed, %d not judged (a side missing); %d n/a (the bar against"
+      " alone is beside the GEMM and SDPA only); %d pairs" % (
+          count["PASS"], count["FAIL"], count["-"], count["n/a"], len(pairs)))
+    return res
+
+
+def selftest():
+    """Made-up cases: a pair passing every bar; for each bar a pair like it
+    that fails that bar alone; a pair failing every bar; one passing through
+    the 2x exemptions; one with sides missing or failed.  The verdicts are
+    checked and the table printed."""
+    def rec(u, b, side, p50, p99, its=None, graph=False):
+        r = {"case": "corpus-%s-%s-%s" % (u, b, side), "urgent": u[:-1] if graph else u,
+             "batch": b, "mode": "stream", "n": 200, "p50": p50, "p99": p99, "graph": graph,
+             "batch_its": its, "xsched": "native" if side == "native" else "xsched"}
+        if side == "alone":
+            r.update(case="corpus-%s-alone" % u, batch="none", mode="alone", xsched="native")
+            del r["batch_its"]
+        return r
+
+    def pair(u, b, sides):
+        return [rec(u, b, m, *sides[m]) for m in SIDES if m in sides]
+
+    good = {"native": (30, 60, 6.0), "gather": (12, 20, 5.9), "ctx": (13, 22, 5.8),
+            "lv1": (25, 50, 5.5), "auto": (12.5, 21, 5.9), "default": (29, 58, 6.0)}
+    # batch name, what changes, the one bar it fails; smallk's own alone is
+    # faster, so only the bar against alone fails beside its GEMM
+    one = [("autop99", {"auto": (12.5, 25, 5.9)}, "auto P99"),
+           ("autop50", {"auto": (14.5, 21, 5.9)}, "auto P50"),
+           ("autobatch", {"native": (30, 40, 6.0), "default": (29, 40, 6.0),
+                          "auto": (12.5, 21, 5.5)}, "auto batch"),
+           ("defp99", {"default": (29, 67, 6.0)}, "def P99"),
+           ("defbatch", {"default": (29, 58, 5.5)}, "def batch")]
+    rows = [rec("encoder", "none", "alone", 10, 15), rec("smallk", "none", "alone", 7, 15)]
+    rows += pair("encoder", "gemm", good) + pair("smallk", "gemm", good)
+    want = {("encoder", "gemm"): ["PASS"] * 6,
+            ("smallk", "gemm"): ["PASS"] * 5 + ["FAIL"]}
+    for b, change, bar in one:
+        rows += pair("encoder", b, dict(good, **change))
+        want[("encoder", b)] = ["FAIL" if k == bar else "n/a" if k == "alone" else "PASS"
+                                for k in BARS]
+    rows += pair("encoder", "sdpa", {
+        "native": (120, 122, 8.4), "gather": (14, 24, 8.2), "ctx": (15, 25, 8.1),
+        "lv1": (120, 125, 8.0), "auto": (40, 80, 7.0), "default": (130, 140, 7.5)})
+    want[("encoder", "sdpa")] = ["FAIL"] * 6
+    # batch below 0.95 of native, the urgent P99 2x better: both pass
+    rows += [rec("r18b4", "none", "alone", 3.5, 5)] + pair("r18b4", "r50b16", {
+        "native": (6, 30, 200), "gather": (5, 12, 150), "ctx": (5.5, 13, 150),
+        "lv1": (4, 10, 170), "auto": (4.2, 11, 160), "default": (4.1, 12, 170)})
+    want[("r18b4", "r50b16")] = ["PASS"] * 5 + ["n/a"]
+    # ctx and default never ran, lv1 failed (nothing measured), no alone
+    rows += [rec("llama32g", "r50train", "native", 100, 140, 90, True),
+             rec("llama32g", "r50train", "gather", 90, 120, 85, True),
+             dict(rec("llama32g", "r50train", "lv1", float("nan"), float("nan"), 80, True), n=0),
+             rec("llama32g", "r50train", "auto", 95, 125, 88, True)]
+    want[("llama32g", "r50train")] = ["-", "-", "PASS", "-", "-", "n/a"]
+    fd, path = tempfile.mkstemp(suffix=".jsonl")
+    with os.fdopen(fd, "w") as fp:
+        for r in rows:
+            fp.write(json.dumps(r) + "\n")
+        fp.write("not a record\n")
+    try:
+        res = report(*load([path]))
+    finally:
+        os.unlink(path)
+    bad = 0
+    for k, v in want.items():
+        got = [res[k]["bars"][b] for b in BARS] if k in res else None
+        if got != v:
+            print("selftest: %s:%s bars %s, expected %s" % (k + (got, v)), file=sys.stderr)
+            bad += 1
+    if res[("encoder", "gemm")]["best"] != "gather" or res[("r18b4", "r50b16")]["best"] != "lv1":
+        print("selftest: the wrong best forced mode", file=sys.stderr)
+        bad += 1
+    print("selftest %s" % ("FAILED" if bad else "ok"))
+    return 1 if bad else 0
+
+
+def main():
+    if sys.argv[1:] == ["--selftest"]:
+        sys.exit(selftest())
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        sys.exit(__doc__)
+    pairs, alone = load(sys.argv[1:])
+    if not pairs:
+        print("no corpus-* cases beside a batch job in %s" % " ".join(sys.argv[1:]))
+        sys.exit(1)
+    report(pairs, alone)
+
+
+if __name__ == "__main__":
+    main()
