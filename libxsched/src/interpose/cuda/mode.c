@@ -40,15 +40,17 @@
  * decode loop under CUDA graphs beside VGG-16 training ran lv1 at 0.8 ms
  * against native's 1.8 and cost the training 9%; beside a GEMM the gather
  * waits 0.9 ms against 24).  Every other mode is tried again for one burst
- * after XM_BACKOFF_MIN bursts, twice as long after each try it loses (four
- * times if it scored twice the best or more; up to XM_BACKOFF_MAX), so
- * that a loser costs few requests (a P99 is not spent on exploring); a try
+ * after XM_BACKOFF_MIN bursts, twice as long after each try it loses (up
+ * to XM_BACKOFF_MAX), and after XM_BACKOFF_MAX at once if it scored twice
+ * the best or more, so that a loser costs few requests (a P99 is not
+ * spent on exploring: a try of a mode whose tail is a long kernel costs
+ * that kernel, however rarely its bursts meet one); a try
  * that would win on its own is repeated at once, up to XM_FIRST in a row,
  * so that its window is these tries (one burst that missed the long
  * kernel says nothing of the tail) and a change of neighbour is seen once
  * the old waits age out.  A best that lost at its first long wait (a
- * bimodal mode that won on lucky tries) backs off as a loser, not from
- * XM_BACKOFF_MIN.
+ * bimodal mode that won on lucky tries) backs off as a loser (four times
+ * longer, or the longest), not from XM_BACKOFF_MIN.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,6 +341,20 @@ void xm_skip(struct xm_state *st)
 	st->unmeasured = true;
 }
 
+/* @m lost to the best: tried again @times later than last time, or after
+ * the longest backoff if it lost by far (its score twice the best's or
+ * more).  A try of such a mode costs the urgent job its long wait, and the
+ * job is judged by its P99: three losers tried every few dozen bursts
+ * were 1% of them (beside a batch job whose long kernels 5% of bursts
+ * meet, five tries miss them all 3 times in 4). */
+static void back_off(struct xm_state *st, enum xm_mode m, uint32_t times)
+{
+	if (score_of(st, m) > 2 * score_of(st, st->best) + xm_margin(st))
+		st->backoff[m] = XM_BACKOFF_MAX;
+	else if ((st->backoff[m] *= times) > XM_BACKOFF_MAX)
+		st->backoff[m] = XM_BACKOFF_MAX;
+}
+
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 {
 	enum xm_mode m = st->cur, was = st->best;
@@ -357,8 +373,8 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 		 * their turn. */
 		if (st->burst - st->best_at >= XM_WIN)
 			st->backoff[was] = XM_BACKOFF_MIN;
-		else if ((st->backoff[was] *= 4) > XM_BACKOFF_MAX)
-			st->backoff[was] = XM_BACKOFF_MAX;
+		else
+			back_off(st, was, 4);
 		st->next_try[was] = st->burst + st->backoff[was];
 		st->best_at = st->burst;
 		return true;
@@ -373,10 +389,7 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 	} else {		/* a try that lost: later next time, much later
 				 * if it lost by far */
 		st->tries[m] = 0;
-		st->backoff[m] *= score_of(st, m) > 2 * score_of(st, st->best) +
-				  xm_margin(st) ? 4 : 2;
-		if (st->backoff[m] > XM_BACKOFF_MAX)
-			st->backoff[m] = XM_BACKOFF_MAX;
+		back_off(st, m, 2);
 		st->next_try[m] = st->burst + st->backoff[m];
 	}
 	return false;
