@@ -171,7 +171,10 @@
 #             LLM decode loop half of it at 5), each urgent job alone natively
 #             before its first pair; cut by BUDGET_S case by case (about one
 #             pair fits a 10-minute call: CORPUS_PAIRS picks); corpus.py
-#             scores issue 33's bars into corpus.md
+#             scores issue 33's bars into corpus.md.  Side lv3native: the
+#             urgent context on, mode native forced (unscored: with
+#             XSCHED_CUDA_BURST_LOG=1 in the environment every preloaded
+#             case logs its bursts, and this side records native's)
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -667,8 +670,8 @@ plan_corpus() {
 		l0=$(wc -l <"$LOG")
 		for side in ${CORPUS_SIDES:-native gather ctx lv1 auto default}; do
 			case $side in
-			native | gather | ctx | lv1 | auto | default) ;;
-			*) say "unknown corpus side $side (native gather ctx lv1 auto default)"; continue ;;
+			native | gather | ctx | lv1 | auto | default | lv3native) ;;
+			*) say "unknown corpus side $side (native gather ctx lv1 auto default lv3native)"; continue ;;
 			esac
 			nd=$(corpus_need "$n" "$w" "$pm" "$side" "$b")
 			room "$nd" "$u beside $b, $side" || { stop=1; break; }
@@ -678,6 +681,7 @@ plan_corpus() {
 			case $side in
 			native) run_py native $((nd * 2)) "${k[@]}" ;;
 			default) XSCHED_CUDA_LV3= XSCHED_CUDA_HOLD= run_py xsched $((nd * 2)) "${k[@]}" ;;
+			lv3native) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=native run_py xsched $((nd * 2)) "${k[@]}" ;;
 			*) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$side run_py xsched $((nd * 2)) "${k[@]}" ;;
 			esac
 		done

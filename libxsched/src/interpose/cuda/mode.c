@@ -321,6 +321,7 @@ static void keep(uint32_t *ring, uint8_t *pos, uint8_t *n, int size, uint32_t v)
 void xm_idle(struct xm_state *st, uint32_t idle)
 {
 	keep(st->idle, &st->ipos, &st->nidle, XM_SPANS, idle);
+	st->last.idle = idle;
 }
 
 static void keep_burst(struct xm_state *st, enum xm_mode m, uint32_t span, uint32_t wait)
@@ -361,6 +362,10 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 
 	st->runs[m]++;
 	st->unmeasured = false;
+	st->last.burst = st->burst;
+	st->last.mode = m;
+	st->last.span = span;
+	st->last.wait = wait;
 	if (st->forced >= 0)
 		return false;
 	keep_burst(st, m, span, wait);
@@ -434,6 +439,7 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 			atomic_store(&b->in, false);
 		}
 		if (!atomic_load(&b->in)) {
+			b->st.last.idle = 0;
 			if (b->ended)
 				xm_idle(&b->st, us_since(b->ended, t));
 			atomic_store(&b->t0, t);

@@ -65,6 +65,13 @@ struct xm_state {
 	bool have[XM_NMODES];		/* the mode can run here */
 	uint32_t runs[XM_NMODES];	/* bursts run in each mode */
 	bool unmeasured;		/* the last burst ended by no synchronize */
+	/* The last burst measured (XSCHED_CUDA_BURST_LOG): */
+	struct {
+		uint32_t burst;		/* its number, from 1 (0: none yet) */
+		enum xm_mode mode;
+		uint32_t span, wait;	/* us */
+		uint32_t idle;		/* us before it (0: unknown) */
+	} last;
 };
 
 /* @forced: a mode, or -1 (choose); @have: which modes can run; @price: in

@@ -68,6 +68,7 @@ static bool lv3;			/* XSCHED_CUDA_LV3 and the driver allow it */
 static bool tracked;
 static int forced_mode = -1;		/* XSCHED_CUDA_LV3_MODE; -1: auto */
 static int price = XM_PRICE_DEFAULT;	/* XSCHED_CUDA_LV3_PRICE, % */
+static bool burst_log;			/* XSCHED_CUDA_BURST_LOG: each burst told */
 static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
 static atomic_int ncaptures;		/* captures begun and not ended */
 
@@ -96,6 +97,7 @@ struct xu_stream {
 	struct xm_burst bursts;	/* how they run (cuda/mode.c) */
 	atomic_uint told;	/* changes of its choice (the first 16 logged) */
 	atomic_uint wd_seen;	/* the last watchdog opening of its gate counted */
+	atomic_uint last_told;	/* the last burst told (XSCHED_CUDA_BURST_LOG) */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
 };
@@ -185,6 +187,10 @@ bool xu_init(bool split, bool choose_hold)
 		xs_err("cuda: XSCHED_CUDA_LV3_PRICE='%s' is not a number from 0 to 100; using 2", s);
 		price = XM_PRICE_DEFAULT;
 	}
+	s = getenv("XSCHED_CUDA_BURST_LOG");
+	burst_log = s && !strcmp(s, "1");
+	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
+		xs_err("cuda: XSCHED_CUDA_BURST_LOG='%s' is not 0 or 1; bursts are not told", s);
 	if (lv3)
 		xg_init();
 	atexit(tell_modes);
@@ -441,6 +447,22 @@ bool xu_capturing(CUstream h)
 
 /* ---- bursts (cuda/mode.c) ------------------------------------------------ */
 
+/* With XSCHED_CUDA_BURST_LOG=1 (at XSCHED_LOG=info), the burst that just
+ * ended, once: traces of real bursts, for the choice's host tests. */
+static void tell_burst(struct xu_stream *s)
+{
+	struct xm_state st;
+
+	if (!burst_log)
+		return;
+	xm_burst_state(&s->bursts, &st);
+	if (!st.last.burst || atomic_exchange(&s->last_told, st.last.burst) == st.last.burst)
+		return;
+	xs_info("cuda: stream %p: burst %u: %s, span %u us, wait %u us, idle before %u us",
+		(void *)s->h, st.last.burst, xm_name(st.last.mode), st.last.span, st.last.wait,
+		st.last.idle);
+}
+
 /* A synchronize begun at @since ended @s's burst: a change of its choice
  * is told (a few per stream, then in the debug log). */
 static void burst_end(struct xu_stream *s, uint64_t since)
@@ -448,8 +470,10 @@ static void burst_end(struct xu_stream *s, uint64_t since)
 	struct xm_state st;
 	unsigned int told;
 	char w[128];
+	bool changed = xm_burst_end(&s->bursts, since, xs_now_ns(), &st);
 
-	if (!xm_burst_end(&s->bursts, since, xs_now_ns(), &st))
+	tell_burst(s);
+	if (!changed)
 		return;
 	told = atomic_fetch_add(&s->told, 1);
 	if (told < 16 || xsi_log_on()) {
@@ -467,7 +491,10 @@ static void burst_cut(struct xu_stream *s)
 	struct xm_state st;
 	char w[128];
 
-	if (!xm_burst_cut(&s->bursts, xg_max_us(), xs_now_ns(), &st)) {
+	bool changed = xm_burst_cut(&s->bursts, xg_max_us(), xs_now_ns(), &st);
+
+	tell_burst(s);
+	if (!changed) {
 		xc_log("stream %p: its gathered burst waited for the watchdog: ended, a loss for the gather",
 		     (void *)s->h);
 		return;
