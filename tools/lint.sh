@@ -4,8 +4,9 @@
 # checkpatch (from Debian's linux-source) on every kernel file, sparse on the
 # module build, a reStructuredText parse of every Documentation/ file, a
 # build of the GPU tests against ROCm's HSA headers, the layout
-# (tools/check-layout.py) and the paths the documents name
-# (tools/check-paths.py).  One result per file and one for sparse; last line
+# (tools/check-layout.py), the paths the documents name
+# (tools/check-paths.py), the make mutate faults and the CUDA benchmark's
+# corpus scorer.  One result per file and one for sparse; last line
 # "lint: N passed, N failed".  KSRC and KDIR come from `make lint`.
 set -uo pipefail
 
@@ -172,6 +173,18 @@ tally layout tools/check-layout.py "$(python3 "$top/tools/check-layout.py" 2>&1)
 # Documentation/ name exists (tools/check-paths.py says what counts as one).
 tally paths tools/check-paths.py "$(cd "$top" && python3 tools/check-paths.py \
 	README.md tests/README.md Documentation/*.rst 2>&1)"
+
+# The corpus scorer's bars (libxsched/bench/cuda/corpus.py) on made-up
+# cases: the GPU runs it only once a device run is over.
+if out=$(python3 "$top/libxsched/bench/cuda/corpus.py" --selftest 2>&1) &&
+   [ "${out##*$'\n'}" = "selftest ok" ]; then
+	echo "ok corpus-selftest libxsched/bench/cuda/corpus.py"
+	pass=$((pass + 1))
+else
+	echo "not ok corpus-selftest libxsched/bench/cuda/corpus.py"
+	echo "$out" | tail -20 | sed 's/^/#   /'
+	fail=$((fail + 1))
+fi
 
 # Every deliberate fault of tools/mutate/faults still applies to its file
 # exactly once: a fault the code moved away from tests nothing (two did, on

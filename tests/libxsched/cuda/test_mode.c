@@ -11,6 +11,7 @@
 
 #include "cuda/mode.h"
 #include "harness.h"
+#include "trace_r18b4_r50b16.h"
 
 static const bool all[XM_NMODES] = { true, true, true, true };
 
@@ -712,6 +713,55 @@ TEST(mode_rarely_long_losers_are_tried_rarely)
 	}
 	printf("# %d long waits in 40 draws of 300 bursts after a warmup of 50\n", hits);
 	ASSERT_LE(hits, 90);
+}
+
+/* The recorded trace (trace_r18b4_r50b16.h, H200), replayed: burst i of the
+ * mode the choice picks is burst i of that mode's own run.  Judged on the
+ * 200 measured requests, against the forced modes that keep the batch job
+ * at 0.95 of native or more (native, the gather; ctx kept 0.92, Lv1 0.69):
+ * auto within 1.2x of the best of them, and Lv1, whose holds cost the
+ * training 31% for 18% of the P99, on few bursts (its stream is busy 7% of
+ * the time: XM_DUTY_PCT). */
+TEST(mode_recorded_resnet18_beside_resnet50_b16)
+{
+	static const int batch_its[XM_NMODES] = { 221, 212, 203, 152 };
+	const int n = TRACE_R18B4_N, from = TRACE_R18B4_N - 200;
+	uint32_t spans[200], b50 = 0, b99 = UINT32_MAX, p50, p99;
+	const uint32_t *t;
+	struct xm_state st;
+	int i, c[XM_NMODES] = { 0 };
+	enum xm_mode m;
+
+	for (m = 0; m < XM_NMODES; m++) {
+		if (batch_its[m] * 100 < batch_its[XM_NATIVE] * 95)
+			continue;
+		for (i = from; i < n; i++)
+			spans[i - from] = trace_r18b4_r50b16[m][i][0];
+		p99 = pct_of(spans, 200, 99);
+		if (p99 < b99) {
+			b99 = p99;
+			b50 = pct_of(spans, 200, 50);
+		}
+	}
+	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+	for (i = 0; i < n; i++) {
+		m = xm_begin(&st);
+		t = trace_r18b4_r50b16[m][i];
+		if (t[2])
+			xm_idle(&st, t[2]);
+		xm_end(&st, t[0], t[1]);
+		if (i >= from) {
+			spans[i - from] = t[0];
+			c[m]++;
+		}
+	}
+	p99 = pct_of(spans, 200, 99);
+	p50 = pct_of(spans, 200, 50);
+	printf("# auto %u / %u us (native %d, gather %d, ctx %d, lv1 %d); best kept %u / %u\n",
+	       p50, p99, c[XM_NATIVE], c[XM_GATHER], c[XM_CTX], c[XM_LV1], b50, b99);
+	ASSERT_LE((uint64_t)p99 * 10, (uint64_t)b99 * 12);
+	ASSERT_LE((uint64_t)p50 * 10, (uint64_t)b50 * 12);
+	ASSERT_LE(c[XM_LV1], 30);
 }
 
 /* ---- the default's choice: Lv1 holds or none (the urgent context off) ---- */
