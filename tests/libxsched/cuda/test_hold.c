@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fake_libcuda.h"
 #include "harness.h"
@@ -186,5 +187,33 @@ TEST(hold_default_burst_log_bad_value_is_a_config_error)
 	e = err_read(f);
 	ASSERT_EQ(lines_with(e, "XSCHED_CUDA_BURST_LOG='yes'", "not 0 or 1", NULL), 1);
 	ASSERT_EQ(count_of(e, ": burst "), 0);
+	fclose(f);
+}
+
+/* A set-up of one call a burst, then bursts of two calls 2 ms apart (a host
+ * time 40x the set-up's floor of 50 us): what was measured on the set-up is
+ * forgotten, once, and said so. */
+TEST(hold_default_setup_measurements_are_forgotten_and_told)
+{
+	FILE *f = err_capture();
+	CUstream hi;
+	const char *e;
+	int i;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_LOG", "info", 1);
+	hi = mk(-1);
+	for (i = 0; i < 40; i++) {
+		launch(hi, 20, 0);
+		ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	}
+	for (i = 0; i < 40; i++) {
+		launch(hi, 21, 0);
+		usleep(2000);
+		launch(hi, 22, 0);
+		ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	}
+	e = err_read(f);
+	ASSERT_EQ(lines_with(e, "host time changed 8-fold or more", "every mode is measured again", NULL), 1);
 	fclose(f);
 }

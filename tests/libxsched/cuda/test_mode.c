@@ -764,6 +764,62 @@ TEST(mode_recorded_resnet18_beside_resnet50_b16)
 	ASSERT_LE(c[XM_LV1], 30);
 }
 
+/* The recorded program's first 123 bursts are its set-up, one call each:
+ * the choice measured every mode on them, and each lost by far there to
+ * the next, larger copy (the longest backoff for all).  When its requests
+ * come (a host time 8x the set-up's), what was measured is forgotten and
+ * each mode is measured again in the warmup requests (123 to 172). */
+TEST(mode_recorded_setup_is_forgotten_when_the_requests_come)
+{
+	const uint32_t *t;
+	struct xm_state st;
+	int i, c[XM_NMODES] = { 0 };
+	enum xm_mode m;
+
+	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+	for (i = 0; i < 173; i++) {
+		m = xm_begin(&st);
+		t = trace_r18b4_r50b16[m][i];
+		if (t[2])
+			xm_idle(&st, t[2]);
+		xm_end(&st, t[0], t[1]);
+		if (i >= 123)
+			c[m]++;
+	}
+	ASSERT_EQ(st.restarts, 1);
+	ASSERT_TRUE(st.started > 123 && st.started < 150);
+	for (m = 0; m < XM_NMODES; m++)
+		ASSERT_GE(c[m], XM_FIRST);
+}
+
+/* A program's set-up, then its requests beside a batch job of long
+ * kernels: in the set-up ctx waits longest (its copies wait for the
+ * urgent context being made, milliseconds), so it loses by far there;
+ * with the requests it is the only mode that does not wait for the long
+ * kernels, and it must run. */
+TEST(mode_setup_losses_do_not_outlast_the_setup)
+{
+	const struct trace setup = {
+		.m = {
+			[XM_NATIVE] = { .fast = 10 },
+			[XM_GATHER] = { .fast = 12 },
+			[XM_CTX] = { .fast = 50000 },
+			[XM_LV1] = { .fast = 10 },
+		},
+	};
+	struct xm_state st;
+	uint32_t p50, p99, f50, f99;
+	int c[XM_NMODES];
+
+	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+	trace_run(&st, &setup, 0, 100, &p50, &p99, c);
+	trace_run(&st, &gapped, 100, 700, &p50, &p99, c);
+	ASSERT_EQ(trace_best_forced(&gapped, 100, 700, &f50, &f99), XM_CTX);
+	ASSERT_EQ(st.best, XM_CTX);
+	ASSERT_LE((uint64_t)p99 * 10, (uint64_t)f99 * 12);
+	ASSERT_GE(c[XM_CTX], 520);
+}
+
 /* ---- the default's choice: Lv1 holds or none (the urgent context off) ---- */
 
 static const bool lv1_or_native[XM_NMODES] = { [XM_NATIVE] = true, [XM_LV1] = true };

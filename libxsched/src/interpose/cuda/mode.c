@@ -51,6 +51,14 @@
  * the old waits age out.  A best that lost at its first long wait (a
  * bimodal mode that won on lucky tries) backs off as a loser (four times
  * longer, or the longest), not from XM_BACKOFF_MIN.
+ *
+ * A program's first bursts are its set-up (a ResNet-18 served beside
+ * ResNet-50 b16, recorded on an H200: 123 bursts of one call each, copies
+ * of the weights, then its requests): every mode was measured there, each
+ * lost by far to the next, larger copy, and all were backed off to the
+ * longest when the requests came.  So when the bursts' host time (the
+ * program's own, alike in every mode) changes XM_SCALE-fold, what was
+ * measured is forgotten and each mode is measured again (XM_SCALE).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +364,50 @@ static void back_off(struct xm_state *st, enum xm_mode m, uint32_t times)
 		st->backoff[m] = XM_BACKOFF_MAX;
 }
 
+/* Forget what was measured (XM_SCALE): each mode is measured again from
+ * burst @st->burst on; what ran is still counted. */
+static void start_over(struct xm_state *st)
+{
+	struct xm_last last;
+	uint32_t runs[XM_NMODES], b = st->burst, r = st->restarts + 1;
+	bool have[XM_NMODES];
+	int m;
+
+	memcpy(runs, st->runs, sizeof(runs));
+	memcpy(have, st->have, sizeof(have));
+	last = st->last;
+	xm_init(st, st->forced, have, st->price);
+	memcpy(st->runs, runs, sizeof(runs));
+	st->last = last;
+	st->burst = b;
+	st->started = b;
+	st->restarts = r;
+	for (m = 0; m < XM_NMODES; m++)
+		st->next_try[m] = b + XM_NMODES * XM_FIRST + XM_BACKOFF_MIN;
+}
+
+/* Whether the bursts' scale changed (XM_SCALE): then start over. */
+static bool rescaled(struct xm_state *st)
+{
+	uint32_t med;
+
+	if (st->burst - st->started < XM_SPANS || st->nhost < XM_SPANS)
+		return false;
+	med = median_of(st->hosts, st->nhost);
+	if (med < XM_MARGIN_MIN_US)
+		med = XM_MARGIN_MIN_US;
+	if (!st->scale) {
+		st->scale = med;
+		return false;
+	}
+	if ((uint64_t)med < (uint64_t)st->scale * XM_SCALE && (uint64_t)med * XM_SCALE > st->scale)
+		return false;
+	if (st->restarts && st->burst - st->started < XM_AGE)
+		return false;
+	start_over(st);
+	return true;
+}
+
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 {
 	enum xm_mode m = st->cur, was = st->best;
@@ -370,6 +422,9 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 		return false;
 	keep_burst(st, m, span, wait);
 	keep(st->span, &st->spos, &st->nspan, XM_SPANS, span);
+	keep(st->hosts, &st->hpos, &st->nhost, XM_SPANS, span > wait ? span - wait : 0);
+	if (rescaled(st))
+		return true;
 	st->best = choose(st, was);
 	if (st->best != was) {
 		/* The old best is now a loser, tried as one from now on (a

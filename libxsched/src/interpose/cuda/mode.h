@@ -39,9 +39,25 @@ enum xm_mode {
  * kept at 0.95 of native unless the urgent job gains 2x). */
 #define XM_DUTY_PCT 5
 #define XM_DUTY_GAIN 2
+/* When the median host time (first call to last: the program's, alike in
+ * every mode) of the last XM_SPANS bursts is XM_SCALE times what it was
+ * XM_SPANS bursts after the choice (re)started, or a XM_SCALE-th of it
+ * (either at least XM_MARGIN_MIN_US), the stream does other work (a
+ * program's set-up, one call a burst, then its requests): what was
+ * measured is forgotten and each mode is measured again, at most once
+ * every XM_AGE bursts. */
+#define XM_SCALE 8
 /* A burst never synchronized ends (unmeasured) at its first call this long
  * after its start: a stream the host polls must not keep a mode for ever. */
 #define XM_BURST_MAX_NS (1000ULL * 1000000ULL)
+
+/* A burst measured (XSCHED_CUDA_BURST_LOG tells each). */
+struct xm_last {
+	uint32_t burst;		/* its number, from 1 (0: none yet) */
+	enum xm_mode mode;
+	uint32_t span, wait;	/* us */
+	uint32_t idle;		/* us before it (0: unknown) */
+};
 
 struct xm_state {
 	/* Each mode's last XM_WIN bursts: */
@@ -53,6 +69,8 @@ struct xm_state {
 	uint8_t nspan, spos;
 	uint32_t idle[XM_SPANS];		/* the idle times before them, us */
 	uint8_t nidle, ipos;
+	uint32_t hosts[XM_SPANS];		/* any mode's last host times */
+	uint8_t nhost, hpos;
 	uint32_t burst;			/* bursts begun */
 	uint32_t next_try[XM_NMODES];	/* burst at which a loser is tried */
 	uint32_t backoff[XM_NMODES];
@@ -65,13 +83,10 @@ struct xm_state {
 	bool have[XM_NMODES];		/* the mode can run here */
 	uint32_t runs[XM_NMODES];	/* bursts run in each mode */
 	bool unmeasured;		/* the last burst ended by no synchronize */
-	/* The last burst measured (XSCHED_CUDA_BURST_LOG): */
-	struct {
-		uint32_t burst;		/* its number, from 1 (0: none yet) */
-		enum xm_mode mode;
-		uint32_t span, wait;	/* us */
-		uint32_t idle;		/* us before it (0: unknown) */
-	} last;
+	uint32_t scale;			/* median host time XM_SPANS bursts after the (re)start; 0: not yet */
+	uint32_t started;		/* the burst it (re)started at */
+	uint32_t restarts;
+	struct xm_last last;		/* the last burst measured */
 };
 
 /* @forced: a mode, or -1 (choose); @have: which modes can run; @price: in
@@ -80,7 +95,8 @@ void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32
 /* A burst begins: its mode. */
 enum xm_mode xm_begin(struct xm_state *st);
 /* The burst ended @span us after its first call and @wait us after its
- * last; true: the best mode changed. */
+ * last; true: the best mode changed (or the choice started over: see
+ * XM_SCALE, st->restarts). */
 bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait);
 /* The burst just begun came @idle us after the end of the one before. */
 void xm_idle(struct xm_state *st, uint32_t idle);

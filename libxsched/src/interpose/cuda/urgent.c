@@ -475,6 +475,12 @@ static void burst_end(struct xu_stream *s, uint64_t since)
 	tell_burst(s);
 	if (!changed)
 		return;
+	if (st.restarts && st.started == st.burst) {
+		/* (told always: at most once every XM_AGE bursts) */
+		xs_info("cuda: stream %p: its bursts' host time changed %d-fold or more (other work, as a program's set-up giving way to its requests): every mode is measured again from burst %u",
+			(void *)s->h, XM_SCALE, st.burst);
+		return;
+	}
 	told = atomic_fetch_add(&s->told, 1);
 	if (told < 16 || xsi_log_on()) {
 		xm_waits(&st, w, sizeof(w));
@@ -490,7 +496,6 @@ static void burst_cut(struct xu_stream *s)
 {
 	struct xm_state st;
 	char w[128];
-
 	bool changed = xm_burst_cut(&s->bursts, xg_max_us(), xs_now_ns(), &st);
 
 	tell_burst(s);
