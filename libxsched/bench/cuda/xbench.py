@@ -116,20 +116,13 @@ class Job:
                 self.model = torch.nn.Sequential(*layers).to(dev, dtype=torch.float16).eval()
                 self.x = torch.randn(1, 256, device=dev, dtype=torch.float16)
                 self.unit = lambda: self.model(self.x)
-            elif name == "vgg16train":
-                # VGG-16 training steps, batch 32 (SGD): the batch job
-                # beside the LLM decode loop.
+            elif name in ("vgg16train", "r50train"):
+                # Training steps, batch 32 (SGD): VGG-16 is the batch job
+                # beside the LLM decode loop, ResNet-50 (many mid-sized
+                # kernels) one of issue 33's corpus.
                 import torchvision
-                self.model = torchvision.models.vgg16(weights=None).to(dev).train()
-                self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3)
-                self.x = torch.randn(32, 3, 224, 224, device=dev)
-                self.y = torch.randint(0, 1000, (32,), device=dev)
-                self.unit = self.train_step
-            elif name == "r50train":
-                # ResNet-50 training steps, batch 32 (SGD): a training batch
-                # job of many mid-sized kernels (issue 33's corpus).
-                import torchvision
-                self.model = torchvision.models.resnet50(weights=None).to(dev).train()
+                arch = torchvision.models.vgg16 if name == "vgg16train" else torchvision.models.resnet50
+                self.model = arch(weights=None).to(dev).train()
                 self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3)
                 self.x = torch.randn(32, 3, 224, 224, device=dev)
                 self.y = torch.randint(0, 1000, (32,), device=dev)

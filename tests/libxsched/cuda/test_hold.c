@@ -148,23 +148,31 @@ TEST(hold_default_is_named_in_the_log)
 	fclose(f);
 }
 
+/* What three urgent bursts (and a synchronize with none) log at
+ * XSCHED_LOG=info with XSCHED_CUDA_BURST_LOG=@value (from *@f). */
+static const char *burst_log_of(const char *value, FILE **f)
+{
+	CUstream hi, lo;
+
+	*f = err_capture();
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_LOG", "info", 1);
+	setenv("XSCHED_CUDA_BURST_LOG", value, 1);
+	hi = mk(-1);
+	lo = mk(0);
+	(void)held_in(hi, lo, 0, 3, cuStreamSynchronize);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);	/* no burst: none told */
+	return err_read(*f);
+}
+
 /* XSCHED_CUDA_BURST_LOG=1 tells each urgent burst once, in order, with its
  * mode and times, at XSCHED_LOG=info (traces of real bursts for the
  * choice's host tests); a bad value is a config error and tells none. */
 TEST(hold_default_bursts_are_told_with_the_burst_log)
 {
-	FILE *f = err_capture();
-	CUstream hi, lo;
-	const char *e;
+	FILE *f;
+	const char *e = burst_log_of("1", &f);
 
-	unsetenv("XSCHED_CUDA_HOLD");
-	setenv("XSCHED_LOG", "info", 1);
-	setenv("XSCHED_CUDA_BURST_LOG", "1", 1);
-	hi = mk(-1);
-	lo = mk(0);
-	(void)held_in(hi, lo, 0, 3, cuStreamSynchronize);
-	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);	/* no burst: none told */
-	e = err_read(f);
 	ASSERT_EQ(count_of(e, ": burst "), 3);
 	ASSERT_EQ(lines_with(e, ": burst 1: native, span ", " us, idle before 0 us", NULL), 1);
 	ASSERT_EQ(lines_with(e, ": burst 2: lv1, span ", " wait ", NULL), 1);
@@ -174,17 +182,9 @@ TEST(hold_default_bursts_are_told_with_the_burst_log)
 
 TEST(hold_default_burst_log_bad_value_is_a_config_error)
 {
-	FILE *f = err_capture();
-	CUstream hi, lo;
-	const char *e;
+	FILE *f;
+	const char *e = burst_log_of("yes", &f);
 
-	unsetenv("XSCHED_CUDA_HOLD");
-	setenv("XSCHED_LOG", "info", 1);
-	setenv("XSCHED_CUDA_BURST_LOG", "yes", 1);
-	hi = mk(-1);
-	lo = mk(0);
-	(void)held_in(hi, lo, 0, 2, cuStreamSynchronize);
-	e = err_read(f);
 	ASSERT_EQ(lines_with(e, "XSCHED_CUDA_BURST_LOG='yes'", "not 0 or 1", NULL), 1);
 	ASSERT_EQ(count_of(e, ": burst "), 0);
 	fclose(f);
