@@ -6,7 +6,7 @@
 # build of the GPU tests against ROCm's HSA headers, the layout
 # (tools/check-layout.py), the paths the documents name
 # (tools/check-paths.py), the make mutate faults and the CUDA benchmark's
-# corpus scorer.  One result per file and one for sparse; last line
+# readers (--selftest).  One result per file and one for sparse; last line
 # "lint: N passed, N failed".  KSRC and KDIR come from `make lint`.
 set -uo pipefail
 
@@ -174,17 +174,20 @@ tally layout tools/check-layout.py "$(python3 "$top/tools/check-layout.py" 2>&1)
 tally paths tools/check-paths.py "$(cd "$top" && python3 tools/check-paths.py \
 	README.md tests/README.md Documentation/*.rst 2>&1)"
 
-# The corpus scorer's bars (libxsched/bench/cuda/corpus.py) on made-up
-# cases: the GPU runs it only once a device run is over.
-if out=$(python3 "$top/libxsched/bench/cuda/corpus.py" --selftest 2>&1) &&
-   [ "${out##*$'\n'}" = "selftest ok" ]; then
-	echo "ok corpus-selftest libxsched/bench/cuda/corpus.py"
-	pass=$((pass + 1))
-else
-	echo "not ok corpus-selftest libxsched/bench/cuda/corpus.py"
-	echo "$out" | tail -20 | sed 's/^/#   /'
-	fail=$((fail + 1))
-fi
+# The CUDA benchmark's readers on made-up logs and results: the corpus's
+# bars (corpus.py) and the burst traces (bursts.py) run only after a device
+# run, where a mistake would cost the run.
+for py in corpus bursts; do
+	if out=$(python3 "$top/libxsched/bench/cuda/$py.py" --selftest 2>&1) &&
+	   [ "${out##*$'\n'}" = "selftest ok" ]; then
+		echo "ok bench-selftest libxsched/bench/cuda/$py.py"
+		pass=$((pass + 1))
+	else
+		echo "not ok bench-selftest libxsched/bench/cuda/$py.py"
+		echo "$out" | tail -20 | sed 's/^/#   /'
+		fail=$((fail + 1))
+	fi
+done
 
 # Every deliberate fault of tools/mutate/faults still applies to its file
 # exactly once: a fault the code moved away from tests nothing (two did, on

@@ -725,7 +725,7 @@ TEST(mode_rarely_long_losers_are_tried_rarely)
 TEST(mode_recorded_resnet18_beside_resnet50_b16)
 {
 	static const int batch_its[XM_NMODES] = { 221, 212, 203, 152 };
-	const int n = TRACE_R18B4_N, from = TRACE_R18B4_N - 200;
+	const int n = TRACE_R18B4_R50B16_N, from = TRACE_R18B4_R50B16_N - 200;
 	uint32_t spans[200], b50 = 0, b99 = UINT32_MAX, p50, p99;
 	const uint32_t *t;
 	struct xm_state st;

@@ -12,8 +12,8 @@
  * job kept 221 it/s natively, 212 with the gather, 203 with ctx and 152
  * with Lv1 (its holds cost it 31%).
  */
-#define TRACE_R18B4_N 372
-static const uint32_t trace_r18b4_r50b16[XM_NMODES][TRACE_R18B4_N][3] = {
+#define TRACE_R18B4_R50B16_N 372
+static const uint32_t trace_r18b4_r50b16[XM_NMODES][TRACE_R18B4_R50B16_N][3] = {
 	{
 		{100, 100, 0}, {16, 16, 133}, {12, 12, 58}, {11, 11, 46}, {11, 11, 21}, {8, 8, 17},
 		{49, 49, 57}, {9, 9, 41}, {9, 9, 27}, {8, 8, 22}, {8, 8, 16}, {7, 7, 37},

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: MIT
+"""Burst traces from a run-h100.sh log (XSCHED_CUDA_BURST_LOG=1): for each
+case (the "== TIME URGENT beside BATCH, SIDE (" line before its lines), the
+bursts of its urgent stream (the one that told most) as (burst, mode, span,
+wait, idle before), us.  With --header PAIR, the C header the choice's host
+tests replay (tests/libxsched/cuda/trace_*.h): the sides lv3native, gather,
+ctx and lv1 of the pair URGENT:BATCH, cut to the shortest.
+
+    bursts.py log.txt                      the cases and their bursts, a line each
+    bursts.py log.txt --header r18b4:r50b16 > trace.h
+    bursts.py --selftest                   on a made-up log (no GPU)
+"""
+import re
+import sys
+
+CASE = re.compile(r"^== \S+ (\S+) beside (\S+), (\S+) \(")
+BURST = re.compile(r"cuda: stream (0x[0-9a-f]+): burst (\d+): (\w+), span (\d+) us, "
+                   r"wait (\d+) us, idle before (\d+) us")
+SIDES = ("lv3native", "gather", "ctx", "lv1")   # in cuda/mode.h's order of modes
+
+
+def read(lines):
+    """{(urgent, batch, side): [(burst, mode, span, wait, idle), ...]}: of a
+    case's streams, the one that told most (a case's line is repeated in
+    the plan's summaries, with no bursts after it)."""
+    cases, cur = {}, None
+    for line in lines:
+        m = CASE.match(line)
+        if m:
+            cur = m.groups()
+            cases.setdefault(cur, {})
+            continue
+        m = BURST.search(line)
+        if m and cur:
+            s, n, mode, span, wait, idle = m.groups()
+            cases[cur].setdefault(s, []).append((int(n), mode, int(span), int(wait), int(idle)))
+    out = {}
+    for c, streams in cases.items():
+        if streams:
+            out[c] = sorted(max(streams.values(), key=len))
+    return out
+
+
+def header(cases, pair, source):
+    """The C header of @pair's forced sides; None if one is missing."""
+    u, b = pair.split(":")
+    runs = [cases.get((u, b, s)) for s in SIDES]
+    if not all(runs):
+        return None
+    n = min(len(r) for r in runs)
+    name = "trace_%s_%s" % (u, b)
+    w = ["/* SPDX-License-Identifier: MIT */",
+         "/* %s beside %s, each mode forced, recorded with XSCHED_CUDA_BURST_LOG=1" % (u, b),
+         " * (%s): per mode of cuda/mode.h, each burst's span, wait and the idle" % source,
+         " * time before it, us.  Say where, on what and at which commit. */",
+         "#define %s_N %d" % (name.upper(), n),
+         "static const uint32_t %s[XM_NMODES][%s_N][3] = {" % (name, name.upper())]
+    for r in runs:
+        vals = ["{%d, %d, %d}" % (x[2], x[3], x[4]) for x in r[:n]]
+        w.append("\t{")
+        w += ["\t\t" + ", ".join(vals[i:i + 6]) + "," for i in range(0, n, 6)]
+        w.append("\t},")
+    w.append("};")
+    return "\n".join(w) + "\n"
+
+
+def selftest():
+    log = """== 06:09:10 r18b4 beside r50b16, lv3native (200 requests at 20/s)
+xsched[1.0] info: cuda: stream 0x7f1: burst 2: native, span 30 us, wait 30 us, idle before 5 us
+xsched[1.0] info: cuda: stream 0x7f1: burst 1: native, span 10 us, wait 10 us, idle before 0 us
+xsched[1.0] info: cuda: stream 0x7f2: burst 1: native, span 99 us, wait 1 us, idle before 0 us
+== 06:09:31 r18b4 beside r50b16, gather (200 requests at 20/s)
+xsched[2.0] info: cuda: stream 0x7f3: burst 1: gather, span 12 us, wait 12 us, idle before 0 us
+xsched[2.0] info: cuda: stream 0x7f3: burst 2: gather, span 40 us, wait 20 us, idle before 7 us
+== 06:09:53 r18b4 beside r50b16, ctx (200 requests at 20/s)
+xsched[3.0] info: cuda: stream 0x7f4: burst 1: ctx, span 13 us, wait 13 us, idle before 0 us
+xsched[3.0] info: cuda: stream 0x7f4: burst 2: ctx, span 41 us, wait 21 us, idle before 8 us
+xsched[3.0] info: cuda: stream 0x7f4: burst 3: ctx, span 42 us, wait 22 us, idle before 9 us
+== 06:10:15 r18b4 beside r50b16, lv1 (200 requests at 20/s)
+not a burst line
+xsched[4.0] info: cuda: stream 0x7f5: burst 1: lv1, span 14 us, wait 14 us, idle before 0 us
+xsched[4.0] info: cuda: stream 0x7f5: burst 2: lv1, span 43 us, wait 23 us, idle before 9 us
+== 06:09:10 r18b4 beside r50b16, lv3native (200 requests at 20/s)
+== 06:10:36 encoder beside gemm, lv3native (200 requests at 20/s)
+""".splitlines()
+    c = read(log)
+    bad = []
+    if c[("r18b4", "r50b16", "lv3native")] != [(1, "native", 10, 10, 0), (2, "native", 30, 30, 5)]:
+        bad.append("the stream that told most, in burst order")
+    if ("encoder", "gemm", "lv3native") in c:
+        bad.append("a case without bursts")
+    h = header(c, "r18b4:r50b16", "made up")
+    if not h or "#define TRACE_R18B4_R50B16_N 2" not in h or "{42, 22, 9}" in h or \
+            "{43, 23, 9}" not in h:
+        bad.append("the header, cut to the shortest side")
+    if header(c, "encoder:gemm", "made up") is not None:
+        bad.append("a header with sides missing")
+    for b in bad:
+        print("selftest: wrong: %s" % b, file=sys.stderr)
+    print("selftest %s" % ("FAILED" if bad else "ok"))
+    return 1 if bad else 0
+
+
+def main():
+    a = sys.argv[1:]
+    if a == ["--selftest"]:
+        sys.exit(selftest())
+    if len(a) not in (1, 3) or (len(a) == 3 and a[1] != "--header"):
+        sys.exit(__doc__)
+    with open(a[0], errors="replace") as f:
+        cases = read(f)
+    if len(a) == 3:
+        h = header(cases, a[2], a[0])
+        if h is None:
+            sys.exit("bursts.py: %s lacks a side of %s (%s)" % (a[0], a[2], " ".join(SIDES)))
+        sys.stdout.write(h)
+        return
+    for (u, b, s), bursts in cases.items():
+        print("%s:%s:%s %d bursts: %s" % (u, b, s, len(bursts), " ".join(
+            "%s/%d/%d/%d" % (x[1][:2], x[2], x[3], x[4]) for x in bursts)))
+
+
+if __name__ == "__main__":
+    main()
