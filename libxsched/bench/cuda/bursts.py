@@ -8,8 +8,15 @@ ctx and lv1 of the pair URGENT:BATCH, cut to the shortest.
 
     bursts.py log.txt                      the cases and their bursts, a line each
     bursts.py log.txt --header r18b4:r50b16 > trace.h
+    bursts.py --requests raw.jsonl --header r18b4:r50b16 > trace.h
     bursts.py --selftest                   on a made-up log (no GPU)
+
+--requests: from a run's raw.jsonl (a run without the burst log), each
+forced side's measured request latencies (native priority, gather, ctx,
+lv1), us: a request of one synchronize is one burst, its latency the
+burst's span and the Python around it (microseconds).
 """
+import json
 import re
 import sys
 
@@ -64,6 +71,38 @@ def header(cases, pair, source):
     return "\n".join(w) + "\n"
 
 
+REQ_SIDES = ("native", "gather", "ctx", "lv1")
+
+
+def requests_header(lines, pair, source):
+    """The C header of @pair's request latencies per forced side, cut to
+    the shortest; None if a side is missing."""
+    u, b = pair.split(":")
+    lat = {}
+    for line in lines:
+        if line.strip():
+            d = json.loads(line)
+            lat[d.get("case")] = d.get("lat") or []
+    runs = [lat.get("corpus-%s-%s-%s" % (u, b, s)) for s in REQ_SIDES]
+    if not all(runs):
+        return None
+    n = min(len(r) for r in runs)
+    name = "trace_%s_%s_requests" % (u, b)
+    w = ["/* SPDX-License-Identifier: MIT */",
+         "/* %s beside %s, each mode forced: the measured requests' latencies" % (u, b),
+         " * (%s), us, per mode of cuda/mode.h (native: without the library)." % source,
+         " * Say where, on what and at which commit. */",
+         "#define %s_N %d" % (name.upper(), n),
+         "static const uint32_t %s[XM_NMODES][%s_N] = {" % (name, name.upper())]
+    for r in runs:
+        vals = ["%d" % round(x * 1000) for x in r[:n]]
+        w.append("\t{")
+        w += ["\t\t" + ", ".join(vals[i:i + 10]) + "," for i in range(0, n, 10)]
+        w.append("\t},")
+    w.append("};")
+    return "\n".join(w) + "\n"
+
+
 def selftest():
     log = """== 06:09:10 r18b4 beside r50b16, lv3native (200 requests at 20/s)
 xsched[1.0] info: cuda: stream 0x7f1: burst 2: native, span 30 us, wait 30 us, idle before 5 us
@@ -95,6 +134,16 @@ xsched[4.0] info: cuda: stream 0x7f5: burst 2: lv1, span 43 us, wait 23 us, idle
         bad.append("the header, cut to the shortest side")
     if header(c, "encoder:gemm", "made up") is not None:
         bad.append("a header with sides missing")
+    raw = [json.dumps({"case": "corpus-r18b4-r50b16-%s" % s, "lat": lat})
+           for s, lat in (("native", [3.5, 22.7, 4.0]), ("gather", [4.4, 5.0]),
+                          ("ctx", [3.1, 3.2, 9.1]), ("lv1", [3.4, 31.5, 3.3]),
+                          ("auto", [1.0]))] + [""]
+    h = requests_header(raw, "r18b4:r50b16", "made up")
+    if not h or "TRACE_R18B4_R50B16_REQUESTS_N 2\n" not in h or "3500, 22700," not in h or \
+            "4400, 5000," not in h or "9100" in h:
+        bad.append("the requests' header, in us, cut to the shortest side")
+    if requests_header(raw[:2], "r18b4:r50b16", "made up") is not None:
+        bad.append("a requests' header with sides missing")
     for b in bad:
         print("selftest: wrong: %s" % b, file=sys.stderr)
     print("selftest %s" % ("FAILED" if bad else "ok"))
@@ -105,6 +154,13 @@ def main():
     a = sys.argv[1:]
     if a == ["--selftest"]:
         sys.exit(selftest())
+    if len(a) == 4 and a[0] == "--requests" and a[2] == "--header":
+        with open(a[1]) as f:
+            h = requests_header(f, a[3], a[1])
+        if h is None:
+            sys.exit("bursts.py: %s lacks a side of %s (%s)" % (a[1], a[3], " ".join(REQ_SIDES)))
+        sys.stdout.write(h)
+        return
     if len(a) not in (1, 3) or (len(a) == 3 and a[1] != "--header"):
         sys.exit(__doc__)
     with open(a[0], errors="replace") as f:

@@ -23,7 +23,8 @@ enum xm_mode {
 	XM_NMODES,
 };
 
-#define XM_WIN 32		/* bursts kept per mode: their longest wait decides */
+#define XM_WIN 32		/* bursts kept per mode: the tail of their spans decides */
+#define XM_TAIL_PCT 5		/* that tail: the mean of this share of the longest */
 #define XM_FIRST 5		/* bursts of each mode measured first, in turn */
 #define XM_AGE 256		/* bursts after which a measurement is forgotten */
 #define XM_SPANS 16		/* burst spans kept (any mode): the scale */
@@ -109,12 +110,13 @@ void xm_skip(struct xm_state *st);
 /* Median wait of @m's window (its last XM_WIN bursts: those of the last
  * XM_AGE bursts, and its last XM_FIRST however old; 0: none). */
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
-/* The longest wait of that window: the tail it is judged by (0: none). */
+/* The tail of that window's spans (first call to end), what the mode is
+ * judged by: the mean of its longest XM_TAIL_PCT, at least one (0: none). */
 uint32_t xm_tail(const struct xm_state *st, enum xm_mode m);
 /* What a costlier mode must save of the current one's wait, us. */
 uint32_t xm_margin(const struct xm_state *st);
 /* "native W/T, gather W/T, ctx W/T, lv1 W/T; margin M" (median wait,
- * tail span, us) into @buf; snprintf's return. */
+ * tail of the spans, us) into @buf; snprintf's return. */
 int xm_waits(const struct xm_state *st, char *buf, size_t n);
 const char *xm_name(enum xm_mode m);
 /* A stream's bursts: the choice, and the burst in progress. */

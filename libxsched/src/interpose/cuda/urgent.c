@@ -484,7 +484,7 @@ static void burst_end(struct xu_stream *s, uint64_t since)
 	told = atomic_fetch_add(&s->told, 1);
 	if (told < 16 || xsi_log_on()) {
 		xm_waits(&st, w, sizeof(w));
-		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (wait us, median/longest: %s)",
+		xs_info("cuda: stream %p: urgent bursts %srun %s after %u bursts (us, median wait/tail span: %s)",
 			(void *)s->h, told ? "now " : "", xm_name(st.best), st.burst, w);
 	}
 }
@@ -505,7 +505,7 @@ static void burst_cut(struct xu_stream *s)
 		return;
 	}
 	xm_waits(&st, w, sizeof(w));
-	xs_info("cuda: stream %p: urgent bursts now run %s after %u bursts (the watchdog started a gathered one; wait us, median/longest: %s)",
+	xs_info("cuda: stream %p: urgent bursts now run %s after %u bursts (the watchdog started a gathered one; us, median wait/tail span: %s)",
 		(void *)s->h, xm_name(st.best), st.burst, w);
 }
 
@@ -539,7 +539,7 @@ static void tell_mode(struct xu_stream *s, uint64_t unused)
 	if (!st.burst)
 		return;
 	xm_waits(&st, w, sizeof(w));
-	xs_info("cuda: stream %p: %u urgent bursts: %u native, %u gather, %u ctx, %u lv1 (wait us, median/longest: %s); last choice %s",
+	xs_info("cuda: stream %p: %u urgent bursts: %u native, %u gather, %u ctx, %u lv1 (us, median wait/tail span: %s); last choice %s",
 		(void *)s->h, st.burst, st.runs[XM_NATIVE], st.runs[XM_GATHER],
 		st.runs[XM_CTX], st.runs[XM_LV1], w, xm_name(st.best));
 }
