@@ -48,27 +48,34 @@ def read(lines):
     return out
 
 
+def c_header(name, about, dims, rows, per_line):
+    """A C header: @about (comment lines), NAME_N, and @name, one array per
+    mode of @rows (their C values, cut to the shortest), @per_line a line."""
+    n = min(len(r) for r in rows)
+    w = ["/* SPDX-License-Identifier: MIT */", "/* " + about[0]] + \
+        [" * " + x for x in about[1:]] + \
+        [" * Say where, on what and at which commit. */",
+         "#define %s_N %d" % (name.upper(), n),
+         "static const uint32_t %s[XM_NMODES][%s_N]%s = {" % (name, name.upper(), dims)]
+    for r in rows:
+        w.append("\t{")
+        w += ["\t\t" + ", ".join(r[i:min(i + per_line, n)]) + "," for i in range(0, n, per_line)]
+        w.append("\t},")
+    w.append("};")
+    return "\n".join(w) + "\n"
+
+
 def header(cases, pair, source):
     """The C header of @pair's forced sides; None if one is missing."""
     u, b = pair.split(":")
     runs = [cases.get((u, b, s)) for s in SIDES]
     if not all(runs):
         return None
-    n = min(len(r) for r in runs)
-    name = "trace_%s_%s" % (u, b)
-    w = ["/* SPDX-License-Identifier: MIT */",
-         "/* %s beside %s, each mode forced, recorded with XSCHED_CUDA_BURST_LOG=1" % (u, b),
-         " * (%s): per mode of cuda/mode.h, each burst's span, wait and the idle" % source,
-         " * time before it, us.  Say where, on what and at which commit. */",
-         "#define %s_N %d" % (name.upper(), n),
-         "static const uint32_t %s[XM_NMODES][%s_N][3] = {" % (name, name.upper())]
-    for r in runs:
-        vals = ["{%d, %d, %d}" % (x[2], x[3], x[4]) for x in r[:n]]
-        w.append("\t{")
-        w += ["\t\t" + ", ".join(vals[i:i + 6]) + "," for i in range(0, n, 6)]
-        w.append("\t},")
-    w.append("};")
-    return "\n".join(w) + "\n"
+    return c_header("trace_%s_%s" % (u, b),
+                    ["%s beside %s, each mode forced, recorded with XSCHED_CUDA_BURST_LOG=1" % (u, b),
+                     "(%s): per mode of cuda/mode.h, each burst's span, wait and the idle" % source,
+                     "time before it, us."],
+                    "[3]", [["{%d, %d, %d}" % (x[2], x[3], x[4]) for x in r] for r in runs], 6)
 
 
 REQ_SIDES = ("native", "gather", "ctx", "lv1")
@@ -86,21 +93,10 @@ def requests_header(lines, pair, source):
     runs = [lat.get("corpus-%s-%s-%s" % (u, b, s)) for s in REQ_SIDES]
     if not all(runs):
         return None
-    n = min(len(r) for r in runs)
-    name = "trace_%s_%s_requests" % (u, b)
-    w = ["/* SPDX-License-Identifier: MIT */",
-         "/* %s beside %s, each mode forced: the measured requests' latencies" % (u, b),
-         " * (%s), us, per mode of cuda/mode.h (native: without the library)." % source,
-         " * Say where, on what and at which commit. */",
-         "#define %s_N %d" % (name.upper(), n),
-         "static const uint32_t %s[XM_NMODES][%s_N] = {" % (name, name.upper())]
-    for r in runs:
-        vals = ["%d" % round(x * 1000) for x in r[:n]]
-        w.append("\t{")
-        w += ["\t\t" + ", ".join(vals[i:i + 10]) + "," for i in range(0, n, 10)]
-        w.append("\t},")
-    w.append("};")
-    return "\n".join(w) + "\n"
+    return c_header("trace_%s_%s_requests" % (u, b),
+                    ["%s beside %s, each mode forced: the measured requests' latencies" % (u, b),
+                     "(%s), us, per mode of cuda/mode.h (native: without the library)." % source],
+                    "", [["%d" % round(x * 1000) for x in r] for r in runs], 10)
 
 
 def selftest():
