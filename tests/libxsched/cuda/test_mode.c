@@ -623,12 +623,13 @@ TEST(mode_tail_follows_a_change_of_neighbour)
 /* A host-bound urgent job (an eager LLM decode loop: a burst is 10 ms of
  * launches) beside training: the urgent context halves a wait that is a
  * sliver of the burst, and its launches cost the host more than that; the
- * host is preempted now and then in every mode.  What the job sees is
- * alike in every mode (within the margin): native runs, and tries cost
- * few bursts. */
+ * host is preempted now and then in every mode (3% of bursts, 5 ms: one
+ * such stall in a loser's five tries must not decide).  What the job sees
+ * is alike in every mode (within the margin): native runs, and tries cost
+ * few bursts.  16 draws of the trace. */
 TEST(mode_host_bound_job_runs_native)
 {
-	const struct trace llm = {
+	struct trace llm = {
 		.m = {
 			[XM_NATIVE] = { .fast = 3000, .slow = 4000, .slow_pct = 30, .host = 10000 },
 			[XM_GATHER] = { .fast = 3100, .slow = 4100, .slow_pct = 30, .host = 10000 },
@@ -640,12 +641,19 @@ TEST(mode_host_bound_job_runs_native)
 	};
 	struct xm_state st;
 	uint32_t p50, p99;
-	int c[XM_NMODES];
+	int c[XM_NMODES], native = 0, least = 1000;
 
-	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
-	trace_run(&st, &llm, 0, 1000, &p50, &p99, c);
-	ASSERT_EQ(st.best, XM_NATIVE);
-	ASSERT_GE(c[XM_NATIVE], 950);
+	for (llm.salt = 0; llm.salt < 16; llm.salt++) {
+		xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+		trace_run(&st, &llm, 0, 1000, &p50, &p99, c);
+		ASSERT_EQ(st.best, XM_NATIVE);
+		native += c[XM_NATIVE];
+		if (c[XM_NATIVE] < least)
+			least = c[XM_NATIVE];
+	}
+	printf("# native %d of 16000 bursts, %d at the least of 1000\n", native, least);
+	ASSERT_GE(native, 16 * 950);
+	ASSERT_GE(least, 900);
 }
 
 /* Two alike modes, each with a rare long wait (3%: the window's longest is
