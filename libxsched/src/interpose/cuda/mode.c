@@ -63,8 +63,8 @@
  * ResNet-50 b16, recorded on an H200: 123 bursts of one call each, copies
  * of the weights, then its requests): every mode was measured there, each
  * lost by far to the next, larger copy, and all were backed off to the
- * longest when the requests came.  So when the bursts' host time (the
- * program's own, alike in every mode) changes XM_SCALE-fold, what was
+ * longest when the requests came.  So when the bursts' host time (mostly
+ * the program's own) changes XM_SCALE-fold, what was
  * measured is forgotten and each mode is measured again (XM_SCALE).
  */
 #include <stdio.h>
@@ -340,7 +340,8 @@ static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
  * would run every burst.) */
 static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t span, uint32_t wait)
 {
-	return pick(st, st->best, m, score(st, m, span, wait)) == m;
+	/* (as its window would keep it: a cut burst's wait may pass its span) */
+	return pick(st, st->best, m, score(st, m, span > wait ? span : wait, wait)) == m;
 }
 
 /* @v into the ring @ring of @size, its next slot *@pos, *@n of it filled. */

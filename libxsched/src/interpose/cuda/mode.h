@@ -45,8 +45,8 @@ enum xm_mode {
  * kept at 0.95 of native unless the urgent job gains 2x). */
 #define XM_DUTY_PCT 5
 #define XM_DUTY_GAIN 2
-/* When the median host time (first call to last: the program's, alike in
- * every mode) of the last XM_SPANS bursts is XM_SCALE times what it was
+/* When the median host time (first call to last: mostly the program's)
+ * of the last XM_SPANS bursts is XM_SCALE times what it was
  * XM_SPANS bursts after the choice (re)started, or a XM_SCALE-th of it
  * (either at least XM_MARGIN_MIN_US), the stream does other work (a
  * program's set-up, one call a burst, then its requests): what was
