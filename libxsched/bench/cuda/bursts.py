@@ -86,10 +86,16 @@ def requests_header(lines, pair, source):
     the shortest; None if a side is missing."""
     u, b = pair.split(":")
     lat = {}
-    for line in lines:
-        if line.strip():
+    for no, line in enumerate(lines, 1):
+        if not line.lstrip().startswith("{"):
+            continue
+        try:
             d = json.loads(line)
-            lat[d.get("case")] = d.get("lat") or []
+        except ValueError as e:
+            raise ValueError("%s:%d: not JSON (%s)" % (source, no, e)) from None
+        if d.get("case") in lat:
+            raise ValueError("%s:%d: case %s again (one run a file)" % (source, no, d["case"]))
+        lat[d.get("case")] = d.get("lat") or []
     runs = [lat.get("corpus-%s-%s-%s" % (u, b, s)) for s in REQ_SIDES]
     if not all(runs):
         return None
@@ -140,10 +146,34 @@ xsched[4.0] info: cuda: stream 0x7f5: burst 2: lv1, span 43 us, wait 23 us, idle
         bad.append("the requests' header, in us, cut to the shortest side")
     if requests_header(raw[:2], "r18b4:r50b16", "made up") is not None:
         bad.append("a requests' header with sides missing")
+    for wrong, what in ((raw[:1] + ["{not json"], "made up:2: not JSON"),
+                        (raw[:1] + raw[:1], "made up:2: case corpus-r18b4-r50b16-native again")):
+        try:
+            requests_header(wrong, "r18b4:r50b16", "made up")
+            bad.append("a bad raw.jsonl taken: %s" % what)
+        except ValueError as e:
+            if not str(e).startswith(what):
+                bad.append("a bad raw.jsonl told as %s, not %s" % (e, what))
     for b in bad:
         print("selftest: wrong: %s" % b, file=sys.stderr)
     print("selftest %s" % ("FAILED" if bad else "ok"))
     return 1 if bad else 0
+
+
+def lines_of(path):
+    """@path's lines; a clear exit when it cannot be read."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.readlines()
+    except OSError as e:
+        sys.exit("bursts.py: cannot read %s: %s" % (path, e.strerror))
+
+
+def pair_of(pair):
+    """URGENT:BATCH, or a clear exit."""
+    if pair.count(":") != 1 or pair.startswith(":") or pair.endswith(":"):
+        sys.exit("bursts.py: '%s' is not URGENT:BATCH (as r18b4:r50b16)" % pair)
+    return pair
 
 
 def main():
@@ -151,20 +181,22 @@ def main():
     if a == ["--selftest"]:
         sys.exit(selftest())
     if len(a) == 4 and a[0] == "--requests" and a[2] == "--header":
-        with open(a[1]) as f:
-            h = requests_header(f, a[3], a[1])
+        try:
+            h = requests_header(lines_of(a[1]), pair_of(a[3]), a[1])
+        except ValueError as e:
+            sys.exit("bursts.py: %s" % e)
         if h is None:
-            sys.exit("bursts.py: %s lacks a side of %s (%s)" % (a[1], a[3], " ".join(REQ_SIDES)))
+            sys.exit("bursts.py: %s lacks a forced side of %s: it needs corpus-%s-{%s}" %
+                     (a[1], a[3], a[3].replace(":", "-"), ",".join(REQ_SIDES)))
         sys.stdout.write(h)
         return
     if len(a) not in (1, 3) or (len(a) == 3 and a[1] != "--header"):
         sys.exit(__doc__)
-    with open(a[0], errors="replace") as f:
-        cases = read(f)
+    cases = read(lines_of(a[0]))
     if len(a) == 3:
-        h = header(cases, a[2], a[0])
+        h = header(cases, pair_of(a[2]), a[0])
         if h is None:
-            sys.exit("bursts.py: %s lacks a side of %s (%s)" % (a[0], a[2], " ".join(SIDES)))
+            sys.exit("bursts.py: %s lacks a side of %s: it needs %s" % (a[0], a[2], ", ".join(SIDES)))
         sys.stdout.write(h)
         return
     for (u, b, s), bursts in cases.items():

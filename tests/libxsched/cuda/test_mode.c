@@ -623,12 +623,13 @@ TEST(mode_tail_follows_a_change_of_neighbour)
 /* A host-bound urgent job (an eager LLM decode loop: a burst is 10 ms of
  * launches) beside training: the urgent context halves a wait that is a
  * sliver of the burst, and its launches cost the host more than that; the
- * host is preempted now and then in every mode.  What the job sees is
- * alike in every mode (within the margin): native runs, and tries cost
- * few bursts. */
+ * host is preempted now and then in every mode (3% of bursts, 5 ms: one
+ * such stall in a loser's five tries must not decide).  What the job sees
+ * is alike in every mode (within the margin): native runs, and tries cost
+ * few bursts.  16 draws of the trace. */
 TEST(mode_host_bound_job_runs_native)
 {
-	const struct trace llm = {
+	struct trace llm = {
 		.m = {
 			[XM_NATIVE] = { .fast = 3000, .slow = 4000, .slow_pct = 30, .host = 10000 },
 			[XM_GATHER] = { .fast = 3100, .slow = 4100, .slow_pct = 30, .host = 10000 },
@@ -640,12 +641,19 @@ TEST(mode_host_bound_job_runs_native)
 	};
 	struct xm_state st;
 	uint32_t p50, p99;
-	int c[XM_NMODES];
+	int c[XM_NMODES], native = 0, least = 1000;
 
-	xm_init(&st, -1, all, XM_PRICE_DEFAULT);
-	trace_run(&st, &llm, 0, 1000, &p50, &p99, c);
-	ASSERT_EQ(st.best, XM_NATIVE);
-	ASSERT_GE(c[XM_NATIVE], 950);
+	for (llm.salt = 0; llm.salt < 16; llm.salt++) {
+		xm_init(&st, -1, all, XM_PRICE_DEFAULT);
+		trace_run(&st, &llm, 0, 1000, &p50, &p99, c);
+		ASSERT_EQ(st.best, XM_NATIVE);
+		native += c[XM_NATIVE];
+		if (c[XM_NATIVE] < least)
+			least = c[XM_NATIVE];
+	}
+	printf("# native %d of 16000 bursts, %d at the least of 1000\n", native, least);
+	ASSERT_GE(native, 16 * 950);
+	ASSERT_GE(least, 900);
 }
 
 /* Two alike modes, each with a rare long wait (3%: the window's longest is
@@ -827,8 +835,9 @@ TEST(mode_setup_losses_do_not_outlast_the_setup)
  * ms) than in the urgent context (2, as alone).  A choice that takes the
  * host's time as alike in every mode (its median) and judges by the waits
  * ran native (P99 22.7 ms against ctx's 9.1).  Replayed as a long-running
- * job (each burst of a mode drawn from that mode's 200; 8 draws of 2000
- * bursts after a warmup of 250): the tail of the spans finds ctx. */
+ * job (burst i of any mode is request k(i) of that mode's 200; 8 draws of
+ * 2000 bursts after a warmup of 250): the tails find ctx, and the long
+ * requests are few as ctx's, not native's. */
 TEST(mode_recorded_host_tail_is_judged_by_the_span)
 {
 	static const uint32_t waits[XM_NMODES] = { 29, 336, 275, 28 };	/* the run's medians */
@@ -837,7 +846,7 @@ TEST(mode_recorded_host_tail_is_judged_by_the_span)
 	const uint32_t (*t)[TRACE_R18B4_R50B16_REQUESTS_N] = trace_r18b4_r50b16_requests;
 	uint32_t i, k, salt, p99, f99[XM_NMODES], span;
 	struct xm_state st;
-	int c[XM_NMODES] = { 0 }, changes = 0;
+	int c[XM_NMODES] = { 0 }, changes = 0, longs = 0, flongs[XM_NMODES] = { 0 };
 	enum xm_mode m, was;
 
 	for (salt = 0; salt < SALTS; salt++) {
@@ -845,7 +854,7 @@ TEST(mode_recorded_host_tail_is_judged_by_the_span)
 		was = st.best;
 		for (i = 0; i < WARM + N; i++) {
 			m = xm_begin(&st);
-			k = (draw(i, 16 * salt + m) * 100 + draw(i, 16 * salt + m + 8)) %
+			k = (draw(i, 2 * salt) * 100 + draw(i, 2 * salt + 1)) %
 			    TRACE_R18B4_R50B16_REQUESTS_N;
 			span = t[m][k];
 			if (i)
@@ -854,8 +863,11 @@ TEST(mode_recorded_host_tail_is_judged_by_the_span)
 			if (i < WARM)
 				continue;
 			spans[salt * N + i - WARM] = span;
-			for (m = 0; m < XM_NMODES; m++)
+			longs += span > 10000;
+			for (m = 0; m < XM_NMODES; m++) {
 				forced[m][salt * N + i - WARM] = t[m][k];
+				flongs[m] += t[m][k] > 10000;
+			}
 			c[st.cur]++;
 			changes += st.best != was;
 			was = st.best;
@@ -864,13 +876,17 @@ TEST(mode_recorded_host_tail_is_judged_by_the_span)
 	p99 = pct_of(spans, SALTS * N, 99);
 	for (m = 0; m < XM_NMODES; m++)
 		f99[m] = pct_of(forced[m], SALTS * N, 99);
-	printf("# auto P99 %u us (native %d, gather %d, ctx %d, lv1 %d; %d changes); "
-	       "forced native %u, gather %u, ctx %u, lv1 %u\n", p99, c[XM_NATIVE], c[XM_GATHER],
-	       c[XM_CTX], c[XM_LV1], changes, f99[XM_NATIVE], f99[XM_GATHER], f99[XM_CTX], f99[XM_LV1]);
+	printf("# auto P99 %u us, %d over 10 ms (native %d, gather %d, ctx %d, lv1 %d; %d changes); "
+	       "forced P99 and over 10 ms: native %u %d, gather %u %d, ctx %u %d, lv1 %u %d\n",
+	       p99, longs, c[XM_NATIVE], c[XM_GATHER], c[XM_CTX], c[XM_LV1], changes,
+	       f99[XM_NATIVE], flongs[XM_NATIVE], f99[XM_GATHER], flongs[XM_GATHER],
+	       f99[XM_CTX], flongs[XM_CTX], f99[XM_LV1], flongs[XM_LV1]);
+	/* The long requests, not the P99 itself: ctx's is its 2 of 200 over
+	 * 10 ms, on the edge of its sample (9.1 or 10.3 ms by the draw). */
 	ASSERT_GE(c[XM_CTX], SALTS * N / 2);
 	ASSERT_LE(changes, SALTS * N / 50);	/* each moves the stream between contexts */
-	ASSERT_LE((uint64_t)p99 * 10, (uint64_t)f99[XM_CTX] * 13);
-	ASSERT_LE((uint64_t)p99 * 10, (uint64_t)f99[XM_NATIVE] * 7);
+	ASSERT_LE(longs, 2 * flongs[XM_CTX]);
+	ASSERT_LE(2 * longs, flongs[XM_NATIVE]);
 }
 
 /* ---- the default's choice: Lv1 holds or none (the urgent context off) ---- */

@@ -26,11 +26,15 @@
  * mode, yet 11 of its 200 requests took over 10 ms natively and 2 in the
  * urgent context (as alone): its host time was longer natively, for a
  * cause the library does not see (the batch job's calls in the same
- * context or interpreter).  So a mode is scored by the tail of its spans,
- * the mean of their longest XM_TAIL_PCT (the longest, up to 20 bursts):
- * of its last XM_WIN bursts, those of the last XM_AGE bursts and at least
- * its last XM_FIRST (a loser keeps what it lost by).  32 spans cannot hold
- * a P99; their longest are the nearest to it.  Each mode runs XM_FIRST bursts first, in
+ * context or interpreter).  But the host is also preempted now and then in
+ * every mode, and one such stall in a loser's five tries must not decide.
+ * So a mode is scored by the tail of its waits, the mean of their longest
+ * XM_TAIL_PCT (the longest, up to 20 bursts), plus the tail of its host
+ * times, the mean of their longest XM_HOST_TAIL_PCT (of five, the two
+ * longest): of its last XM_WIN bursts, those of the last XM_AGE bursts and
+ * at least its last XM_FIRST (a loser keeps what it lost by).  32 waits
+ * cannot hold a P99; their longest are the nearest to it.  Each mode runs
+ * XM_FIRST bursts first, in
  * turn; then the cheapest mode whose score is within the margin
  * (XM_MARGIN_PCT of the median span) of the lowest runs: a mode costlier
  * than the current one must save the batch job's price in urgent latency.
@@ -59,8 +63,8 @@
  * ResNet-50 b16, recorded on an H200: 123 bursts of one call each, copies
  * of the weights, then its requests): every mode was measured there, each
  * lost by far to the next, larger copy, and all were backed off to the
- * longest when the requests came.  So when the bursts' host time (the
- * program's own, alike in every mode) changes XM_SCALE-fold, what was
+ * longest when the requests came.  So when the bursts' host time (mostly
+ * the program's own) changes XM_SCALE-fold, what was
  * measured is forgotten and each mode is measured again (XM_SCALE).
  */
 #include <stdio.h>
@@ -165,11 +169,11 @@ static uint32_t median_of(const uint32_t *in, int n)
 	return v[n / 2];
 }
 
-enum xm_of { OF_WAIT, OF_SPAN };
+enum xm_of { OF_WAIT, OF_HOST };
 
-/* @m's window of its waits or spans (@of): its bursts of the last XM_AGE
- * and, however old, its last XM_FIRST (a loser keeps what it lost by),
- * into @v, sorted; how many. */
+/* @m's window of its waits or host times (@of): its bursts of the last
+ * XM_AGE and, however old, its last XM_FIRST (a loser keeps what it lost
+ * by), into @v, sorted; how many. */
 static int window(const struct xm_state *st, enum xm_mode m, enum xm_of of, uint32_t *v)
 {
 	int i, k = 0;
@@ -177,7 +181,7 @@ static int window(const struct xm_state *st, enum xm_mode m, enum xm_of of, uint
 	for (i = 0; i < st->n[m]; i++)
 		if (st->burst - st->at[m][i] <= XM_AGE ||
 		    (st->pos[m] - 1 - i + XM_WIN) % XM_WIN < XM_FIRST)
-			v[k++] = st->wait[m][i] + (of == OF_SPAN ? st->host[m][i] : 0);
+			v[k++] = of == OF_WAIT ? st->wait[m][i] : st->host[m][i];
 	sort(v, k);
 	return k;
 }
@@ -190,15 +194,40 @@ uint32_t xm_median(const struct xm_state *st, enum xm_mode m)
 	return k ? v[k / 2] : 0;
 }
 
-uint32_t xm_tail(const struct xm_state *st, enum xm_mode m)
+/* The mean of the longest @pct percent of @m's window of @of (at least one). */
+static uint32_t top_mean(const struct xm_state *st, enum xm_mode m, enum xm_of of, uint32_t pct)
 {
 	uint32_t v[XM_WIN];
 	uint64_t sum = 0;
-	int k = window(st, m, OF_SPAN, v), top = (k * XM_TAIL_PCT + 99) / 100, i;
+	int k = window(st, m, of, v), top = (int)(((uint32_t)k * pct + 99) / 100), i;
 
 	for (i = k - top; i < k; i++)
 		sum += v[i];
 	return top ? (uint32_t)(sum / (uint64_t)top) : 0;
+}
+
+/* The share of the longest host times a mode's host tail is the mean of:
+ * XM_HOST_TAIL_PCT, or all of the fewest bursts a measured mode has
+ * (1 to 3: their tails are then alike estimates). */
+static uint32_t host_pct(const struct xm_state *st)
+{
+	uint32_t v[XM_WIN], pct = XM_HOST_TAIL_PCT;
+	int m, k;
+
+	for (m = 0; m < XM_NMODES; m++) {
+		k = st->have[m] ? window(st, (enum xm_mode)m, OF_HOST, v) : 0;
+		if (k && (uint32_t)(100 + k - 1) / (uint32_t)k > pct)
+			pct = (uint32_t)(100 + k - 1) / (uint32_t)k;
+	}
+	return pct;
+}
+
+uint32_t xm_tail(const struct xm_state *st, enum xm_mode m)
+{
+	uint64_t t = (uint64_t)top_mean(st, m, OF_WAIT, XM_TAIL_PCT) +
+		     top_mean(st, m, OF_HOST, host_pct(st));
+
+	return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 }
 
 /* What the urgent job sees of a burst of @m (its span), with the batch
@@ -311,7 +340,8 @@ static enum xm_mode choose(const struct xm_state *st, enum xm_mode cur)
  * would run every burst.) */
 static bool would_win(const struct xm_state *st, enum xm_mode m, uint32_t span, uint32_t wait)
 {
-	return pick(st, st->best, m, score(st, m, span, wait)) == m;
+	/* (as its window would keep it: a cut burst's wait may pass its span) */
+	return pick(st, st->best, m, score(st, m, span > wait ? span : wait, wait)) == m;
 }
 
 /* @v into the ring @ring of @size, its next slot *@pos, *@n of it filled. */

@@ -23,8 +23,13 @@ enum xm_mode {
 	XM_NMODES,
 };
 
-#define XM_WIN 32		/* bursts kept per mode: the tail of their spans decides */
-#define XM_TAIL_PCT 5		/* that tail: the mean of this share of the longest */
+#define XM_WIN 32		/* bursts kept per mode: the tails of their times decide */
+#define XM_TAIL_PCT 5		/* the waits' tail: the mean of this share of the longest */
+/* The host times' tail: the mean of this share of the longest.  A host
+ * time is mostly the program's, its rare stalls alike in every mode: one
+ * stall in a loser's five tries must not decide, a host made slower by a
+ * mode more often than not must. */
+#define XM_HOST_TAIL_PCT 30
 #define XM_FIRST 5		/* bursts of each mode measured first, in turn */
 #define XM_AGE 256		/* bursts after which a measurement is forgotten */
 #define XM_SPANS 16		/* burst spans kept (any mode): the scale */
@@ -40,8 +45,8 @@ enum xm_mode {
  * kept at 0.95 of native unless the urgent job gains 2x). */
 #define XM_DUTY_PCT 5
 #define XM_DUTY_GAIN 2
-/* When the median host time (first call to last: the program's, alike in
- * every mode) of the last XM_SPANS bursts is XM_SCALE times what it was
+/* When the median host time (first call to last: mostly the program's)
+ * of the last XM_SPANS bursts is XM_SCALE times what it was
  * XM_SPANS bursts after the choice (re)started, or a XM_SCALE-th of it
  * (either at least XM_MARGIN_MIN_US), the stream does other work (a
  * program's set-up, one call a burst, then its requests): what was
@@ -110,8 +115,9 @@ void xm_skip(struct xm_state *st);
 /* Median wait of @m's window (its last XM_WIN bursts: those of the last
  * XM_AGE bursts, and its last XM_FIRST however old; 0: none). */
 uint32_t xm_median(const struct xm_state *st, enum xm_mode m);
-/* The tail of that window's spans (first call to end), what the mode is
- * judged by: the mean of its longest XM_TAIL_PCT, at least one (0: none). */
+/* What the mode is judged by (us; 0: none): the tail of that window's
+ * waits (the mean of the longest XM_TAIL_PCT, at least one) and of its
+ * host times (XM_HOST_TAIL_PCT), summed. */
 uint32_t xm_tail(const struct xm_state *st, enum xm_mode m);
 /* What a costlier mode must save of the current one's wait, us. */
 uint32_t xm_margin(const struct xm_state *st);
