@@ -122,7 +122,7 @@ uint32_t xm_tail(const struct xm_state *st, enum xm_mode m);
 /* What a costlier mode must save of the current one's wait, us. */
 uint32_t xm_margin(const struct xm_state *st);
 /* "native W/T, gather W/T, ctx W/T, lv1 W/T; margin M" (median wait,
- * tail of the spans, us) into @buf; snprintf's return. */
+ * xm_tail(), us) into @buf; snprintf's return. */
 int xm_waits(const struct xm_state *st, char *buf, size_t n);
 const char *xm_name(enum xm_mode m);
 /* A stream's bursts: the choice, and the burst in progress. */
