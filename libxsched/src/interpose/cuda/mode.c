@@ -207,8 +207,9 @@ static uint32_t top_mean(const struct xm_state *st, enum xm_mode m, enum xm_of o
 }
 
 /* The share of the longest host times a mode's host tail is the mean of:
- * XM_HOST_TAIL_PCT, or all of the fewest bursts a measured mode has
- * (1 to 3: their tails are then alike estimates). */
+ * XM_HOST_TAIL_PCT, or, while a measured mode has 1 to 3 bursts, one of
+ * them (all, a half, a third), for every mode alike (their tails are then
+ * alike estimates). */
 static uint32_t host_pct(const struct xm_state *st)
 {
 	uint32_t v[XM_WIN], pct = XM_HOST_TAIL_PCT;
