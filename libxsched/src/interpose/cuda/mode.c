@@ -171,16 +171,22 @@ static uint32_t median_of(const uint32_t *in, int n)
 
 enum xm_of { OF_WAIT, OF_HOST };
 
-/* @m's window of its waits or host times (@of): its bursts of the last
- * XM_AGE and, however old, its last XM_FIRST (a loser keeps what it lost
- * by), into @v, sorted; how many. */
+/* Whether @m's burst in slot @i is in its window: of the last XM_AGE
+ * bursts or, however old, of its last XM_FIRST (a loser keeps what it lost
+ * by). */
+static bool in_window(const struct xm_state *st, enum xm_mode m, int i)
+{
+	return st->burst - st->at[m][i] <= XM_AGE ||
+	       (st->pos[m] - 1 - i + XM_WIN) % XM_WIN < XM_FIRST;
+}
+
+/* @m's window of its waits or host times (@of) into @v, sorted; how many. */
 static int window(const struct xm_state *st, enum xm_mode m, enum xm_of of, uint32_t *v)
 {
 	int i, k = 0;
 
 	for (i = 0; i < st->n[m]; i++)
-		if (st->burst - st->at[m][i] <= XM_AGE ||
-		    (st->pos[m] - 1 - i + XM_WIN) % XM_WIN < XM_FIRST)
+		if (in_window(st, m, i))
 			v[k++] = of == OF_WAIT ? st->wait[m][i] : st->host[m][i];
 	sort(v, k);
 	return k;
@@ -212,13 +218,14 @@ static uint32_t top_mean(const struct xm_state *st, enum xm_mode m, enum xm_of o
  * alike estimates). */
 static uint32_t host_pct(const struct xm_state *st)
 {
-	uint32_t v[XM_WIN], pct = XM_HOST_TAIL_PCT;
-	int m, k;
+	uint32_t pct = XM_HOST_TAIL_PCT, k;
+	int m, i;
 
 	for (m = 0; m < XM_NMODES; m++) {
-		k = st->have[m] ? window(st, (enum xm_mode)m, OF_HOST, v) : 0;
-		if (k && (uint32_t)(100 + k - 1) / (uint32_t)k > pct)
-			pct = (uint32_t)(100 + k - 1) / (uint32_t)k;
+		for (k = 0, i = 0; st->have[m] && i < st->n[m]; i++)
+			k += in_window(st, (enum xm_mode)m, i);
+		if (k && (100 + k - 1) / k > pct)
+			pct = (100 + k - 1) / k;
 	}
 	return pct;
 }
@@ -245,7 +252,8 @@ static uint64_t score(const struct xm_state *st, enum xm_mode m, uint64_t span, 
 	return v;
 }
 
-/* The tail of @m's spans, and the batch job's loss at its median wait. */
+/* The tails of @m's waits and host times (xm_tail()), and the batch
+ * job's loss at its median wait. */
 static uint64_t score_of(const struct xm_state *st, enum xm_mode m)
 {
 	return score(st, m, xm_tail(st, m), xm_median(st, m));
