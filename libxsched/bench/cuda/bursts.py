@@ -20,7 +20,8 @@ import json
 import re
 import sys
 
-CASE = re.compile(r"^== \S+ (\S+) beside (\S+), (\S+) \(")
+# a case's line; rounds 2 on (CORPUS_ROUNDS) name theirs
+CASE = re.compile(r"^== \S+ (\S+) beside (\S+), (\S+?)(?:, round (\d+))? \(")
 BURST = re.compile(r"cuda: stream (0x[0-9a-f]+): burst (\d+): (\w+), span (\d+) us, "
                    r"wait (\d+) us, idle before (\d+) us")
 SIDES = ("lv3native", "gather", "ctx", "lv1")   # in cuda/mode.h's order of modes
@@ -29,12 +30,17 @@ SIDES = ("lv3native", "gather", "ctx", "lv1")   # in cuda/mode.h's order of mode
 def read(lines):
     """{(urgent, batch, side): [(burst, mode, span, wait, idle), ...]}: of a
     case's streams, the one that told most (a case's line is repeated in
-    the plan's summaries, with no bursts after it)."""
+    the plan's summaries, with no bursts after it); a round after the
+    first is side-rN, as its tag.  Bursts after another "== " line belong
+    to no case."""
     cases, cur = {}, None
     for line in lines:
         m = CASE.match(line)
+        if m or line.startswith("== "):
+            cur = None
         if m:
-            cur = m.groups()
+            u, b, side, rd = m.groups()
+            cur = (u, b, side + ("-r" + rd if rd and rd != "1" else ""))
             cases.setdefault(cur, {})
             continue
         m = BURST.search(line)
@@ -123,6 +129,10 @@ xsched[4.0] info: cuda: stream 0x7f5: burst 1: lv1, span 14 us, wait 14 us, idle
 xsched[4.0] info: cuda: stream 0x7f5: burst 2: lv1, span 43 us, wait 23 us, idle before 9 us
 == 06:09:10 r18b4 beside r50b16, lv3native (200 requests at 20/s)
 == 06:10:36 encoder beside gemm, lv3native (200 requests at 20/s)
+== 06:10:58 r18b4 beside r50b16, ctx, round 2 (200 requests at 20/s)
+xsched[5.0] info: cuda: stream 0x7f6: burst 1: ctx, span 99 us, wait 99 us, idle before 0 us
+== 06:11:20 urgent context (all cases so far): 1 urgent streams summed up at exit
+xsched[5.0] info: cuda: stream 0x7f6: burst 2: ctx, span 98 us, wait 98 us, idle before 0 us
 """.splitlines()
     c = read(log)
     bad = []
@@ -130,6 +140,9 @@ xsched[4.0] info: cuda: stream 0x7f5: burst 2: lv1, span 43 us, wait 23 us, idle
         bad.append("the stream that told most, in burst order")
     if ("encoder", "gemm", "lv3native") in c:
         bad.append("a case without bursts")
+    if c.get(("r18b4", "r50b16", "ctx-r2")) != [(1, "ctx", 99, 99, 0)] or \
+            len(c[("r18b4", "r50b16", "ctx")]) != 3:
+        bad.append("a round 2 case apart from round 1, and no bursts after another line")
     h = header(c, "r18b4:r50b16", "made up")
     if not h or "#define TRACE_R18B4_R50B16_N 2" not in h or "{42, 22, 9}" in h or \
             "{43, 23, 9}" not in h:

@@ -23,12 +23,17 @@ A bar whose sides are not all there (a case that failed, so wrote no line,
 or did not fit the budget) is "-", never PASS; the best forced mode needs
 all four forced sides.  Cases are read from xbench.py's lines tagged
 corpus-<urgent>-<batch>-<side> and corpus-<urgent>-alone (urgent llama32g:
-llama32 under CUDA graphs); where a case is there twice (the alone case
-too), the later wins, so pass several files only from one machine start.
+llama32 under CUDA graphs), rounds after the first (CORPUS_ROUNDS) with
+-r<N> after the tag; where a case is there twice (the alone case too), the
+later wins, so pass several files only from one machine start.  Each round
+is scored on its own (against its own alone case, or the first round's),
+and a pair run in several rounds gets each side's spread over them: the
+run-to-run noise a bar's 1.1x, 1.2x or 0.95 is read against.
 
     corpus.py results.jsonl [results.jsonl...]
     corpus.py --selftest      the bars on made-up cases (no GPU)
 """
+import io
 import json
 import math
 import os
@@ -50,11 +55,21 @@ def num(r, k):
     return v
 
 
+def round_of(parts):
+    """The tag's parts without a trailing round (-rN, N >= 2), and the
+    round (1 without one); None for a malformed round."""
+    last = parts[-1] if len(parts) > 2 else ""
+    if last[:1] != "r" or not last[1:].isdigit():
+        return parts, 1
+    rd = int(last[1:])
+    return (parts[:-1], rd) if rd >= 2 and last[1:2] != "0" else (None, None)
+
+
 def load(paths):
-    """The corpus cases of the files, in order: {(urgent, batch): {side:
-    record}} and {urgent: alone record}.  A line without requests or a
-    finite P50 and P99 measured nothing and is left out (so its side shows
-    missing)."""
+    """The corpus cases of the files, in order: {(urgent, batch, round):
+    {side: record}} and {(urgent, round): alone record}.  A line without
+    requests or a finite P50 and P99 measured nothing and is left out (so
+    its side shows missing)."""
     pairs, alone = {}, {}
     for p in paths:
         with open(p) as f:
@@ -63,7 +78,11 @@ def load(paths):
                 if not line.startswith("{"):
                     continue
                 r = json.loads(line)
-                parts = str(r.get("case", "")).split("-")
+                parts, rd = round_of(str(r.get("case", "")).split("-"))
+                if parts is None:
+                    print("corpus.py: %s: not a round (-r2 on): left out" % r.get("case"),
+                          file=sys.stderr)
+                    continue
                 if parts[0] != "corpus" or not r.get("n") or \
                         num(r, "p50") is None or num(r, "p99") is None:
                     continue
@@ -74,7 +93,7 @@ def load(paths):
                         r["case"], r.get("urgent"), r.get("graph")), file=sys.stderr)
                     continue
                 if len(parts) == 3 and parts[2] == "alone" and r.get("mode") == "alone":
-                    alone[u] = r
+                    alone[(u, rd)] = r
                 elif len(parts) == 4 and parts[3] in SIDES and r.get("mode") == "stream" \
                         and r.get("batch") == parts[2]:
                     # native is the side without the library
@@ -82,7 +101,7 @@ def load(paths):
                         print("corpus.py: %s ran %s: left out" % (r["case"], r.get("xsched")),
                               file=sys.stderr)
                         continue
-                    pairs.setdefault((u, parts[2]), {})[parts[3]] = r
+                    pairs.setdefault((u, parts[2], rd), {})[parts[3]] = r
     return pairs, alone
 
 
@@ -178,14 +197,19 @@ def report(pairs, alone, out=sys.stdout):
     w("|" + "---|" * (2 + len(SIDES) + 5 + len(BARS)))
     res = {}
     count = {"PASS": 0, "FAIL": 0, "-": 0, "n/a": 0}
-    for (u, b), sides in pairs.items():
-        al = alone.get(u)
-        s = res[(u, b)] = score(b, sides, al)
+    first = {}      # each pair where it first came, then its rounds in order
+    for k in pairs:
+        first.setdefault(k[:2], len(first))
+    for (u, b, rd) in sorted(pairs, key=lambda k: (first[k[:2]], k[2])):
+        sides = pairs[(u, b, rd)]
+        al = alone.get((u, rd)) or alone.get((u, 1))
+        s = res[(u, b, rd)] = score(b, sides, al)
         best = s["best"] or "- (no %s)" % ", ".join(s["missing"])
         for v in s["bars"].values():
             count[v] += 1
-        w("| %s:%s | %s | %s | %s | %s, %s | %s | %s | %s, %s | %s |" % (
-            u, b, "%s / %s" % (f(al["p50"]), f(al["p99"])) if al else "-",
+        w("| %s:%s%s | %s | %s | %s | %s, %s | %s | %s | %s, %s | %s |" % (
+            u, b, " #%d" % rd if rd > 1 else "",
+            "%s / %s" % (f(al["p50"]), f(al["p99"])) if al else "-",
             " | ".join(cell(sides.get(m), al) for m in SIDES), best,
             fx(s["auto_p50_best"]), fx(s["auto_p99_best"]), fx(s["auto_gain"]),
             f(s["auto_bx"]), fx(s["def_p99"]), f(s["def_bx"]),
@@ -193,8 +217,41 @@ def report(pairs, alone, out=sys.stdout):
     w("")
     w("bars: %d passed, %d failed, %d not judged (a side missing); %d n/a (the bar against"
       " alone is beside the GEMM and SDPA only); %d pairs" % (
-          count["PASS"], count["FAIL"], count["-"], count["n/a"], len(pairs)))
+          count["PASS"], count["FAIL"], count["-"], count["n/a"],
+          len({k[:2] for k in pairs})))
+    spread(pairs, out)
     return res
+
+
+def spread(pairs, out=sys.stdout):
+    """Each side's figures over the rounds of a pair run in several: the
+    lowest and highest P50, P99 and batch it/s, and highest / lowest."""
+    rounds = {}
+    for (u, b, rd), sides in pairs.items():
+        rounds.setdefault((u, b), []).append(sides)
+    rows = [(k, v) for k, v in rounds.items() if len(v) > 1]
+    if not rows:
+        return
+    w = lambda s: print(s, file=out)
+    w("")
+    w("## each side over the rounds: lowest - highest (highest / lowest)")
+    w("| pair | rounds | side | P50 ms | P99 ms | batch it/s |")
+    w("|---|---|---|---|---|---|")
+
+    def rng(vals):
+        vals = [v for v in vals if v is not None]
+        if not vals:
+            return "-"
+        lo, hi = min(vals), max(vals)
+        return "%s - %s (%s)" % (f(lo), f(hi), fx(ratio(hi, lo)))
+
+    for (u, b), v in rows:
+        for m in SIDES:
+            recs = [sides[m] for sides in v if m in sides]
+            if recs:
+                w("| %s:%s | %d | %s | %s | %s | %s |" % (
+                    u, b, len(recs), m, rng([num(r, "p50") for r in recs]),
+                    rng([num(r, "p99") for r in recs]), rng([num(r, "batch_its") for r in recs])))
 
 
 def selftest():
@@ -226,51 +283,77 @@ def selftest():
            ("defbatch", {"default": (29, 58, 5.5)}, "def batch")]
     rows = [rec("encoder", "none", "alone", 10, 15), rec("smallk", "none", "alone", 7, 15)]
     rows += pair("encoder", "gemm", good) + pair("smallk", "gemm", good)
-    want = {("encoder", "gemm"): ["PASS"] * 6,
-            ("smallk", "gemm"): ["PASS"] * 5 + ["FAIL"]}
+    want = {("encoder", "gemm", 1): ["PASS"] * 6,
+            ("smallk", "gemm", 1): ["PASS"] * 5 + ["FAIL"]}
     for b, change, bar in one:
         rows += pair("encoder", b, dict(good, **change))
-        want[("encoder", b)] = ["FAIL" if k == bar else "n/a" if k == "alone" else "PASS"
+        want[("encoder", b, 1)] = ["FAIL" if k == bar else "n/a" if k == "alone" else "PASS"
                                 for k in BARS]
     rows += pair("encoder", "sdpa", {
         "native": (120, 122, 8.4), "gather": (14, 24, 8.2), "ctx": (15, 25, 8.1),
         "lv1": (120, 125, 8.0), "auto": (40, 80, 7.0), "default": (130, 140, 7.5)})
-    want[("encoder", "sdpa")] = ["FAIL"] * 6
+    want[("encoder", "sdpa", 1)] = ["FAIL"] * 6
     # batch below 0.95 of native, the urgent P99 2x better: both pass
     rows += [rec("r18b4", "none", "alone", 3.5, 5)] + pair("r18b4", "r50b16", {
         "native": (6, 30, 200), "gather": (5, 12, 150), "ctx": (5.5, 13, 150),
         "lv1": (4, 10, 170), "auto": (4.2, 11, 160), "default": (4.1, 12, 170)})
-    want[("r18b4", "r50b16")] = ["PASS"] * 5 + ["n/a"]
+    want[("r18b4", "r50b16", 1)] = ["PASS"] * 5 + ["n/a"]
     # Lv1 fastest, but at 0.83 of the batch job for a 1.67x gain: not a
     # mode auto may choose, so the gather is the best auto is held to
     rows += pair("encoder", "costly", {
         "native": (20, 30, 6.0), "gather": (12, 20, 5.9), "ctx": (13, 22, 5.8),
         "lv1": (10, 18, 5.0), "auto": (12.5, 23, 5.9), "default": (19, 29, 6.0)})
-    want[("encoder", "costly")] = ["PASS"] * 5 + ["n/a"]
+    want[("encoder", "costly", 1)] = ["PASS"] * 5 + ["n/a"]
     # ctx and default never ran, lv1 failed (nothing measured), no alone
     rows += [rec("llama32g", "r50train", "native", 100, 140, 90, True),
              rec("llama32g", "r50train", "gather", 90, 120, 85, True),
              dict(rec("llama32g", "r50train", "lv1", float("nan"), float("nan"), 80, True), n=0),
              rec("llama32g", "r50train", "auto", 95, 125, 88, True)]
-    want[("llama32g", "r50train")] = ["-", "-", "PASS", "-", "-", "n/a"]
+    want[("llama32g", "r50train", 1)] = ["-", "-", "PASS", "-", "-", "n/a"]
+    # a second round of the GEMM pair, its own alone case slower: auto's
+    # P99 fails against this round's gather, the bar against alone passes
+    # on this round's alone; a third round without an alone case takes the
+    # first round's, and a malformed round is left out
+    r2 = dict(good, auto=(12.5, 25, 5.9), gather=(11, 19, 5.8))
+    rows += [dict(rec("encoder", "none", "alone", 12, 20), case="corpus-encoder-alone-r2")]
+    rows += [dict(x, case=x["case"] + "-r2") for x in pair("encoder", "gemm", r2)]
+    rows += [dict(x, case=x["case"] + "-r3") for x in pair("encoder", "gemm", good)]
+    rows += [dict(x, case=x["case"] + "-r01") for x in pair("encoder", "gemm", r2)]
+    want[("encoder", "gemm", 2)] = ["FAIL"] + ["PASS"] * 5
+    want[("encoder", "gemm", 3)] = ["PASS"] * 6
     fd, path = tempfile.mkstemp(suffix=".jsonl")
     with os.fdopen(fd, "w") as fp:
         for r in rows:
             fp.write(json.dumps(r) + "\n")
         fp.write("not a record\n")
+    buf = io.StringIO()
     try:
-        res = report(*load([path]))
+        res = report(*load([path]), out=buf)
     finally:
         os.unlink(path)
+    print(buf.getvalue(), end="")
     bad = 0
     for k, v in want.items():
         got = [res[k]["bars"][b] for b in BARS] if k in res else None
         if got != v:
             print("selftest: %s:%s bars %s, expected %s" % (k + (got, v)), file=sys.stderr)
             bad += 1
-    if res[("encoder", "gemm")]["best"] != "gather" or res[("r18b4", "r50b16")]["best"] != "lv1" \
-            or res[("encoder", "costly")]["best"] != "gather":
+    if res[("encoder", "gemm", 1)]["best"] != "gather" or \
+            res[("r18b4", "r50b16", 1)]["best"] != "lv1" or \
+            res[("encoder", "costly", 1)]["best"] != "gather":
         print("selftest: the wrong best forced mode", file=sys.stderr)
+        bad += 1
+    if set(res) != set(want):
+        print("selftest: pairs %s, expected %s" % (sorted(res), sorted(want)), file=sys.stderr)
+        bad += 1
+    # the spread: the GEMM pair's three rounds, the others run once
+    for line in ("| encoder:gemm | 3 | gather | 11.00 - 12.00 (1.09x) | 19.00 - 20.00 (1.05x) |"
+                 " 5.80 - 5.90 (1.02x) |", "| encoder:gemm #2 | 12.00 / 20.00 |"):
+        if line not in buf.getvalue():
+            print("selftest: no line %s" % line, file=sys.stderr)
+            bad += 1
+    if "| smallk:gemm | 1 |" in buf.getvalue() or "; 11 pairs" not in buf.getvalue():
+        print("selftest: a spread of one round, or pairs counted by round", file=sys.stderr)
         bad += 1
     print("selftest %s" % ("FAILED" if bad else "ok"))
     return 1 if bad else 0

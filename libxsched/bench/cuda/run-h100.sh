@@ -171,7 +171,11 @@
 #             LLM decode loop half of it at 5), each urgent job alone natively
 #             before its first pair; cut by BUDGET_S case by case (about one
 #             pair fits a 10-minute call: CORPUS_PAIRS picks); corpus.py
-#             scores issue 33's bars into corpus.md.  Side lv3native: the
+#             scores issue 33's bars into corpus.md.  CORPUS_ROUNDS
+#             (default 1) runs each pair's alone case and sides that many
+#             times in turn (rounds 2 on tagged -r2, ...): corpus.py scores
+#             each round and prints each side's spread over the rounds, the
+#             run-to-run noise the bars are read against.  Side lv3native: the
 #             urgent context on, mode native forced (unscored: with
 #             XSCHED_CUDA_BURST_LOG=1 in the environment every preloaded
 #             case logs its bursts, and this side records native's)
@@ -643,7 +647,12 @@ corpus_need() {
 # alone; a case that does not fit BUDGET_S ends the plan, and corpus.py
 # scores what ran
 plan_corpus() {
-	local p u x g b n r w pm nd side k l0 lines stop= seen=" "
+	local p u x g b n r w pm nd side k l0 lines rd t stop= seen=" "
+	local rounds=${CORPUS_ROUNDS:-1}
+	case $rounds in
+	[1-9] | [1-9][0-9]) ;;
+	*) say "CORPUS_ROUNDS=$rounds: a number of rounds, 1 to 99"; return 1 ;;
+	esac
 	info
 	build
 	[ -n "$XLIB" ] || return 1
@@ -659,31 +668,37 @@ plan_corpus() {
 		# ms a request: its pace; an eager decode takes ~0.4 s (lv3-llm)
 		pm=$((1000 / r))
 		[ "$u" != llama32 ] || pm=450
-		if [ "${seen#* "$u" }" = "$seen" ]; then
-			nd=$(corpus_need "$n" "$w" "$pm" alone none)
-			room "$nd" "$u alone" || break
-			say "$u alone ($n requests at $r/s)"
-			run_py native $((nd * 2)) alone --urgent "$x" --prio high $g --rate "$r" --warmup "$w" \
-				--requests "$n" --tag "corpus-$u-alone"
-			seen="$seen$u "
-		fi
 		l0=$(wc -l <"$LOG")
-		for side in ${CORPUS_SIDES:-native gather ctx lv1 auto default}; do
-			case $side in
-			native | gather | ctx | lv1 | auto | default | lv3native) ;;
-			*) say "unknown corpus side $side (native gather ctx lv1 auto default lv3native)"; continue ;;
-			esac
-			nd=$(corpus_need "$n" "$w" "$pm" "$side" "$b")
-			room "$nd" "$u beside $b, $side" || { stop=1; break; }
-			say "$u beside $b, $side ($n requests at $r/s)"
-			k=(stream --urgent "$x" --batch "$b" --prio high ${g:+"$g"} --rate "$r" --warmup "$w"
-				--requests "$n" --tag "corpus-$u-$b-$side")
-			case $side in
-			native) run_py native $((nd * 2)) "${k[@]}" ;;
-			default) XSCHED_CUDA_LV3= XSCHED_CUDA_HOLD= run_py xsched $((nd * 2)) "${k[@]}" ;;
-			lv3native) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=native run_py xsched $((nd * 2)) "${k[@]}" ;;
-			*) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$side run_py xsched $((nd * 2)) "${k[@]}" ;;
-			esac
+		for rd in $(seq 1 "$rounds"); do
+			# round 1 untagged, as one round always was
+			t=
+			[ "$rd" = 1 ] || t=-r$rd
+			if [ "${seen#* "$u$t" }" = "$seen" ]; then
+				nd=$(corpus_need "$n" "$w" "$pm" alone none)
+				room "$nd" "$u alone${t:+, round $rd}" || { stop=1; break; }
+				say "$u alone${t:+, round $rd} ($n requests at $r/s)"
+				run_py native $((nd * 2)) alone --urgent "$x" --prio high $g --rate "$r" --warmup "$w" \
+					--requests "$n" --tag "corpus-$u-alone$t"
+				seen="$seen$u$t "
+			fi
+			for side in ${CORPUS_SIDES:-native gather ctx lv1 auto default}; do
+				case $side in
+				native | gather | ctx | lv1 | auto | default | lv3native) ;;
+				*) say "unknown corpus side $side (native gather ctx lv1 auto default lv3native)"; continue ;;
+				esac
+				nd=$(corpus_need "$n" "$w" "$pm" "$side" "$b")
+				room "$nd" "$u beside $b, $side${t:+, round $rd}" || { stop=1; break; }
+				say "$u beside $b, $side${t:+, round $rd} ($n requests at $r/s)"
+				k=(stream --urgent "$x" --batch "$b" --prio high ${g:+"$g"} --rate "$r" --warmup "$w"
+					--requests "$n" --tag "corpus-$u-$b-$side$t")
+				case $side in
+				native) run_py native $((nd * 2)) "${k[@]}" ;;
+				default) XSCHED_CUDA_LV3= XSCHED_CUDA_HOLD= run_py xsched $((nd * 2)) "${k[@]}" ;;
+				lv3native) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=native run_py xsched $((nd * 2)) "${k[@]}" ;;
+				*) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$side run_py xsched $((nd * 2)) "${k[@]}" ;;
+				esac
+			done
+			[ -z "$stop" ] || break
 		done
 		# what the interposer chose: each case's exit lines after its own
 		# line, and the cases that failed
