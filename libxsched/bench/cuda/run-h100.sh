@@ -175,10 +175,14 @@
 #             (default 1) runs each pair's alone case and sides that many
 #             times in turn (rounds 2 on tagged -r2, ...): corpus.py scores
 #             each round and prints each side's spread over the rounds, the
-#             run-to-run noise the bars are read against.  Side lv3native: the
-#             urgent context on, mode native forced (unscored: with
+#             run-to-run noise the bars are read against.  Unscored sides,
+#             what the library costs where it holds nothing: lv3native, the
+#             urgent context on, mode native forced (with
 #             XSCHED_CUDA_BURST_LOG=1 in the environment every preloaded
-#             case logs its bursts, and this side records native's)
+#             case logs its bursts, and this side records native's); nocap,
+#             the default with the batch streams' cap out of reach
+#             (XSCHED_THRESHOLD=4096); hold0, the library with no call held
+#             (XSCHED_CUDA_HOLD=0: the hooks only)
 #   lv3-native
 #             lv3's native twins (urgent beside the GEMM and SDPA on the
 #             high-priority stream) and transparency.py --urgent natively
@@ -633,8 +637,10 @@ plan_default_holds() {
 corpus_need() {
 	local ms=$3
 	case $4:$5 in
-	native:gemm | lv1:gemm | default:gemm) [ "$ms" -ge 175 ] || ms=175 ;;
-	native:sdpa | lv1:sdpa | default:sdpa) [ "$ms" -ge 122 ] || ms=122 ;;
+	native:gemm | lv1:gemm | default:gemm | lv3native:gemm | nocap:gemm | hold0:gemm)
+		[ "$ms" -ge 175 ] || ms=175 ;;
+	native:sdpa | lv1:sdpa | default:sdpa | lv3native:sdpa | nocap:sdpa | hold0:sdpa)
+		[ "$ms" -ge 122 ] || ms=122 ;;
 	esac
 	echo $((($1 + $2) * ms / 1000 + 25))
 }
@@ -683,8 +689,8 @@ plan_corpus() {
 			fi
 			for side in ${CORPUS_SIDES:-native gather ctx lv1 auto default}; do
 				case $side in
-				native | gather | ctx | lv1 | auto | default | lv3native) ;;
-				*) say "unknown corpus side $side (native gather ctx lv1 auto default lv3native)"; continue ;;
+				native | gather | ctx | lv1 | auto | default | lv3native | nocap | hold0) ;;
+				*) say "unknown corpus side $side (native gather ctx lv1 auto default lv3native nocap hold0)"; continue ;;
 				esac
 				nd=$(corpus_need "$n" "$w" "$pm" "$side" "$b")
 				room "$nd" "$u beside $b, $side${t:+, round $rd}" || { stop=1; break; }
@@ -695,6 +701,8 @@ plan_corpus() {
 				native) run_py native $((nd * 2)) "${k[@]}" ;;
 				default) XSCHED_CUDA_LV3= XSCHED_CUDA_HOLD= run_py xsched $((nd * 2)) "${k[@]}" ;;
 				lv3native) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=native run_py xsched $((nd * 2)) "${k[@]}" ;;
+				nocap) XSCHED_CUDA_LV3= XSCHED_CUDA_HOLD= XSCHED_THRESHOLD=4096 run_py xsched $((nd * 2)) "${k[@]}" ;;
+				hold0) XSCHED_CUDA_LV3= XSCHED_CUDA_HOLD=0 run_py xsched $((nd * 2)) "${k[@]}" ;;
 				*) XSCHED_CUDA_LV3=1 XSCHED_CUDA_LV3_MODE=$side run_py xsched $((nd * 2)) "${k[@]}" ;;
 				esac
 			done
