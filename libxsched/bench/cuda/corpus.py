@@ -68,14 +68,18 @@ def num(r, k):
     return v
 
 
-def round_of(parts):
-    """The tag's parts without a trailing round (-rN, N >= 2), and the
-    round (1 without one); None for a malformed round."""
+def tag_of(case):
+    """A corpus tag's parts without a trailing round (-rN, N >= 2), and the
+    round (1 without one); (None, None) for another tag, (None, 0) for a
+    malformed round."""
+    parts = str(case).split("-")
+    if parts[0] != "corpus":
+        return None, None
     last = parts[-1] if len(parts) > 2 else ""
     if last[:1] != "r" or not last[1:].isdigit():
         return parts, 1
     rd = int(last[1:])
-    return (parts[:-1], rd) if rd >= 2 and last[1:2] != "0" else (None, None)
+    return (parts[:-1], rd) if rd >= 2 and last[1:2] != "0" else (None, 0)
 
 
 def load(paths):
@@ -91,15 +95,11 @@ def load(paths):
                 if not line.startswith("{"):
                     continue
                 r = json.loads(line)
-                case = str(r.get("case", ""))
-                if not case.startswith("corpus-"):
-                    continue
-                parts, rd = round_of(case.split("-"))
-                if parts is None:
+                parts, rd = tag_of(r.get("case", ""))
+                if rd == 0:
                     print("corpus.py: %s: not a round (-r2 on): left out" % r.get("case"),
                           file=sys.stderr)
-                    continue
-                if parts[0] != "corpus" or not r.get("n") or \
+                if not parts or not r.get("n") or \
                         num(r, "p50") is None or num(r, "p99") is None:
                     continue
                 u = parts[1] if len(parts) > 1 else ""
@@ -135,10 +135,10 @@ def load_raw(paths):
                     r = json.loads(line)
                 except ValueError:
                     continue
-                parts, rd = round_of(str(r.get("case", "")).split("-"))
+                parts, rd = tag_of(r.get("case", ""))
                 lat = [x for x in r.get("lat") or [] if isinstance(x, (int, float))
                        and not isinstance(x, bool) and math.isfinite(x)]
-                if parts and parts[0] == "corpus" and len(parts) == 4 and lat:
+                if parts and len(parts) == 4 and lat:
                     raw[(parts[1], parts[2], rd, parts[3])] = lat
     return raw
 
@@ -172,7 +172,7 @@ def intervals(pairs, res, raw, out=sys.stdout):
             if x not in pairs[k] or y not in pairs[k]:
                 return "-"
             a, c = raw.get((u, b, rd, x)), raw.get((u, b, rd, y))
-            if not a or not c or not x or not y:
+            if not a or not c:
                 return "-"
             lo, hi = interval(a, c, p)
             return "%s (%s - %s)" % (fx(pct(a, p) / pct(c, p)), fx(lo), fx(hi))
@@ -288,7 +288,8 @@ def report(pairs, alone, out=sys.stdout, raw=None):
     first = {}      # each pair where it first came, then its rounds in order
     for k in pairs:
         first.setdefault(k[:2], len(first))
-    for (u, b, rd) in sorted(pairs, key=lambda k: (first[k[:2]], k[2])):
+    order = sorted(pairs, key=lambda k: (first[k[:2]], k[2]))
+    for (u, b, rd) in order:
         sides = pairs[(u, b, rd)]
         al = alone.get((u, rd)) or alone.get((u, 1))
         s = res[(u, b, rd)] = score(b, sides, al)
@@ -307,17 +308,17 @@ def report(pairs, alone, out=sys.stdout, raw=None):
       " alone is beside the GEMM and SDPA only); %d pairs" % (
           count["PASS"], count["FAIL"], count["-"], count["n/a"],
           len({k[:2] for k in pairs})))
-    unscored(pairs, first, out)
+    unscored(pairs, order, out)
     spread(pairs, out)
     if raw:
         intervals(pairs, res, raw, out)
     return res
 
 
-def unscored(pairs, first, out=sys.stdout):
-    """The unscored sides against native, per pair and round."""
+def unscored(pairs, order, out=sys.stdout):
+    """The unscored sides against native, per pair and round (@order)."""
     rows = []
-    for k in sorted(pairs, key=lambda k: (first[k[:2]], k[2])):
+    for k in order:
         sides, nat = pairs[k], pairs[k].get("native")
         for m in UNSCORED:
             r = sides.get(m)
@@ -433,6 +434,8 @@ def selftest():
     rows += [dict(x, case=x["case"] + "-r2") for x in pair("encoder", "gemm", r2)]
     rows += [dict(x, case=x["case"] + "-r3") for x in pair("encoder", "gemm", good)]
     rows += [dict(x, case=x["case"] + "-r01") for x in pair("encoder", "gemm", r2)]
+    # another plan's tag shaped like a case is not one
+    rows += [dict(rec("encoder", "gemm", "auto", 90, 99, 1.0), case="other-encoder-gemm-auto")]
     want[("encoder", "gemm", 2)] = ["FAIL"] + ["PASS"] * 5
     rows += [rec("encoder", "gemm", "nocap", 29, 57, 5.7), rec("encoder", "gemm", "hold0", 30, 60, 6.0),
              dict(rec("encoder", "gemm", "nocap", 29, 66, 6.0), case="corpus-encoder-gemm-nocap-r2")]

@@ -632,15 +632,18 @@ plan_default_holds() {
 
 # corpus_need N W MS SIDE BATCH: seconds a corpus case takes: N requests
 # and W of warmup at MS ms each (their pace, or longer), or a whole batch
-# kernel each where the side may wait for one (native priority, Lv1 and the
-# default beside the GEMM or SDPA: need_gemm, need_sdpa), and 25 s to start
+# kernel each where the side may wait for one (every side but those of the
+# urgent context, beside the GEMM or SDPA: need_gemm, need_sdpa), and 25 s
+# to start
 corpus_need() {
 	local ms=$3
-	case $4:$5 in
-	native:gemm | lv1:gemm | default:gemm | lv3native:gemm | nocap:gemm | hold0:gemm)
-		[ "$ms" -ge 175 ] || ms=175 ;;
-	native:sdpa | lv1:sdpa | default:sdpa | lv3native:sdpa | nocap:sdpa | hold0:sdpa)
-		[ "$ms" -ge 122 ] || ms=122 ;;
+	case $4 in
+	gather | ctx | auto) ;;
+	*)
+		case $5 in
+		gemm) [ "$ms" -ge 175 ] || ms=175 ;;
+		sdpa) [ "$ms" -ge 122 ] || ms=122 ;;
+		esac ;;
 	esac
 	echo $((($1 + $2) * ms / 1000 + 25))
 }
@@ -649,9 +652,9 @@ corpus_need() {
 # context on in each mode forced and in mode auto, and with the library's
 # default (XSCHED_CUDA_LV3 and XSCHED_CUDA_HOLD empty: Lv1 holds chosen per
 # burst), one process per case, tagged corpus-URGENT-BATCH-SIDE; the urgent
-# job alone natively once (corpus-URGENT-alone) for the ratios against
-# alone; a case that does not fit BUDGET_S ends the plan, and corpus.py
-# scores what ran
+# job alone natively once a round (corpus-URGENT-alone) for the ratios
+# against alone; rounds after the first add -rN to the tags; a case that
+# does not fit BUDGET_S ends the plan, and corpus.py scores what ran
 plan_corpus() {
 	local p u x g b n r w pm nd side k l0 lines rd t stop= seen=" "
 	local rounds=${CORPUS_ROUNDS:-1}
