@@ -38,7 +38,7 @@ struct xsi_stream {
 	uint64_t thread;	/* per-thread */
 	struct xsched_xqueue *xq;
 	struct xsi_stream_desc desc;
-	atomic_bool live;	/* caller-held: counts in the gate's maximum */
+	atomic_bool caps;	/* caller-held: counts in the cap's maximum */
 	atomic_bool capturing;	/* caller-held: its calls go into a graph */
 	bool gone;		/* out of the table (state->lock) */
 	struct xsi_stream *retired_next;
@@ -67,7 +67,8 @@ struct xsi_state {
 	unsigned int count;
 	struct xsi_stream *retired;
 	struct xsi_event events[XSI_EVENTS];
-	/* Caller-held: the highest priority of a live stream per device. */
+	/* Caller-held: the highest priority per device of a stream that caps
+	 * (xsi_stream_caps()). */
 	_Atomic int32_t maxp[XSI_DEVS];
 	/* Streams being captured into a graph (xsi_stream_capture()): while
 	 * any is, a scheduled call asks the runtime whether its own stream

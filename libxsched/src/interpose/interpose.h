@@ -119,6 +119,8 @@ struct xsi_stream_desc {
 	int32_t device;		/* runtime device ordinal */
 	uintptr_t context;	/* runtime context (CUcontext), or 0 */
 	uint32_t flags;		/* runtime stream flags, for the table's use */
+	bool cap_off;		/* caller-held: it caps no lower stream until
+				 * xsi_stream_caps() says so */
 };
 
 struct xsi_stream;
@@ -227,6 +229,14 @@ const struct xsi_stream_desc *xsi_stream_desc(const struct xsi_stream *s);
  * its XQueue's and what the caller-held gate compares.  0 or -errno. */
 int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
 			    int32_t priority);
+/* Caller-held: whether the known stream @handle caps the streams below it
+ * on its device (each keeps at most the threshold of its calls in flight,
+ * xs_policy_capped()).  A stream caps from its creation unless its
+ * description said cap_off; a runtime whose stream holds only now and
+ * then (CUDA's choice of Lv1 per burst) arms the cap only around those
+ * bursts, for a capped stream pays in throughput for what it buys.  Told
+ * in the debug log.  0, or -ENOENT: not known (nothing changed). */
+int xsi_stream_caps(struct xsi_runtime *rt, uintptr_t handle, bool on);
 /*
  * A call that may move a stream's priority in the runtime (a stream
  * attribute set or copied): begin reads it (describe()) before the call,

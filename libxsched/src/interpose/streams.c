@@ -103,7 +103,8 @@ static struct xsi_stream *lookup(struct xsi_state *st, int kind,
 	return NULL;
 }
 
-/* state->lock held: the gate's per-device maximum over live streams. */
+/* state->lock held: the cap's per-device maximum over the streams that
+ * cap (xsi_stream_caps()). */
 static void maxp_recompute(struct xsi_state *st, int32_t dev)
 {
 	int32_t mx = INT32_MIN;
@@ -114,7 +115,7 @@ static void maxp_recompute(struct xsi_state *st, int32_t dev)
 	for (i = 0; i < XSI_SLOTS; i++) {
 		struct xsi_stream *o = atomic_load(&st->slots[i]);
 
-		if (o && o != TOMB && atomic_load(&o->live) &&
+		if (o && o != TOMB && atomic_load(&o->caps) &&
 		    o->desc.device == dev && o->desc.priority > mx)
 			mx = o->desc.priority;
 	}
@@ -123,11 +124,11 @@ static void maxp_recompute(struct xsi_state *st, int32_t dev)
 
 /* A stream counts in its device's maximum from its creation: a lower
  * stream is capped before the urgent one's first call, not after. */
-static void make_live(struct xsi_state *st, struct xsi_stream *s)
+static void cap_on(struct xsi_state *st, struct xsi_stream *s)
 {
 	int32_t dev = s->desc.device, cur;
 
-	if (dev < 0 || dev >= XSI_DEVS || atomic_exchange(&s->live, true))
+	if (dev < 0 || dev >= XSI_DEVS || atomic_exchange(&s->caps, true))
 		return;
 	cur = atomic_load(&st->maxp[dev]);
 	while (cur < s->desc.priority &&
@@ -151,7 +152,7 @@ static void unlink_stream(struct xsi_state *st, struct xsi_stream *s)
 	s->gone = true;
 	s->retired_next = st->retired;
 	st->retired = s;
-	if (atomic_load(&s->live))
+	if (atomic_load(&s->caps))
 		maxp_recompute(st, s->desc.device);
 }
 
@@ -269,8 +270,8 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 	}
 	atomic_store_explicit(&st->slots[slot], s, memory_order_release);
 	st->count++;
-	if (caller_held(rt))
-		make_live(st, s);
+	if (caller_held(rt) && !d->cap_off)
+		cap_on(st, s);
 	if (!with_xq)
 		xsi_log(rt, "stream %#lx: created (%s), prio %d, dev %d; its XQueue at its first call",
 			(unsigned long)handle, how, s->desc.priority, d->device);
@@ -637,6 +638,36 @@ int xsi_stream_set_priority(struct xsi_runtime *rt, struct xsi_stream *s,
 	pthread_mutex_unlock(&st->lock);
 	xsi_log(rt, "stream %#lx -> q%u: priority set to %d", (unsigned long)s->rt_handle,
 		xsched_xqueue_id(s->xq), priority);
+	return 0;
+}
+
+int xsi_stream_caps(struct xsi_runtime *rt, uintptr_t handle, bool on)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_stream *s;
+
+	bool was;
+
+	if (!st || !caller_held(rt))
+		return -ENOENT;
+	/* Looked up under the lock: a stream being made now (described
+	 * under it) either is found here or is described after the caller
+	 * changed what its description says. */
+	pthread_mutex_lock(&st->lock);
+	s = lookup(st, KIND_APP, handle, -1, 0, NULL);
+	if (!s) {
+		pthread_mutex_unlock(&st->lock);
+		return -ENOENT;
+	}
+	was = atomic_load(&s->caps);
+	if (on)
+		cap_on(st, s);
+	else if (atomic_exchange(&s->caps, false))
+		maxp_recompute(st, s->desc.device);
+	pthread_mutex_unlock(&st->lock);
+	if (was != on)
+		xsi_log(rt, "stream %#lx: %s lower streams", (unsigned long)handle,
+			on ? "caps" : "no longer caps");
 	return 0;
 }
 

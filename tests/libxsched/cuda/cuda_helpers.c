@@ -99,6 +99,26 @@ CUfunction func_of(CUmodule m, const char *name)
 }
 
 /* The log record of the last command of kernel @id. */
+int most_in_flight(CUstream h, int from)
+{
+	struct fake_rec r, o;
+	int i, j, n, most = 0;
+
+	for (i = 0; i < fake_log_count(); i++) {
+		fake_log_get(i, &r);
+		if (r.kernel < from || r.stream != fake_stream_id(h))
+			continue;
+		for (j = 0, n = 1; j < i; j++) {
+			fake_log_get(j, &o);
+			if (o.kernel >= from && o.stream == r.stream && o.end > r.submit)
+				n++;
+		}
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
 struct fake_rec rec_of(int id)
 {
 	struct fake_rec r, found;

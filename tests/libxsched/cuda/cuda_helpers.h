@@ -42,6 +42,9 @@ CUfunction kernel_of(CUlibrary l, const char *name);
 CUfunction CK(int id, uint64_t ns);
 CUmodule mod_load(const char *image);
 CUfunction func_of(CUmodule m, const char *name);
+/* The most kernels (ids @from and up) of @h in flight at once: at each
+ * one's submission, it and those still running. */
+int most_in_flight(CUstream h, int from);
 /* The log record of the last command of kernel @id. */
 struct fake_rec rec_of(int id);
 /* Records of kind @kernel (FAKE_COPY, ...) from log index @from on, on

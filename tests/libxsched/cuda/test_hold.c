@@ -108,6 +108,46 @@ TEST(hold_default_bursts_end_at_a_context_synchronize)
 	ASSERT_LE(held_in(hi, lo, 10, 40, ctx_sync), 2);
 }
 
+/* @n kernels (ids @id and up) of 2 ms launched on @lo at once, then
+ * synchronized: the most of them in flight together. */
+static int flood(CUstream lo, int id, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		launch(lo, id + i, 2 * MS);
+	ASSERT_EQ(cuStreamSynchronize(lo), CUDA_SUCCESS);
+	return most_in_flight(lo, id);
+}
+
+/* Lv1's cap (at most `threshold` calls of a lower stream in flight) costs
+ * the batch job and buys the urgent job latency only around held bursts:
+ * a lower stream is capped while the urgent stream's next burst will hold
+ * (before its first call, so that call finds a short queue) and not once
+ * the choice stopped holding; each change is in the debug log. */
+TEST(hold_default_caps_lower_streams_only_around_held_bursts)
+{
+	FILE *f = err_capture();
+	CUstream hi, lo;
+	const char *e;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_CUDA_LV3_PRICE", "100", 1);
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	setenv("XSCHED_LOG", "debug", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 1, cuStreamSynchronize), 0);	/* native; lv1 next */
+	ASSERT_LE(flood(lo, 100, 12), 4);
+	ASSERT_EQ(held_in(hi, lo, 1, 10, cuStreamSynchronize), 5);	/* then native is best */
+	ASSERT_GE(flood(lo, 200, 12), 10);
+	e = err_read(f);
+	ASSERT_GE(count_of(e, "no longer caps lower streams"), 1);
+	ASSERT_GE(count_of(e, ": caps lower streams"), 1);
+	fclose(f);
+}
+
 /* XSCHED_CUDA_HOLD=1: every burst holds (the default before the choice). */
 TEST(hold_one_holds_every_burst)
 {

@@ -69,8 +69,6 @@ static bool xc_no_hold;
 static bool xc_hold_chosen;
 static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
 
-extern struct xsi_runtime xc_rt;
-
 /* ---- set-up ---------------------------------------------------------------- */
 
 /* The wing's one fork registration: its locks in cuda/driver.h's order, the

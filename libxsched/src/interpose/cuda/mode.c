@@ -289,25 +289,32 @@ int xm_waits(const struct xm_state *st, char *buf, size_t n)
 	return k;
 }
 
-enum xm_mode xm_begin(struct xm_state *st)
+enum xm_mode xm_next(const struct xm_state *st)
 {
 	enum xm_mode m;
-	uint32_t b = st->burst++, i;
+	uint32_t b = st->burst, i;
 
 	if (st->forced >= 0)
-		return st->cur = (enum xm_mode)st->forced;
+		return (enum xm_mode)st->forced;
 	if (st->unmeasured)
-		return st->cur = st->best;
+		return st->best;
 	/* Each mode XM_FIRST times first, in turn. */
 	for (i = 0; i < XM_NMODES; i++) {
 		m = (enum xm_mode)((b + i) % XM_NMODES);
 		if (st->have[m] && st->n[m] < XM_FIRST)
-			return st->cur = m;
+			return m;
 	}
 	for (m = 0; m < XM_NMODES; m++)
 		if (st->have[m] && m != st->best && (int32_t)(b - st->next_try[m]) >= 0)
-			return st->cur = m;
-	return st->cur = st->best;
+			return m;
+	return st->best;
+}
+
+enum xm_mode xm_begin(struct xm_state *st)
+{
+	st->cur = xm_next(st);
+	st->burst++;
+	return st->cur;
 }
 
 /* The cheapest mode within the margin of the lowest score; the current one
@@ -499,6 +506,7 @@ void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], u
 	atomic_init(&b->mode, (int)b->st.best);
 	atomic_init(&b->t0, 0);
 	atomic_init(&b->last, 0);
+	atomic_init(&b->caps, b->st.best == XM_LV1);
 }
 
 void xm_burst_fini(struct xm_burst *b)
@@ -526,6 +534,7 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 		if (atomic_load(&b->in) && (int64_t)(t - atomic_load(&b->t0)) > (int64_t)XM_BURST_MAX_NS) {
 			/* never synchronized: ended, nothing learnt */
 			xm_skip(&b->st);
+			atomic_store(&b->caps, xm_next(&b->st) == XM_LV1);
 			b->ended = 0;
 			atomic_store(&b->in, false);
 		}
@@ -535,6 +544,7 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 				xm_idle(&b->st, us_since(b->ended, t));
 			atomic_store(&b->t0, t);
 			atomic_store(&b->mode, (int)xm_begin(&b->st));
+			atomic_store(&b->caps, b->st.cur == XM_LV1);
 			atomic_store_explicit(&b->in, true, memory_order_release);
 		}
 		pthread_mutex_unlock(&b->lock);
@@ -558,6 +568,7 @@ bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_st
 		if (changed && seen)
 			*seen = b->st;
 		b->ended = now;
+		atomic_store(&b->caps, xm_next(&b->st) == XM_LV1);
 		atomic_store(&b->in, false);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -575,6 +586,7 @@ bool xm_burst_cut(struct xm_burst *b, uint32_t lost_us, uint64_t now, struct xm_
 		if (changed && seen)
 			*seen = b->st;
 		b->ended = now;
+		atomic_store(&b->caps, xm_next(&b->st) == XM_LV1);
 		atomic_store(&b->in, false);
 	}
 	pthread_mutex_unlock(&b->lock);

@@ -98,7 +98,9 @@ struct xm_state {
 /* @forced: a mode, or -1 (choose); @have: which modes can run; @price: in
  * percent, see cuda/mode.c. */
 void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32_t price);
-/* A burst begins: its mode. */
+/* The mode the next burst will begin in, as things stand. */
+enum xm_mode xm_next(const struct xm_state *st);
+/* A burst begins: its mode (xm_next()). */
 enum xm_mode xm_begin(struct xm_state *st);
 /* The burst ended @span us after its first call and @wait us after its
  * last; true: the best mode changed (or the choice started over: see
@@ -134,6 +136,10 @@ struct xm_burst {
 	_Atomic uint64_t t0;	/* its first call, ns */
 	_Atomic uint64_t last;	/* its latest call, ns */
 	uint64_t ended;		/* under lock: the last measured burst's end, ns (0: none) */
+	/* Lv1's cap is wanted: the burst in progress runs lv1, or (none in
+	 * progress) the next one will, so that its first call finds the
+	 * lower streams already capped. */
+	atomic_bool caps;
 };
 
 void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], uint32_t price);

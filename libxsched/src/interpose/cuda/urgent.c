@@ -56,6 +56,7 @@
 #include "code.h"
 #include "gather.h"
 #include "mode.h"
+#include "ops.h"
 #include "urgent.h"
 #include "../handle_table.h"
 
@@ -100,6 +101,10 @@ struct xu_stream {
 	atomic_uint last_told;	/* the last burst told (XSCHED_CUDA_BURST_LOG) */
 	pthread_mutex_t side_lock;	/* a change of side and its join */
 	bool twin_failed;
+	/* Whether its program side caps lower streams now (cap_sync()),
+	 * changed under cap_lock. */
+	atomic_bool capping;
+	pthread_mutex_t cap_lock;
 };
 
 static struct xsi_htable streams;
@@ -286,9 +291,12 @@ void xu_stream_created(CUstream h, unsigned int flags, const int *priop)
 		xm_burst_init(&s->bursts, forced_mode, have, (uint32_t)price);
 	}
 	pthread_mutex_init(&s->side_lock, NULL);
+	pthread_mutex_init(&s->cap_lock, NULL);
+	atomic_init(&s->capping, false);	/* its program side is not known yet */
 	pthread_mutex_lock(&lock);
 	if (!xsi_ht_put(&streams, h, s)) {
 		pthread_mutex_unlock(&lock);
+		pthread_mutex_destroy(&s->cap_lock);
 		pthread_mutex_destroy(&s->side_lock);
 		xm_burst_fini(&s->bursts);
 		free(s);
@@ -314,6 +322,7 @@ static void stream_free(struct xu_stream *s)
 		xc_drv.event_destroy(s->ev_twin);
 	if (s->ev_orig)
 		xc_drv.event_destroy(s->ev_orig);
+	pthread_mutex_destroy(&s->cap_lock);
 	pthread_mutex_destroy(&s->side_lock);
 	xm_burst_fini(&s->bursts);
 	free(s);
@@ -347,6 +356,42 @@ static struct xu_stream *stream_get(CUstream h)
 	s = xsi_ht_get(&streams, h);
 	pthread_mutex_unlock(&lock);
 	return s;
+}
+
+bool xu_program_side_caps(CUstream h)
+{
+	struct xu_stream *s = stream_get(h);
+
+	return !s || atomic_load(&s->bursts.caps);
+}
+
+/*
+ * Lv1's cap follows the choice: @s's program side caps the lower streams
+ * of its device only while its bursts run lv1 or the next one will
+ * (xm_burst.caps).  A capped stream waits for room every `threshold`
+ * calls, with the program's interpreter lock held if it has one: beside
+ * ResNet-50 b16 on an H100 the library's default cost the training 19% and
+ * the urgent job's P99 48% while its bursts ran native, holding nothing.
+ * Not under the table's lock (the core's is taken).
+ */
+static void cap_sync(struct xu_stream *s)
+{
+	bool want = atomic_load_explicit(&s->bursts.caps, memory_order_relaxed);
+
+	if (want == atomic_load_explicit(&s->capping, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&s->cap_lock);
+	want = atomic_load(&s->bursts.caps);
+	if (want != atomic_load(&s->capping)) {
+		uintptr_t k = (uintptr_t)s->h | XU_PROGRAM_SIDE;
+
+		atomic_store(&s->capping, want);
+		/* Its program side not known yet (nothing ran there): made
+		 * now, its description asking xu_program_side_caps(). */
+		if (xsi_stream_caps(&xc_rt, k, want) == -ENOENT && want)
+			(void)xsi_stream_announce(&xc_rt, k, NULL);
+	}
+	pthread_mutex_unlock(&s->cap_lock);
 }
 
 bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev)
@@ -464,8 +509,9 @@ static void tell_burst(struct xu_stream *s)
 }
 
 /* A synchronize begun at @since ended @s's burst: a change of its choice
- * is told (a few per stream, then in the debug log). */
-static void burst_end(struct xu_stream *s, uint64_t since)
+ * is told (a few per stream, then in the debug log).  Under the table's
+ * lock (each_stream()) or not: its cap is synced by the caller. */
+static void burst_ended(struct xu_stream *s, uint64_t since)
 {
 	struct xm_state st;
 	unsigned int told;
@@ -489,6 +535,12 @@ static void burst_end(struct xu_stream *s, uint64_t since)
 	}
 }
 
+static void burst_end(struct xu_stream *s, uint64_t since)
+{
+	burst_ended(s, since);
+	cap_sync(s);
+}
+
 /* @s's gathered burst waited for the watchdog: the program waits for it in
  * a way the library does not see (a host polling memory), so the burst
  * ends, a loss of the watchdog's time for the gather. */
@@ -499,6 +551,7 @@ static void burst_cut(struct xu_stream *s)
 	bool changed = xm_burst_cut(&s->bursts, xg_max_us(), xs_now_ns(), &st);
 
 	tell_burst(s);
+	cap_sync(s);
 	if (!changed) {
 		xc_log("stream %p: its gathered burst waited for the watchdog: ended, a loss for the gather",
 		     (void *)s->h);
@@ -526,6 +579,35 @@ static void each_stream(void (*fn)(struct xu_stream *, uint64_t), uint64_t arg, 
 			fn(s, arg);
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+/* The caps of @ctx's urgent streams brought to what their choices want,
+ * after their bursts ended under the table's lock (each_stream()), where
+ * the core's lock may not be taken: the handles are taken under it, the
+ * caps synced after.  Past XU_SYNC_MAX streams at a time, a stream's cap
+ * follows at its next call. */
+#define XU_SYNC_MAX 64
+static void caps_sync_of(CUcontext ctx)
+{
+	CUstream h[XU_SYNC_MAX];
+	struct xu_stream *s;
+	unsigned int i, n = 0;
+
+	if (!atomic_load(&nurgent))
+		return;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < XSI_HT_SLOTS && n < XU_SYNC_MAX; i++) {
+		s = xsi_ht_at(&streams, i);
+		if (s && s->ctx == ctx &&
+		    atomic_load(&s->bursts.caps) != atomic_load(&s->capping))
+			h[n++] = s->h;
+	}
+	pthread_mutex_unlock(&lock);
+	for (i = 0; i < n; i++) {
+		s = stream_get(h[i]);
+		if (s)
+			cap_sync(s);
+	}
 }
 
 /* How a stream's bursts ran (what the choice did). */
@@ -577,6 +659,7 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 	    xg_watchdog_opened(&s->gate, &s->wd_seen))
 		burst_cut(s);
 	mode = xm_burst_mode(&s->bursts, xs_now_ns);
+	cap_sync(s);
 	if (mode == XM_NATIVE || mode == XM_LV1) {
 		/* Its own stream: as without the library, holding nothing
 		 * (the key stays that of the urgent side), or as Lv1 does. */
@@ -694,7 +777,8 @@ CUresult xu_ctx_synchronize(CUcontext of, uint64_t since)
 	if (!tracked || (!of && xc_drv.ctx_get_current(&of) != CUDA_SUCCESS) || !of)
 		return CUDA_SUCCESS;
 	if (!lv3) {	/* the program's synchronize covered them all */
-		each_stream(burst_end, since, of);
+		each_stream(burst_ended, since, of);
+		caps_sync_of(of);
 		return CUDA_SUCCESS;
 	}
 	/* Not only while urgent streams live: a destroyed one's work runs on. */
@@ -711,8 +795,10 @@ CUresult xu_ctx_synchronize(CUcontext of, uint64_t since)
 		return CUDA_SUCCESS;
 	r = xc_drv.ctx_sync();
 	xc_drv.ctx_pop(&old);
-	if (r == CUDA_SUCCESS)	/* the bursts of @of's urgent streams ended (both sides) */
-		each_stream(burst_end, since, of);
+	if (r == CUDA_SUCCESS) {	/* the bursts of @of's urgent streams ended (both sides) */
+		each_stream(burst_ended, since, of);
+		caps_sync_of(of);
+	}
 	return r;
 }
 
