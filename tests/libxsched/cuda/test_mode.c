@@ -15,6 +15,7 @@
 #include "trace_r18b4_r50b16_requests.h"
 
 static const bool all[XM_NMODES] = { true, true, true, true };
+static const bool lv1_or_native[XM_NMODES] = { [XM_NATIVE] = true, [XM_LV1] = true };
 
 /* A neighbour's effect: each mode's wait (us) after a burst's last call;
  * the host's own time before it is the same in every mode. */
@@ -425,6 +426,37 @@ TEST(mode_gathered_burst_the_watchdog_started_is_a_loss)
 	ASSERT_TRUE(!xm_burst_cut(&b, 20000, clock_ns, NULL));	/* not the gather's: kept */
 	ASSERT_TRUE(atomic_load(&b.in));
 	ASSERT_EQ(b.st.n[XM_CTX], 0);
+	xm_burst_fini(&b);
+}
+
+/* Lv1's cap is wanted around lv1 bursts only: during one, and between
+ * bursts when the next runs lv1 (what the stream's next burst then ran);
+ * once native won, between its tries the cap is off. */
+TEST(mode_burst_caps_only_around_lv1_bursts)
+{
+	struct xm_burst b;
+	int i, ahead = 0, off = 0;
+	bool between;
+	enum xm_mode m;
+
+	xm_burst_init(&b, -1, lv1_or_native, 100);
+	ASSERT_TRUE(!atomic_load(&b.caps));
+	clock_ns = 1000000;
+	between = atomic_load(&b.caps);
+	for (i = 0; i < 300; i++) {
+		m = xm_burst_mode(&b, fake_now);
+		ASSERT_EQ(between, m == XM_LV1);	/* said ahead of it */
+		ASSERT_EQ(atomic_load(&b.caps), m == XM_LV1);
+		clock_ns += 100000;
+		(void)xm_burst_end(&b, clock_ns, clock_ns + 50000, NULL);
+		clock_ns += 1000000;
+		between = atomic_load(&b.caps);
+		ahead += between;
+		off += i >= 2 * XM_FIRST && !between;
+	}
+	ASSERT_EQ(b.st.best, XM_NATIVE);	/* alike waits: the cheaper */
+	ASSERT_GE(ahead, XM_FIRST);		/* its first bursts, and its tries */
+	ASSERT_GE(off, 300 - 2 * XM_FIRST - 20);
 	xm_burst_fini(&b);
 }
 
@@ -891,7 +923,6 @@ TEST(mode_recorded_host_tail_is_judged_by_the_span)
 
 /* ---- the default's choice: Lv1 holds or none (the urgent context off) ---- */
 
-static const bool lv1_or_native[XM_NMODES] = { [XM_NATIVE] = true, [XM_LV1] = true };
 
 /* Issue 33's LLM beside VGG-16 training: an eager decode loop is host-bound
  * and Lv1 saves its waits nothing worth the training's loss (it cost the
