@@ -335,7 +335,9 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 
 /* A new stream is in the table at once (xc_describe(): a green context's
  * stream names the green context's CUcontext), so that a lower stream is
- * capped from the urgent stream's creation, not from its first call.  Its
+ * capped from the urgent stream's creation, not from its first call (where
+ * holds are chosen per burst, the cap follows the choice: cuda/urgent.c,
+ * cap_sync()).  Its
  * CUDA priority is read once, for the urgent context and the description. */
 static void created(CUresult r, CUstream *ph, unsigned int flags)
 {
