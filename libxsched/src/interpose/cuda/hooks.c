@@ -69,6 +69,8 @@ static bool xc_no_hold;
 static bool xc_hold_chosen;
 static unsigned int split_sms;	/* XSCHED_CUDA_SM_SPLIT; 0: no partition */
 
+extern struct xsi_runtime xc_rt;
+
 /* ---- set-up ---------------------------------------------------------------- */
 
 /* The wing's one fork registration: its locks in cuda/driver.h's order, the
@@ -142,7 +144,7 @@ static void do_init(void)
 		}
 	}
 	split_sms = xc_split_init();
-	if (!xu_init(split_sms != 0, xc_hold_chosen) || xu_on())
+	if (!xu_init(&xc_rt, split_sms != 0, xc_hold_chosen) || xu_on())
 		xc_hold_chosen = false;
 	xu_events_init();
 	/* Before the core's (xsi_runtime_init()): see cuda/driver.h. */

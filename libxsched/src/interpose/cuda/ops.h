@@ -13,9 +13,6 @@
 #include "driver.h"
 
 
-/* The wing's runtime (its table: cuda/hooks.c). */
-extern struct xsi_runtime xc_rt;
-
 /* False: driver functions the ops need are absent (cuda/driver.h). */
 bool xc_ops_init(void);
 /* Around a fork (cuda/hooks.c's one registration): the spare marks' lock. */

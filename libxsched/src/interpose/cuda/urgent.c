@@ -56,7 +56,6 @@
 #include "code.h"
 #include "gather.h"
 #include "mode.h"
-#include "ops.h"
 #include "urgent.h"
 #include "../handle_table.h"
 
@@ -70,6 +69,7 @@ static bool tracked;
 static int forced_mode = -1;		/* XSCHED_CUDA_LV3_MODE; -1: auto */
 static int price = XM_PRICE_DEFAULT;	/* XSCHED_CUDA_LV3_PRICE, % */
 static bool burst_log;			/* XSCHED_CUDA_BURST_LOG: each burst told */
+static struct xsi_runtime *xrt;		/* the wing's, for the cap (cap_sync()) */
 static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
 static atomic_int ncaptures;		/* captures begun and not ended */
 
@@ -166,7 +166,7 @@ static bool lv3_wanted(bool split)
 	return true;
 }
 
-bool xu_init(bool split, bool choose_hold)
+bool xu_init(struct xsi_runtime *rt, bool split, bool choose_hold)
 {
 	const char *s;
 
@@ -199,6 +199,7 @@ bool xu_init(bool split, bool choose_hold)
 	if (lv3)
 		xg_init();
 	atexit(tell_modes);
+	xrt = rt;
 	tracked = true;
 	return true;
 }
@@ -388,8 +389,8 @@ static void cap_sync(struct xu_stream *s)
 		atomic_store(&s->capping, want);
 		/* Its program side not known yet (nothing ran there): made
 		 * now, its description asking xu_program_side_caps(). */
-		if (xsi_stream_caps(&xc_rt, k, want) == -ENOENT && want)
-			(void)xsi_stream_announce(&xc_rt, k, NULL);
+		if (xsi_stream_caps(xrt, k, want) == -ENOENT && want)
+			(void)xsi_stream_announce(xrt, k, NULL);
 	}
 	pthread_mutex_unlock(&s->cap_lock);
 }

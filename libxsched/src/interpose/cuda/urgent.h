@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../interpose.h"
+
 /* How a call on an urgent stream may run. */
 enum xu_how {
 	XU_GATHER,	/* on the twin, gathered: GPU work only (cuda/gather.c) */
@@ -35,9 +37,10 @@ enum xu_how {
  * the SM partition is on (the two are alternatives); @choose_hold:
  * XSCHED_CUDA_HOLD is auto, so that with the urgent context off (and no
  * partition) each urgent stream's bursts run with Lv1 holds or without, as
- * measured best (cuda/mode.c's modes lv1 and native).  true: urgent
- * streams are followed (the urgent context is on, or holds are chosen). */
-bool xu_init(bool split, bool choose_hold);
+ * measured best (cuda/mode.c's modes lv1 and native).  @rt: the wing's
+ * runtime, whose streams' cap follows the choice.  true: urgent streams
+ * are followed (the urgent context is on, or holds are chosen). */
+bool xu_init(struct xsi_runtime *rt, bool split, bool choose_hold);
 /* Around a fork (cuda/hooks.c's one registration): the urgent contexts' and the
  * stream table's locks; the child follows nothing. */
 void xu_fork_prepare(void);
