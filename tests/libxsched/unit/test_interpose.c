@@ -630,15 +630,32 @@ TEST(interpose_created_stream_gates_at_once_and_gets_its_xqueue_at_first_call)
 	xsi_runtime_fini(&fake_rt);
 }
 
+/* Four calls on @lo (@before launched so far), then a fifth from another
+ * thread: whether it reached the runtime within @ms (it did not wait for
+ * room).  Everything completes before the return. */
+static bool fifth_runs_within(struct fake_stream *lo, unsigned int before, int ms)
+{
+	pthread_t t;
+	bool ran;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
+	ASSERT_EQ(pthread_create(&t, NULL, launch_fifth, lo), 0);
+	ran = WAIT_UNTIL(fake_launched(lo) == before + 5, ms);
+	fake_complete(lo, before + 4);
+	ASSERT_TRUE(WAIT_UNTIL(fake_launched(lo) == before + 5, 2000));
+	pthread_join(t, NULL);
+	fake_complete(lo, before + 5);
+	return ran;
+}
+
 /* A stream described cap_off caps nothing until xsi_stream_caps() arms it,
  * and nothing again once disarmed; an unknown stream is -ENOENT. */
 TEST(interpose_cap_is_armed_and_disarmed_by_the_runtime)
 {
 	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(0, 0);
 	struct xsi_stream_desc d = { .priority = 5, .device = 0, .cap_off = true };
-	pthread_t t;
-	bool capped;
-	int i;
 
 	setenv("XSCHED_THRESHOLD", "4", 1);
 	setenv("XSCHED_BATCH", "2", 1);
@@ -648,33 +665,11 @@ TEST(interpose_cap_is_armed_and_disarmed_by_the_runtime)
 	fake_init();
 	ASSERT_EQ(xsi_stream_caps(&fake_rt, (uintptr_t)hi, true), -ENOENT);
 	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)hi, &d) != NULL);
-	for (i = 0; i < 4; i++)
-		ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
-	/* Not armed: the 5th does not wait for room. */
-	ASSERT_EQ(pthread_create(&t, NULL, launch_fifth, lo), 0);
-	capped = !WAIT_UNTIL(fake_launched(lo) == 5, 2000);
-	pthread_join(t, NULL);
-	ASSERT_TRUE(!capped);
-	fake_complete(lo, 5);
-	/* Armed: 4 more in flight, and the next waits. */
+	ASSERT_TRUE(fifth_runs_within(lo, 0, 2000));	/* not armed */
 	ASSERT_EQ(xsi_stream_caps(&fake_rt, (uintptr_t)hi, true), 0);
-	for (i = 0; i < 4; i++)
-		ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
-	ASSERT_EQ(pthread_create(&t, NULL, launch_fifth, lo), 0);
-	ASSERT_TRUE(!WAIT_UNTIL(fake_launched(lo) == 10, 200));
-	fake_complete(lo, 9);
-	ASSERT_TRUE(WAIT_UNTIL(fake_launched(lo) == 10, 2000));
-	pthread_join(t, NULL);
-	fake_complete(lo, 10);
-	/* Disarmed: free again. */
+	ASSERT_TRUE(!fifth_runs_within(lo, 5, 200));	/* armed: it waits for room */
 	ASSERT_EQ(xsi_stream_caps(&fake_rt, (uintptr_t)hi, false), 0);
-	for (i = 0; i < 4; i++)
-		ASSERT_EQ(fakeLaunch((uintptr_t)lo, 1), 0);
-	ASSERT_EQ(pthread_create(&t, NULL, launch_fifth, lo), 0);
-	capped = !WAIT_UNTIL(fake_launched(lo) == 15, 2000);
-	pthread_join(t, NULL);
-	ASSERT_TRUE(!capped);
-	fake_complete(lo, 100);
+	ASSERT_TRUE(fifth_runs_within(lo, 10, 2000));	/* disarmed */
 	unsetenv("XSCHED_THRESHOLD");
 	unsetenv("XSCHED_BATCH");
 	xs_config_reload();
