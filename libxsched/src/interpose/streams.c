@@ -122,8 +122,10 @@ static void maxp_recompute(struct xsi_state *st, int32_t dev)
 	atomic_store(&st->maxp[dev], mx);
 }
 
-/* A stream counts in its device's maximum from its creation: a lower
- * stream is capped before the urgent one's first call, not after. */
+/* @s counts in its device's maximum: the streams below it are capped.
+ * From its creation (insert()), so that a lower stream is capped before the
+ * urgent one's first call, not after; or once the runtime arms it
+ * (xsi_stream_caps()). */
 static void cap_on(struct xsi_state *st, struct xsi_stream *s)
 {
 	int32_t dev = s->desc.device, cur;
@@ -664,6 +666,7 @@ int xsi_stream_caps(struct xsi_runtime *rt, uintptr_t handle, bool on)
 		cap_on(st, s);
 	else if (atomic_exchange(&s->caps, false))
 		maxp_recompute(st, s->desc.device);
+	on = atomic_load(&s->caps);	/* (a stream of no device caps nothing) */
 	pthread_mutex_unlock(&st->lock);
 	if (was != on)
 		xsi_log(rt, "stream %#lx: %s lower streams", (unsigned long)handle,

@@ -98,7 +98,6 @@ CUfunction func_of(CUmodule m, const char *name)
 	return f;
 }
 
-/* The log record of the last command of kernel @id. */
 int most_in_flight(CUstream h, int from)
 {
 	struct fake_rec r, o;
@@ -119,6 +118,7 @@ int most_in_flight(CUstream h, int from)
 	return most;
 }
 
+/* The log record of the last command of kernel @id. */
 struct fake_rec rec_of(int id)
 {
 	struct fake_rec r, found;

@@ -148,6 +148,23 @@ TEST(hold_default_caps_lower_streams_only_around_held_bursts)
 	fclose(f);
 }
 
+/* An urgent stream destroyed while its cap is armed caps nothing after:
+ * its program side goes with it. */
+TEST(hold_default_cap_goes_with_its_urgent_stream)
+{
+	CUstream hi, lo;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 1, cuStreamSynchronize), 0);	/* native; lv1 next */
+	ASSERT_LE(flood(lo, 100, 12), 4);
+	ASSERT_EQ(cuStreamDestroy(hi), CUDA_SUCCESS);
+	ASSERT_GE(flood(lo, 200, 12), 10);
+}
+
 /* XSCHED_CUDA_HOLD=1: every burst holds (the default before the choice). */
 TEST(hold_one_holds_every_burst)
 {

@@ -41,7 +41,10 @@
  *
  * Not taken around a fork: a stream's side_lock and its bursts' lock (the
  * child forgets the streams), and the gather's wd_lock, a leaf (the child
- * has no watchdog thread and makes it anew).
+ * has no watchdog thread and makes it anew).  Above them all, the core's
+ * lock included: cuda/urgent.c's cap_lock, the cap's changes (it takes
+ * the core's lock, and the stream table's for a lookup); not taken around a
+ * fork either (the child follows no stream), and made anew in the child.
  */
 #ifndef XSCHED_CUDA_DRIVER_H
 #define XSCHED_CUDA_DRIVER_H

@@ -337,10 +337,10 @@ static struct xsi_stream *stream_of(int e, CUstream h)
 
 /* A new stream is in the table at once (xc_describe(): a green context's
  * stream names the green context's CUcontext), so that a lower stream is
- * capped from the urgent stream's creation, not from its first call (where
- * holds are chosen per burst, the cap follows the choice: cuda/urgent.c,
- * cap_sync()).  Its
- * CUDA priority is read once, for the urgent context and the description. */
+ * capped from the urgent stream's creation, not from its first call; an
+ * urgent stream whose bursts are chosen caps only around its held ones
+ * (cuda/urgent.c, cap_sync()).  Its CUDA priority is read once, for the
+ * urgent context and the description. */
 static void created(CUresult r, CUstream *ph, unsigned int flags)
 {
 	struct xsi_stream_desc d;
@@ -488,10 +488,7 @@ EXPORT_AS(cuCtxSynchronize_v2)
 		(void)xsi_pass(&xc_rt, &entries[E_##sym], (uintptr_t)h); \
 		if (xc_default_kind((uintptr_t)h) == XSI_NOT_DEFAULT)	\
 			(void)xsi_stream_destroyed(&xc_rt, (uintptr_t)h); \
-		if (xu_stream_urgent(h, NULL))				\
-			(void)xsi_stream_destroyed(&xc_rt,		\
-				(uintptr_t)h | XU_PROGRAM_SIDE);	\
-		xu_stream_destroyed(h);					\
+		xu_stream_destroyed(h);	/* and its program side */	\
 		return real_##sym(h);					\
 	}								\
 	EXPORT_AS(sym)

@@ -506,7 +506,7 @@ void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], u
 	atomic_init(&b->mode, (int)b->st.best);
 	atomic_init(&b->t0, 0);
 	atomic_init(&b->last, 0);
-	atomic_init(&b->caps, b->st.best == XM_LV1);
+	atomic_init(&b->caps, xm_next(&b->st) == XM_LV1);
 }
 
 void xm_burst_fini(struct xm_burst *b)

@@ -138,9 +138,10 @@ static int describe(uintptr_t h, const int *known, struct xsi_stream_desc *d)
 	 * (cuda/gather.c). */
 	if (!program_side && xu_stream_urgent((CUstream)h, &d->device))
 		d->priority = 1;
-	/* What runs on its own stream caps lower ones only while its choice
-	 * wants that (cuda/urgent.c, cap_sync()). */
-	if (program_side && !xu_program_side_caps((CUstream)h))
+	/* What runs on its own stream holds lower streams as any stream's
+	 * work does, but caps them only while its choice arms the cap
+	 * (cuda/urgent.c, cap_sync()). */
+	if (program_side)
 		d->cap_off = true;
 	return 0;
 }

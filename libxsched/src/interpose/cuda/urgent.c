@@ -79,6 +79,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Making an urgent context (a driver call of milliseconds): under its own
  * lock, so that lookups go on meanwhile. */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The cap's changes, one at a time, so that they reach the core in the
+ * order they were decided (taken before the core's lock, never under the
+ * table's: cuda/driver.h). */
+static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct xu_dev {
 	CUcontext ctx;		/* the urgent context, or NULL */
@@ -104,7 +108,6 @@ struct xu_stream {
 	/* Whether its program side caps lower streams now (cap_sync()),
 	 * changed under cap_lock. */
 	atomic_bool capping;
-	pthread_mutex_t cap_lock;
 };
 
 static struct xsi_htable streams;
@@ -129,6 +132,7 @@ void xu_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	pthread_mutex_init(&dev_lock, NULL);
+	pthread_mutex_init(&cap_lock, NULL);
 	if (!tracked)
 		return;
 	memset(&streams, 0, sizeof(streams));
@@ -292,12 +296,10 @@ void xu_stream_created(CUstream h, unsigned int flags, const int *priop)
 		xm_burst_init(&s->bursts, forced_mode, have, (uint32_t)price);
 	}
 	pthread_mutex_init(&s->side_lock, NULL);
-	pthread_mutex_init(&s->cap_lock, NULL);
 	atomic_init(&s->capping, false);	/* its program side is not known yet */
 	pthread_mutex_lock(&lock);
 	if (!xsi_ht_put(&streams, h, s)) {
 		pthread_mutex_unlock(&lock);
-		pthread_mutex_destroy(&s->cap_lock);
 		pthread_mutex_destroy(&s->side_lock);
 		xm_burst_fini(&s->bursts);
 		free(s);
@@ -323,7 +325,6 @@ static void stream_free(struct xu_stream *s)
 		xc_drv.event_destroy(s->ev_twin);
 	if (s->ev_orig)
 		xc_drv.event_destroy(s->ev_orig);
-	pthread_mutex_destroy(&s->cap_lock);
 	pthread_mutex_destroy(&s->side_lock);
 	xm_burst_fini(&s->bursts);
 	free(s);
@@ -335,11 +336,18 @@ void xu_stream_destroyed(CUstream h)
 
 	if (!atomic_load(&nurgent))
 		return;
+	/* Under cap_lock: no change of its cap is under way, and none comes
+	 * after (caps_sync_of() looks it up again), so no program side is
+	 * made again once forgotten here. */
+	pthread_mutex_lock(&cap_lock);
 	pthread_mutex_lock(&lock);
 	s = xsi_ht_del(&streams, h);
 	if (s)
 		atomic_fetch_sub(&nurgent, 1);
 	pthread_mutex_unlock(&lock);
+	if (s)	/* its program side's work runs on (the core sees to that) */
+		(void)xsi_stream_destroyed(xrt, (uintptr_t)h | XU_PROGRAM_SIDE);
+	pthread_mutex_unlock(&cap_lock);
 	if (s) {
 		xg_open();	/* its work runs on, as the program's would */
 		stream_free(s);
@@ -359,11 +367,16 @@ static struct xu_stream *stream_get(CUstream h)
 	return s;
 }
 
-bool xu_program_side_caps(CUstream h)
+/* cap_lock held: @h's program side caps lower streams or not (@want).
+ * Not known to the core yet (nothing ran there): made now, capping nothing
+ * until armed (its description says cap_off), then armed. */
+static void cap_apply(CUstream h, bool want)
 {
-	struct xu_stream *s = stream_get(h);
+	uintptr_t k = (uintptr_t)h | XU_PROGRAM_SIDE;
 
-	return !s || atomic_load(&s->bursts.caps);
+	if (xsi_stream_caps(xrt, k, want) == -ENOENT && want &&
+	    xsi_stream_announce(xrt, k, NULL))
+		(void)xsi_stream_caps(xrt, k, want);
 }
 
 /*
@@ -373,26 +386,24 @@ bool xu_program_side_caps(CUstream h)
  * calls, with the program's interpreter lock held if it has one: beside
  * ResNet-50 b16 on an H100 the library's default cost the training 19% and
  * the urgent job's P99 48% while its bursts ran native, holding nothing.
- * Not under the table's lock (the core's is taken).
+ * @s is the caller's (a call or synchronize of it); not under the table's
+ * lock.  The check is repeated under cap_lock until what was applied is
+ * what the choice wants: a change made meanwhile by another thread, which
+ * saw it as applied already, is applied here.
  */
 static void cap_sync(struct xu_stream *s)
 {
-	bool want = atomic_load_explicit(&s->bursts.caps, memory_order_relaxed);
+	bool want;
 
-	if (want == atomic_load_explicit(&s->capping, memory_order_relaxed))
+	if (atomic_load_explicit(&s->bursts.caps, memory_order_relaxed) ==
+	    atomic_load_explicit(&s->capping, memory_order_relaxed))
 		return;
-	pthread_mutex_lock(&s->cap_lock);
-	want = atomic_load(&s->bursts.caps);
-	if (want != atomic_load(&s->capping)) {
-		uintptr_t k = (uintptr_t)s->h | XU_PROGRAM_SIDE;
-
+	pthread_mutex_lock(&cap_lock);
+	while ((want = atomic_load(&s->bursts.caps)) != atomic_load(&s->capping)) {
 		atomic_store(&s->capping, want);
-		/* Its program side not known yet (nothing ran there): made
-		 * now, its description asking xu_program_side_caps(). */
-		if (xsi_stream_caps(xrt, k, want) == -ENOENT && want)
-			(void)xsi_stream_announce(xrt, k, NULL);
+		cap_apply(s->h, want);
 	}
-	pthread_mutex_unlock(&s->cap_lock);
+	pthread_mutex_unlock(&cap_lock);
 }
 
 bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev)
@@ -584,15 +595,17 @@ static void each_stream(void (*fn)(struct xu_stream *, uint64_t), uint64_t arg, 
 
 /* The caps of @ctx's urgent streams brought to what their choices want,
  * after their bursts ended under the table's lock (each_stream()), where
- * the core's lock may not be taken: the handles are taken under it, the
- * caps synced after.  Past XU_SYNC_MAX streams at a time, a stream's cap
- * follows at its next call. */
+ * the core's lock may not be taken.  Another thread may destroy one of
+ * them meanwhile: each is looked up again under the table's lock, and
+ * nothing of it is used past that lock but its handle.  Past XU_SYNC_MAX
+ * streams at a time, a stream's cap follows at its next call. */
 #define XU_SYNC_MAX 64
 static void caps_sync_of(CUcontext ctx)
 {
 	CUstream h[XU_SYNC_MAX];
 	struct xu_stream *s;
 	unsigned int i, n = 0;
+	bool want;
 
 	if (!atomic_load(&nurgent))
 		return;
@@ -604,11 +617,18 @@ static void caps_sync_of(CUcontext ctx)
 			h[n++] = s->h;
 	}
 	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&cap_lock);
 	for (i = 0; i < n; i++) {
-		s = stream_get(h[i]);
+		pthread_mutex_lock(&lock);
+		s = xsi_ht_get(&streams, h[i]);
+		want = s && atomic_load(&s->bursts.caps);
 		if (s)
-			cap_sync(s);
+			atomic_store(&s->capping, want);
+		pthread_mutex_unlock(&lock);
+		if (s)
+			cap_apply(h[i], want);
 	}
+	pthread_mutex_unlock(&cap_lock);
 }
 
 /* How a stream's bursts ran (what the choice did). */

@@ -54,11 +54,9 @@ bool xu_on(void);
  * Only while xu_tracking(): the caller need not read it otherwise. */
 bool xu_tracking(void);
 void xu_stream_created(CUstream h, unsigned int flags, const int *prio);
+/* Before the real destroy: @h and its program side forgotten (the core's
+ * too: xsi_stream_destroyed()). */
 void xu_stream_destroyed(CUstream h);
-/* Does @h's program side (XU_PROGRAM_SIDE below) cap lower streams now?
- * Its choice's bursts run lv1, or the next will; true for a stream not
- * followed.  (Its description at its first call: xsi_stream_desc.cap_off.) */
-bool xu_program_side_caps(CUstream h);
 /* Is @h urgent?  Its urgent context's pseudo device (XU_DEV_BASE + dev). */
 bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev);
 /* The stream a call on @h must use, @f (launches) translated to a function
