@@ -382,11 +382,10 @@ static void cap_apply(CUstream h, bool want)
 /*
  * Lv1's cap follows the choice: @s's program side caps the lower streams
  * of its device only while its bursts run lv1 or the next one will
- * (xm_burst.caps).  A capped stream waits for room every `threshold`
- * calls, with the program's interpreter lock held if it has one: beside
- * ResNet-50 b16 on an H100 the library's default cost the training 19% and
- * the urgent job's P99 48% while its bursts ran native, holding nothing.
- * @s is the caller's (a call or synchronize of it); not under the table's
+ * (xm_burst.caps).  A capped stream's thread waits for room every
+ * `threshold` calls, issuing nothing meanwhile: a cost that buys nothing
+ * while no burst is held (Documentation/cuda.rst, "The cap follows the
+ * choice").  @s is the caller's (a call or synchronize of it); not under the table's
  * lock.  The check is repeated under cap_lock until what was applied is
  * what the choice wants: a change made meanwhile by another thread, which
  * saw it as applied already, is applied here.
