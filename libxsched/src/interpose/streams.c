@@ -647,7 +647,6 @@ int xsi_stream_caps(struct xsi_runtime *rt, uintptr_t handle, bool on)
 {
 	struct xsi_state *st = rt->state;
 	struct xsi_stream *s;
-
 	bool was;
 
 	if (!st || !caller_held(rt))

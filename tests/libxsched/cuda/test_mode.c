@@ -923,7 +923,6 @@ TEST(mode_recorded_host_tail_is_judged_by_the_span)
 
 /* ---- the default's choice: Lv1 holds or none (the urgent context off) ---- */
 
-
 /* Issue 33's LLM beside VGG-16 training: an eager decode loop is host-bound
  * and Lv1 saves its waits nothing worth the training's loss (it cost the
  * training 42% for a slower urgent job): after the first measurements

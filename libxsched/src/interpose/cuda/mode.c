@@ -498,6 +498,13 @@ bool xm_end(struct xm_state *st, uint32_t span, uint32_t wait)
 	return false;
 }
 
+/* Lock held, no burst in progress: the cap is wanted if the next burst
+ * will hold (xm_burst.caps). */
+static void caps_ahead(struct xm_burst *b)
+{
+	atomic_store(&b->caps, xm_next(&b->st) == XM_LV1);
+}
+
 void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], uint32_t price)
 {
 	xm_init(&b->st, forced, have, price);
@@ -506,7 +513,8 @@ void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], u
 	atomic_init(&b->mode, (int)b->st.best);
 	atomic_init(&b->t0, 0);
 	atomic_init(&b->last, 0);
-	atomic_init(&b->caps, xm_next(&b->st) == XM_LV1);
+	atomic_init(&b->caps, false);
+	caps_ahead(b);
 }
 
 void xm_burst_fini(struct xm_burst *b)
@@ -534,7 +542,6 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 		if (atomic_load(&b->in) && (int64_t)(t - atomic_load(&b->t0)) > (int64_t)XM_BURST_MAX_NS) {
 			/* never synchronized: ended, nothing learnt */
 			xm_skip(&b->st);
-			atomic_store(&b->caps, xm_next(&b->st) == XM_LV1);
 			b->ended = 0;
 			atomic_store(&b->in, false);
 		}
@@ -568,7 +575,7 @@ bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_st
 		if (changed && seen)
 			*seen = b->st;
 		b->ended = now;
-		atomic_store(&b->caps, xm_next(&b->st) == XM_LV1);
+		caps_ahead(b);
 		atomic_store(&b->in, false);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -586,7 +593,7 @@ bool xm_burst_cut(struct xm_burst *b, uint32_t lost_us, uint64_t now, struct xm_
 		if (changed && seen)
 			*seen = b->st;
 		b->ended = now;
-		atomic_store(&b->caps, xm_next(&b->st) == XM_LV1);
+		caps_ahead(b);
 		atomic_store(&b->in, false);
 	}
 	pthread_mutex_unlock(&b->lock);

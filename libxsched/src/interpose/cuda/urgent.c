@@ -385,10 +385,10 @@ static void cap_apply(CUstream h, bool want)
  * (xm_burst.caps).  A capped stream's thread waits for room every
  * `threshold` calls, issuing nothing meanwhile: a cost that buys nothing
  * while no burst is held (Documentation/cuda.rst, "The cap follows the
- * choice").  @s is the caller's (a call or synchronize of it); not under the table's
- * lock.  The check is repeated under cap_lock until what was applied is
- * what the choice wants: a change made meanwhile by another thread, which
- * saw it as applied already, is applied here.
+ * choice").  @s is the caller's (a call or synchronize of it); not under
+ * the table's lock.  The check is repeated under cap_lock until what was
+ * applied is what the choice wants: a change made meanwhile by another
+ * thread, which saw it as applied already, is applied here.
  */
 static void cap_sync(struct xu_stream *s)
 {
