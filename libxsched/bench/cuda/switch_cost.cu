@@ -16,6 +16,12 @@
  *   open:    each kernel launched as it comes
  *   gathered: a cuStreamWaitValue32 on a host flag first, the flag set
  *            after the 40th launch (the burst reaches the GPU at once)
+ *   kept:    each kernel launched as it comes, and a keeper first on a
+ *            second stream of the urgent context: one block that spins
+ *            until no launch came for KEEP us (a host-mapped count the
+ *            launches bump), so the urgent context never goes idle
+ *            between two launches of a burst (does the driver then take
+ *            the GPU from it at the end of its own time slice?)
  * Prints one line per case: P50 / P90 / max of the burst's latency (first
  * launch to synchronize returning) and the batch kernels' speed.
  *
@@ -44,6 +50,26 @@ __global__ void work(float *p, int iters)
 		p[0] = a;
 }
 
+/* Spins until *calls stayed the same for keep_ns (or 100 ms passed). */
+__global__ void keeper(volatile unsigned int *calls, unsigned long long keep_ns)
+{
+	unsigned long long t0, t, since;
+	unsigned int last = *calls, c;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	since = t0;
+	for (;;) {
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+		c = *calls;
+		if (c != last) {
+			last = c;
+			since = t;
+		} else if (t - since > keep_ns || t - t0 > 100000000ULL) {
+			break;
+		}
+	}
+}
+
 static double now_us(void)
 {
 	struct timespec t;
@@ -61,7 +87,11 @@ static void spin_us(double us)
 }
 
 static CUcontext prim, uctx;
-static CUfunction fn_prim;
+static CUfunction fn_prim, fn_keep;
+static CUstream keep_s;
+static volatile unsigned int *calls;	/* the host's view */
+static CUdeviceptr dcalls;			/* the keeper's */
+static unsigned long long keep_ns = 200000;
 static float *scratch;
 static int batch_iters;
 static std::atomic<int> stop_batch;
@@ -94,7 +124,7 @@ static int cmp(const void *a, const void *b)
 
 /* One case: REPS bursts; prints and returns the median. */
 static double burst_case(const char *name, CUfunction fn, CUstream t, volatile unsigned int *flag,
-			 CUdeviceptr dflag, bool gathered, double gap, int iters, int reps)
+			 CUdeviceptr dflag, int mode, double gap, int iters, int reps)
 {
 	double *lat = (double *)calloc(reps, sizeof(double));
 	unsigned int gen = 0;
@@ -102,6 +132,14 @@ static double burst_case(const char *name, CUfunction fn, CUstream t, volatile u
 	for (int r = 0; r < reps; r++) {
 		double t0 = now_us();
 
+		bool gathered = mode == 1;
+
+		if (mode == 2) {
+			void *ka[] = { &dcalls, &keep_ns };
+
+			(*calls)++;
+			CK(cuLaunchKernel(fn_keep, 1, 1, 1, 32, 1, 1, 0, keep_s, ka, NULL));
+		}
 		if (gathered) {
 			gen++;
 			CK(cuStreamWaitValue32(t, dflag, gen, CU_STREAM_WAIT_VALUE_GEQ));
@@ -110,6 +148,8 @@ static double burst_case(const char *name, CUfunction fn, CUstream t, volatile u
 			void *args[] = { &scratch, &iters };
 
 			CK(cuLaunchKernel(fn, 264, 1, 1, 256, 1, 1, 0, t, args, NULL));
+			if (mode == 2)
+				(*calls)++;
 			if (gap > 0)
 				spin_us(gap);
 		}
@@ -180,13 +220,23 @@ int main(int argc, char **argv)
 	int memops = 0;
 	cuDeviceGetAttribute(&memops, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, dev);
 	printf("stream memory operations: %d\n", memops);
+	if (getenv("KEEP_US"))
+		keep_ns = strtoull(getenv("KEEP_US"), NULL, 10) * 1000;
+	CK(cuStreamCreateWithPriority(&keep_s, CU_STREAM_NON_BLOCKING, hi));
+	CUkernel kk;
+	cudaGetKernel((cudaKernel_t *)&kk, (const void *)keeper);
+	CK(cuKernelGetFunction(&fn_keep, kk));
+	CK(cuMemHostAlloc((void **)&calls, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+	*calls = 0;
+	CK(cuMemHostGetDevicePointer(&dcalls, (void *)calls, 0));
+	printf("keeper: a launch keeps the urgent context busy for %llu us\n", keep_ns / 1000);
 
 	static const double gaps[] = { 0, 20, 60 };
-	double alone[2][3];
+	static const char *const modes[] = { "open", "gathered", "kept" };
+	double alone[3][3];
 	for (int g = 0; g < 3; g++)
-		for (int m = 0; m < 2; m++) {
-			snprintf(name, sizeof(name), "alone, %s, gap %.0f us", m ? "gathered" : "open",
-				 gaps[g]);
+		for (int m = 0; m < 3; m++) {
+			snprintf(name, sizeof(name), "alone, %s, gap %.0f us", modes[m], gaps[g]);
 			alone[m][g] = burst_case(name, fn_u, t, flag, dflag, m, gaps[g], uiters, reps / 3);
 		}
 	pthread_t bt;
@@ -194,13 +244,19 @@ int main(int argc, char **argv)
 	spin_us(500000);
 	double b0 = now_us();
 	long d0 = batch_done.load();
-	for (int g = 0; g < 3; g++)
-		for (int m = 0; m < 2; m++) {
-			snprintf(name, sizeof(name), "beside batch, %s, gap %.0f us",
-				 m ? "gathered" : "open", gaps[g]);
+	for (int m = 0; m < 3; m++) {
+		double m0 = now_us();
+		long k0 = batch_done.load();
+
+		for (int g = 0; g < 3; g++) {
+			snprintf(name, sizeof(name), "beside batch, %s, gap %.0f us", modes[m],
+				 gaps[g]);
 			double med = burst_case(name, fn_u, t, flag, dflag, m, gaps[g], uiters, reps);
 			printf("     %.2fx its alone P50\n", med / alone[m][g]);
 		}
+		printf("batch beside %s: %.2f kernels/s (%ld kernels)\n", modes[m],
+		       (batch_done.load() - k0) / ((now_us() - m0) / 1e6), batch_done.load() - k0);
+	}
 	double secs = (now_us() - b0) / 1e6;
 	long d1 = batch_done.load();
 	stop_batch = 1;
