@@ -184,11 +184,11 @@ void xsi_runtime_fini(struct xsi_runtime *rt)
 			xsi_drop_xq(s->xq);
 		else if (s->xq)
 			(void)xsched_xqueue_destroy(s->xq);
-		free(s);
+		xsi_stream_free(s);
 	}
 	for (s = st->retired; s; s = next) {
 		next = s->retired_next;
-		free(s);
+		xsi_stream_free(s);
 	}
 	while (st->zombies) {
 		struct xsi_zombie *z = st->zombies;

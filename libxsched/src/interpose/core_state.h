@@ -4,7 +4,8 @@
  * other: the stream and event tables of each runtime (streams.c, events in
  * dispatch.c), the registered runtimes (symbols.c), the per-thread streams a
  * thread forgets at its exit.  Calls go one way: core.c (set-up, fork) and
- * dispatch.c over streams.c, over symbols.c and log.c.
+ * dispatch.c over bursts.c, over streams.c (and mode.c), over symbols.c
+ * and log.c.
  */
 #ifndef XSCHED_INTERPOSE_CORE_STATE_H
 #define XSCHED_INTERPOSE_CORE_STATE_H
@@ -40,6 +41,7 @@ struct xsi_stream {
 	struct xsi_stream_desc desc;
 	atomic_bool caps;	/* caller-held: counts in the cap's maximum */
 	atomic_bool capturing;	/* caller-held: its calls go into a graph */
+	struct xm_burst *bursts;	/* desc.chooses: its bursts (bursts.c) */
 	bool gone;		/* out of the table (state->lock) */
 	struct xsi_stream *retired_next;
 };
@@ -97,5 +99,16 @@ void xsi_pt_exit(void *arg);
 void xsi_drop_xq(struct xsched_xqueue *xq);
 void xsi_reap(struct xsi_runtime *rt);
 void xsi_forget(struct xsi_runtime *rt, struct xsi_stream *s, bool runs_on);
+/* state->lock held: @s counts in its device's cap (@on) or not; what it
+ * does now (a stream of no device caps nothing). */
+bool xsi_caps_set_locked(struct xsi_state *st, struct xsi_stream *s, bool on);
+/* A stream object's memory, once nothing can reach it. */
+void xsi_stream_free(struct xsi_stream *s);
+
+/* bursts.c (over streams.c): the hold chosen per burst, interpose.h. */
+/* A call of @s (desc.chooses) may go: true when its burst holds (lv1). */
+bool xsi_bursts_call(struct xsi_stream *s, const char *entry);
+/* A synchronize of @s begun at @since (xs_now_ns()) succeeded. */
+void xsi_bursts_synced(struct xsi_stream *s, uint64_t since);
 
 #endif /* XSCHED_INTERPOSE_CORE_STATE_H */

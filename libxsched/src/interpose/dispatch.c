@@ -233,6 +233,7 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 
 	h->s = NULL;
 	h->in_call = false;
+	h->unseen = false;
 	h->flags = 0;
 	h->entered = true;
 	if (depth++) {
@@ -247,6 +248,10 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		h->s = NULL;	/* recorded into a graph: runs later, elsewhere */
 		return;
 	}
+	/* A native burst's call still waits out a higher stream's hold or
+	 * cap, but is counted nowhere: it holds nothing. */
+	if (h->s->bursts)
+		h->unseen = !xsi_bursts_call(h->s, e->name);
 	flags = gated(rt, h->s) ? XS_NOW_CAP : 0;
 	while ((ret = xs_xq_now_begin(h->s->xq, flags)) == -EAGAIN) {
 		uint64_t now = xs_now_ns(), limit = max;
@@ -298,7 +303,7 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 void xsi_hold_end(struct xsi_hold *h, bool ok)
 {
 	if (h->s && h->in_call)
-		xs_xq_now_end(h->s->xq, ok, h->flags);
+		xs_xq_now_end(h->s->xq, ok && !h->unseen, h->flags);
 	h->in_call = false;
 	if (h->entered)
 		depth--;
@@ -317,7 +322,12 @@ void xsi_stream_capture(struct xsi_stream *s, bool on)
 
 struct xsi_sync {
 	unsigned int n;
-	struct { struct xsched_xqueue *xq; uint64_t launched; } q[];
+	uint64_t t0;		/* when the synchronize began (bursts.c) */
+	struct {
+		struct xsched_xqueue *xq;
+		uint64_t launched;	/* 0: nothing is learnt */
+		struct xsi_stream *s;	/* never freed before the runtime */
+	} q[];
 };
 
 struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
@@ -338,6 +348,8 @@ struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 			return NULL;
 		pthread_mutex_lock(&st->lock);
 		y->n = 1;
+		y->t0 = xs_now_ns();
+		y->q[0].s = s;
 		y->q[0].xq = s->xq;
 		atomic_fetch_add(&s->xq->refs, 1);
 		pthread_mutex_unlock(&st->lock);
@@ -350,12 +362,14 @@ struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 	y = malloc(sizeof(*y) + (st->count + 1) * sizeof(y->q[0]));
 	if (y) {
 		y->n = 0;
+		y->t0 = xs_now_ns();
 		for (i = 0; i < XSI_SLOTS && y->n <= st->count; i++) {
 			struct xsi_stream *o = atomic_load(&st->slots[i]);
 
 			if (!o || o == TOMB || !o->xq || (dev >= 0 && o->desc.device != dev))
 				continue;
 			atomic_fetch_add(&o->xq->refs, 1);
+			y->q[y->n].s = o;
 			y->q[y->n++].xq = o->xq;
 		}
 	}
@@ -372,8 +386,10 @@ void xsi_sync_end(struct xsi_sync *y, bool ok)
 	if (!y)
 		return;
 	for (i = 0; i < y->n; i++) {
-		if (ok)
+		if (ok && y->q[i].launched)
 			xs_xq_completed_upto(y->q[i].xq, y->q[i].launched);
+		if (ok && y->q[i].s->bursts)
+			xsi_bursts_synced(y->q[i].s, y->t0);
 		xs_xqueue_put(y->q[i].xq);
 	}
 	free(y);
@@ -449,6 +465,30 @@ void xsi_event_forget(struct xsi_runtime *rt, uintptr_t event)
 	if (e)
 		memset(e, 0, sizeof(*e));
 	pthread_mutex_unlock(&rt->state->lock);
+}
+
+struct xsi_sync *xsi_event_sync_begin(struct xsi_runtime *rt, uintptr_t event)
+{
+	struct xsi_state *st = rt->state;
+	struct xsi_event *e;
+	struct xsi_sync *y = NULL;
+
+	if (!st || !event)
+		return NULL;
+	pthread_mutex_lock(&st->lock);
+	e = event_slot(st, event, false);
+	if (e && e->s && e->s->xq && e->s->bursts)
+		y = malloc(sizeof(*y) + sizeof(y->q[0]));
+	if (y) {
+		y->n = 1;
+		y->t0 = xs_now_ns();
+		y->q[0].s = e->s;
+		y->q[0].xq = e->s->xq;
+		y->q[0].launched = 0;
+		atomic_fetch_add(&y->q[0].xq->refs, 1);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return y;
 }
 
 int xsi_event_wait(struct xsi_runtime *rt, struct xsi_stream *waiter,

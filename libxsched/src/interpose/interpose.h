@@ -121,6 +121,10 @@ struct xsi_stream_desc {
 	uint32_t flags;		/* runtime stream flags, for the table's use */
 	bool cap_off;		/* caller-held: it caps no lower stream until
 				 * xsi_stream_caps() says so */
+	/* Caller-held: each of its bursts holds the lower streams or runs
+	 * as without the library, as measured to pay (bursts.c); it caps
+	 * only around the bursts that hold. */
+	bool chooses;
 };
 
 struct xsi_stream;
@@ -308,11 +312,24 @@ struct xsi_hold {
 	struct xsi_stream *s;
 	unsigned int flags;	/* XS_NOW_* for the end */
 	bool in_call;		/* begun: counted at end */
+	bool unseen;		/* a native burst's call (bursts.c): not counted */
 	bool entered;		/* xsi_hold_begin() ran: end leaves */
 };
 void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		    uintptr_t handle, struct xsi_hold *h);
 void xsi_hold_end(struct xsi_hold *h, bool ok);
+/*
+ * The hold chosen per burst (a stream described with `chooses`): a burst is
+ * the stream's calls from the first after a synchronize of it to the next
+ * one that succeeds (xsi_sync_end(), or an event recorded on it
+ * synchronized: xsi_event_sync_begin()).  Each burst runs one of two modes,
+ * chosen by the tail of the latencies measured in each (mode.c): lv1, its
+ * calls counted as any stream's (lower streams held while they run, and
+ * capped), or native, its calls made as without the library (waiting out a
+ * higher stream's hold as any call does) but counted nowhere, so that they
+ * hold nothing.  The debug log names each burst's mode at its first call
+ * and each change of the choice.
+ */
 /* Around a real call made outside xsi_hold_begin()/end(), so that the hooks
  * the runtime enters from inside it go straight through. */
 void xsi_enter(void);
@@ -329,6 +346,10 @@ struct xsi_sync;
 struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 				enum xsi_scope scope);
 void xsi_sync_end(struct xsi_sync *y, bool ok);
+/* The same for a synchronize of @event (@ok: it completed): the burst of the
+ * stream it was recorded on ended (nothing else is learnt: another thread's
+ * calls may be counted before the record's).  NULL: not known. */
+struct xsi_sync *xsi_event_sync_begin(struct xsi_runtime *rt, uintptr_t event);
 /* A context (@context != 0) or every context of @device (>= 0) is torn down:
  * its streams are forgotten (their XQueues destroyed). */
 void xsi_context_gone(struct xsi_runtime *rt, uintptr_t context, int32_t device);

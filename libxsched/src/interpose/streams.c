@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core_state.h"
+#include "mode.h"
 
 struct xsi_stream xsi_tombstone;
 static thread_local bool pt_logged;
@@ -136,6 +137,37 @@ static void cap_on(struct xsi_state *st, struct xsi_stream *s)
 	while (cur < s->desc.priority &&
 	       !atomic_compare_exchange_weak(&st->maxp[dev], &cur, s->desc.priority))
 		;
+}
+
+bool xsi_caps_set_locked(struct xsi_state *st, struct xsi_stream *s, bool on)
+{
+	if (on)
+		cap_on(st, s);
+	else if (atomic_exchange(&s->caps, false))
+		maxp_recompute(st, s->desc.device);
+	return atomic_load(&s->caps);
+}
+
+/* @s's bursts (desc.chooses): Lv1's holds or none, chosen by what they buy
+ * (mode.c's modes lv1 and native, at the default price). */
+static bool bursts_new(struct xsi_stream *s)
+{
+	const bool have[XM_NMODES] = { [XM_NATIVE] = true, [XM_LV1] = true };
+
+	s->bursts = calloc(1, sizeof(*s->bursts));
+	if (!s->bursts)
+		return false;
+	xm_burst_init(s->bursts, -1, have, XM_PRICE_DEFAULT);
+	return true;
+}
+
+void xsi_stream_free(struct xsi_stream *s)
+{
+	if (s->bursts) {
+		xm_burst_fini(s->bursts);
+		free(s->bursts);
+	}
+	free(s);
 }
 
 /* state->lock held: take @s out of the table (retired, not freed). */
@@ -266,13 +298,22 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 	/* Normalised once, here: the cap, the gate and the XQueue see one
 	 * priority. */
 	s->desc.priority = prio_clamp(d->priority);
+	s->desc.chooses = d->chooses && caller_held(rt) && kind == KIND_APP;
+	if (s->desc.chooses && !bursts_new(s)) {
+		xs_warn("%s: stream %#lx: out of memory for its choice; every burst of it holds",
+			rt->name, (unsigned long)handle);
+		s->desc.chooses = false;
+		s->desc.cap_off = false;
+	}
 	if (with_xq && attach_xq(rt, s, how)) {
-		free(s);
+		xsi_stream_free(s);
 		return NULL;
 	}
 	atomic_store_explicit(&st->slots[slot], s, memory_order_release);
 	st->count++;
-	if (caller_held(rt) && !d->cap_off)
+	/* A stream that chooses caps only around the bursts that hold
+	 * (bursts.c). */
+	if (caller_held(rt) && !d->cap_off && !s->desc.chooses)
 		cap_on(st, s);
 	if (!with_xq)
 		xsi_log(rt, "stream %#lx: created (%s), prio %d, dev %d; its XQueue at its first call",
@@ -661,11 +702,7 @@ int xsi_stream_caps(struct xsi_runtime *rt, uintptr_t handle, bool on)
 		return -ENOENT;
 	}
 	was = atomic_load(&s->caps);
-	if (on)
-		cap_on(st, s);
-	else if (atomic_exchange(&s->caps, false))
-		maxp_recompute(st, s->desc.device);
-	on = atomic_load(&s->caps);	/* (a stream of no device caps nothing) */
+	on = xsi_caps_set_locked(st, s, on);
 	pthread_mutex_unlock(&st->lock);
 	if (was != on)
 		xsi_log(rt, "stream %#lx: %s lower streams", (unsigned long)handle,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/mode.h"
+#include "mode.h"
 #include "harness.h"
 #include "trace_r18b4_r50b16.h"
 #include "trace_r18b4_r50b16_requests.h"

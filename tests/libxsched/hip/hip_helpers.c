@@ -85,3 +85,9 @@ int run_self(const char *env, const char *mode, char *buf, size_t len)
 	buf[n] = 0;
 	return pclose(f);
 }
+
+void expect_line(const char *out, const char *line)
+{
+	if (!strstr(out, line))
+		xt_fail(__FILE__, __LINE__, "expected '%s' in:\n%s", line, out);
+}

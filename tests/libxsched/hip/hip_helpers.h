@@ -31,8 +31,12 @@ int in_lib(const void *p, const char *what);
 #define in_fake(p) in_lib((const void *)(p), "libamdhip64")
 /* Run this program with @env set and @mode, stderr into @buf. */
 int run_self(const char *env, const char *mode, char *buf, size_t len);
+/* Fails the test unless @line is in @out (what run_self() read). */
+void expect_line(const char *out, const char *line);
 /* test_hip's own: what its main runs for "--held-reentry"
  * (test_runtime_calls.c). */
 int held_reentry_body(void);
+/* test_bursts.c's, for "--bursts". */
+int bursts_logged_body(void);
 
 #endif

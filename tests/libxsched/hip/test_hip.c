@@ -148,12 +148,6 @@ static int run_cmd(const char *cmd, char *buf, size_t len)
 	return pclose(f);
 }
 
-static void expect_line(const char *out, const char *line)
-{
-	if (!strstr(out, line))
-		xt_fail(__FILE__, __LINE__, "expected '%s' in:\n%s", line, out);
-}
-
 /* A framework's way in (tests/libxsched/hip/dlopen_prog.c): a program that does not
  * link libamdhip64 dlopens it RTLD_LOCAL and looks up on that handle.  The
  * runtime is in no global scope there, so only the dlsym() override can
@@ -1008,6 +1002,8 @@ int main(int argc, char **argv)
 		return instances();
 	if (argc > 1 && !strcmp(argv[1], "--held-reentry"))
 		return held_reentry_body();
+	if (argc > 1 && !strcmp(argv[1], "--bursts"))
+		return bursts_logged_body();
 	if (argc > 1 && !strcmp(argv[1], "--default")) {
 		dim3 one = { 1, 1, 1 };
 

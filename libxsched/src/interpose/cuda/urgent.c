@@ -55,7 +55,7 @@
 #include "driver.h"
 #include "code.h"
 #include "gather.h"
-#include "mode.h"
+#include "../mode.h"
 #include "urgent.h"
 #include "../handle_table.h"
 

@@ -90,6 +90,16 @@ static const struct xh_cxx_name *cxx_name_find(const char *cxx);
 
 static const char *const memwaits[] = { "hipStreamWaitValue", "hipStreamBatchMemOp", NULL };
 
+/* XSCHED_HIP_HOLD: "auto" (unset: each urgent burst's hold chosen) or 1. */
+static void hold_every_burst_read(void)
+{
+	const char *s = getenv("XSCHED_HIP_HOLD");
+
+	xh_hold_every_burst = s && !strcmp(s, "1");
+	if (s && *s && strcmp(s, "1") && strcmp(s, "auto"))
+		xs_err("hip: XSCHED_HIP_HOLD='%s' is not 1 or auto; using auto (holds where they pay)", s);
+}
+
 static void do_resolve(void)
 {
 	unsigned int miss = 0;
@@ -97,6 +107,7 @@ static void do_resolve(void)
 	int r;
 
 	tls_in_init = true;
+	hold_every_burst_read();
 	/* Waits on a memory value: their writer is invisible to us. */
 	xsi_entries_flag(&xh_rt, memwaits, XSI_ENTRY_MEMWAIT);
 	/* The core resolves by RTLD_NEXT (rt->libs is NULL: nothing is
@@ -135,7 +146,8 @@ static void do_resolve(void)
 		   !xh_real.event_record || !xh_real.event_query) {
 		xs_warn("hip: no HIP runtime (libamdhip64) in this process has the functions the scheduler needs; calls go to it unscheduled");
 	} else {
-		xs_info("hip: interposer ready: Lv1 caller-held, threshold %u, hold limit %llu ms; %u of %zu hooked symbols absent from this libamdhip64",
+		xs_info("hip: interposer ready: Lv1 caller-held, urgent streams' holds %s, threshold %u, hold limit %llu ms; %u of %zu hooked symbols absent from this libamdhip64",
+			xh_hold_every_burst ? "on every burst" : "chosen per burst",
 			xs_config()->threshold,
 			(unsigned long long)(xh_rt.hold_max_ns / 1000000), miss, xh_rt.nentries);
 		atomic_store(&sched_on, true);
@@ -394,6 +406,28 @@ SYNC_HOOK(hipStreamQuery_spt)
 DEVSYNC_HOOK(hipDeviceSynchronize)
 DEVSYNC_HOOK(hipCtxSynchronize)
 
+/* An event synchronized or found complete: the burst of its stream ended
+ * (interpose.h, the hold chosen per burst). */
+#define EVSYNC_HOOK(sym)						\
+	static hipError_t (*real_##sym)(hipEvent_t);			\
+	static hipError_t hook_##sym(hipEvent_t ev)			\
+	{								\
+		struct xsi_sync *y = NULL;				\
+		hipError_t r;						\
+									\
+		REAL_OR(sym, hipErrorNotSupported);			\
+		if (xh_init()) {					\
+			(void)xsi_pass(&xh_rt, ENTRY(sym), 0);		\
+			y = xsi_event_sync_begin(&xh_rt, (uintptr_t)ev); \
+		}							\
+		r = real_##sym(ev);					\
+		xsi_sync_end(y, r == hipSuccess);			\
+		return r;						\
+	}								\
+	EXPORT_AS(sym)
+EVSYNC_HOOK(hipEventSynchronize)
+EVSYNC_HOOK(hipEventQuery)
+
 /* @h will wait for @ev: the policy releases (boosts) the event's stream
  * until it got there, so a wait on a held stream cannot deadlock. */
 #define WAIT_HOOK(sym)							\
@@ -537,6 +571,7 @@ static void created(hipError_t r, hipStream_t *ph, int hip_prio, unsigned int fl
 	if (d.device < 0)
 		d.device = xh_current_device();
 	d.flags = flags;
+	d.chooses = xh_chooses(hip_prio);
 	(void)xsi_stream_created(&xh_rt, (uintptr_t)*ph, &d);
 }
 

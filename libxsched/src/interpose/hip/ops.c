@@ -59,6 +59,13 @@ int32_t xh_priority(int hip_prio)
 	       (int32_t)p;
 }
 
+bool xh_hold_every_burst;
+
+bool xh_chooses(int hip_prio)
+{
+	return !xh_hold_every_burst && hip_prio < 0;
+}
+
 static atomic_bool no_device_said;
 
 int xh_describe(uintptr_t h, struct xsi_stream_desc *d)
@@ -77,6 +84,7 @@ int xh_describe(uintptr_t h, struct xsi_stream_desc *d)
 		return -ENODEV;
 	}
 	d->priority = xh_priority(prio);
+	d->chooses = xh_default_kind(h) == XSI_NOT_DEFAULT && xh_chooses(prio);
 	d->context = 0;
 	return 0;
 }

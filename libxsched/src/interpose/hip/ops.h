@@ -37,6 +37,13 @@ int xh_device_count(void);
 int xh_requested_priority(int prio);
 /* xsched priority of HIP priority @hip_prio. */
 int32_t xh_priority(int hip_prio);
+/* XSCHED_HIP_HOLD=1: every burst of an urgent stream holds the lower
+ * streams (else each burst's hold is chosen: interpose.h, bursts.c). */
+extern bool xh_hold_every_burst;
+/* Is a stream of HIP priority @hip_prio (the request, clamped) one whose
+ * holds are chosen per burst: an urgent one (high), unless
+ * XSCHED_HIP_HOLD=1. */
+bool xh_chooses(int hip_prio);
 int xh_describe(uintptr_t h, struct xsi_stream_desc *d);
 int xh_is_capturing(uintptr_t h);
 int xh_mark_record(uintptr_t h, const struct xsi_stream_desc *d, void **mark);

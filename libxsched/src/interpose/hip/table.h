@@ -353,8 +353,6 @@
 	X(hipMallocFromPoolAsync, "hip_5.1", 0, XSI_SCOPE_STREAM, hipError_t, MALLOCP_P, MALLOCP_A, h) \
 	X(hipStreamAttachMemAsync, "hip_4.2", 0, XSI_SCOPE_STREAM, hipError_t, ATTACH_P, ATTACH_A, h) \
 	X(hipGraphUpload, "hip_5.3", 0, XSI_SCOPE_STREAM, hipError_t, GRAPH_P, GRAPH_A, h) \
-	X(hipEventSynchronize, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, EQ_P, EQ_A, 0) \
-	X(hipEventQuery, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, EQ_P, EQ_A, 0) \
 	X(hipEventElapsedTime, "hip_4.2", 0, XSI_SCOPE_PROCESS, hipError_t, ELAPSED_P, ELAPSED_A, 0) \
 	X(hipCtxDestroy, "hip_4.2", 0, XSI_SCOPE_DEVICE, hipError_t, CTX_P, CTX_A, 0) \
 	X(hipMemcpyAtoD, "hip_6.2", 0, XSI_SCOPE_DEVICE, hipError_t, MATOD_P, MATOD_A, 0) \
@@ -368,6 +366,8 @@
 
 /* Ordered, with bookkeeping (own hooks): X(symbol, node, per-thread, scope). */
 #define HIP_ORDERED_OWN(X) \
+	X(hipEventSynchronize, "hip_4.2", 0, XSI_SCOPE_PROCESS) \
+	X(hipEventQuery, "hip_4.2", 0, XSI_SCOPE_PROCESS) \
 	X(hipStreamSynchronize, "hip_4.2", 0, XSI_SCOPE_STREAM) \
 	X(hipStreamSynchronize_spt, "hip_5.2", 1, XSI_SCOPE_STREAM) \
 	X(hipStreamQuery, "hip_4.2", 0, XSI_SCOPE_STREAM) \
