@@ -24,7 +24,7 @@ import sys
 CASE = re.compile(r"^== \S+ (\S+) beside (\S+), (\S+?)(?:, round (\d+))? \(")
 BURST = re.compile(r"cuda: stream (0x[0-9a-f]+): burst (\d+): (\w+), span (\d+) us, "
                    r"wait (\d+) us, idle before (\d+) us")
-SIDES = ("lv3native", "gather", "ctx", "lv1")   # in cuda/mode.h's order of modes
+SIDES = ("lv3native", "gather", "ctx", "lv1")   # in interpose/mode.h's order of modes
 
 
 def read(lines):
@@ -79,7 +79,7 @@ def header(cases, pair, source):
         return None
     return c_header("trace_%s_%s" % (u, b),
                     ["%s beside %s, each mode forced, recorded with XSCHED_CUDA_BURST_LOG=1" % (u, b),
-                     "(%s): per mode of cuda/mode.h, each burst's span, wait and the idle" % source,
+                     "(%s): per mode of interpose/mode.h, each burst's span, wait and the idle" % source,
                      "time before it, us."],
                     "[3]", [["{%d, %d, %d}" % (x[2], x[3], x[4]) for x in r] for r in runs], 6)
 
@@ -107,7 +107,7 @@ def requests_header(lines, pair, source):
         return None
     return c_header("trace_%s_%s_requests" % (u, b),
                     ["%s beside %s, each mode forced: the measured requests' latencies" % (u, b),
-                     "(%s), us, per mode of cuda/mode.h (native: without the library)." % source],
+                     "(%s), us, per mode of interpose/mode.h (native: without the library)." % source],
                     "", [["%d" % round(x * 1000) for x in r] for r in runs], 10)
 
 

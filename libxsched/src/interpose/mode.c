@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Which way an urgent stream's bursts run (XSCHED_CUDA_LV3_MODE, "auto" by
- * default; Documentation/cuda.rst, "When each mechanism is worth it").
+ * Which way an urgent stream's bursts run (on CUDA XSCHED_CUDA_LV3_MODE,
+ * "auto" by default; Documentation/cuda.rst, "When each mechanism is worth
+ * it"; without the urgent context, on CUDA and HIP alike, between native
+ * and lv1 only: bursts.c, Documentation/hip.rst).  The figures below are
+ * NVIDIA's: no AMD GPU has measured the choice yet.
  *
  * No mode wins everywhere (bench/cuda): beside a GEMM that holds every SM
  * the program's stream waits a whole kernel (ResNet-18 b4: 20 ms P50

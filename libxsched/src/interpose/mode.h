@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which way an urgent stream's bursts run (Lv3 on NVIDIA), chosen from
- * their measured latency: see cuda/mode.c.  Pure: no driver, no clock.
+ * Which way an urgent stream's bursts run, chosen from their measured
+ * latency: see mode.c.  The CUDA wing's urgent context chooses among all
+ * four modes (cuda/urgent.c), the core between native and lv1 for any
+ * caller-held runtime (bursts.c: the HIP wing's default).  Pure: no
+ * driver, no clock.
  */
-#ifndef XSCHED_CUDA_MODE_H
-#define XSCHED_CUDA_MODE_H
+#ifndef XSCHED_INTERPOSE_MODE_H
+#define XSCHED_INTERPOSE_MODE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -96,7 +99,7 @@ struct xm_state {
 };
 
 /* @forced: a mode, or -1 (choose); @have: which modes can run; @price: in
- * percent, see cuda/mode.c. */
+ * percent, see mode.c. */
 void xm_init(struct xm_state *st, int forced, const bool have[XM_NMODES], uint32_t price);
 /* The mode the next burst will begin in, as things stand. */
 enum xm_mode xm_next(const struct xm_state *st);

@@ -2,7 +2,7 @@
 /*
  * Host tests of the library's default with the urgent context off: each
  * urgent stream's bursts run with Lv1 holds or without, as measured best
- * (XSCHED_CUDA_HOLD unset or auto; cuda/mode.c's modes lv1 and native), so
+ * (XSCHED_CUDA_HOLD unset or auto; interpose/mode.c's modes lv1 and native), so
  * that holds which buy the urgent job nothing stop costing the batch job.
  * In the fake driver streams never slow each other: holds buy nothing
  * there, and after their first measured bursts they stop.  The tests that

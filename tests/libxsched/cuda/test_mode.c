@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Tests of the urgent stream's mode choice (libxsched/src/interpose/
- * cuda/mode.c), called directly: latencies in, modes out.  Linked into
+ * interpose/mode.c), called directly: latencies in, modes out.  Linked into
  * test_cuda (its main runs these too).
  */
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Description: the urgent context's gather (cuda/gather.c) and mode choice (cuda/mode.c). */
+/* Description: the urgent context's gather (cuda/gather.c) and mode choice (interpose/mode.c). */
 /*
  * Host tests of the urgent context (XSCHED_CUDA_LV3, issue 24) against the
  * fake libcuda (fake_libcuda.h: contexts, modules, libraries, events and
@@ -26,7 +26,7 @@
 #include "harness.h"
 #include "cuda_helpers.h"
 
-/* ---- the gather (cuda/gather.c) and the mode choice (cuda/mode.c) ---- */
+/* ---- the gather (cuda/gather.c) and the mode choice (interpose/mode.c) ---- */
 
 TEST(gathered_burst_starts_at_its_synchronize)
 {

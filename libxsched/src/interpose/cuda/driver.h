@@ -19,7 +19,7 @@
  *   cuda/urgent.c   the urgent context: urgent streams, twins, routing
  *   cuda/code.c     code in the urgent context
  *   cuda/gather.c   the gather: gates on a host word, its watchdog
- *   cuda/mode.c     a burst's mode, a pure function of its waits
+ *   mode.c          a burst's mode, a pure function of its waits
  *   handle_table.c  the handle tables
  *   cuda/driver.c   the driver functions
  *
@@ -33,7 +33,7 @@
  *                             milliseconds); code_lock nests inside it
  *                             (xu_code_context_made())
  *   cuda/urgent.c  lock       the stream table: a lookup; a stream's
- *                             bursts' lock (cuda/mode.c) nests inside it
+ *                             bursts' lock (interpose/mode.c) nests inside it
  *   cuda/code.c    code_lock  the function and module tables, never held
  *                             across a load
  *   cuda/split.c   part_lock  the SM partitions

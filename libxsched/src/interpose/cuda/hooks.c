@@ -36,10 +36,10 @@
  * cuda/code.c): urgent streams' work on twin streams of a context the
  * library owns, which the driver time-slices against the program's, each
  * burst gathered or not (cuda/gather.c) or kept in place, as measured
- * best per stream (cuda/mode.c).
+ * best per stream (interpose/mode.c).
  * Lv1 holds (XSCHED_CUDA_HOLD): by default each urgent stream's bursts
  * run with them or without, as measured best (the urgent context's choice
- * between its modes lv1 and native, cuda/mode.c), so that holds that buy
+ * between its modes lv1 and native, interpose/mode.c), so that holds that buy
  * the urgent job nothing cost the batch job nothing; 1 holds always, 0
  * never.  The entry points are listed
  * in cuda/table.h, the core's ops are in cuda/ops.c.

@@ -35,7 +35,7 @@
  *
  * Whether a burst of an urgent stream (its work between two synchronizes)
  * runs here at all is chosen per stream from the bursts' latency
- * (cuda/mode.c): natively, here call by call, here gathered
+ * (interpose/mode.c): natively, here call by call, here gathered
  * (cuda/gather.c), or on its own stream with Lv1 holds.
  *
  * With the urgent context off (the default), urgent streams are followed
@@ -99,7 +99,7 @@ struct xu_stream {
 	CUevent ev_orig, ev_twin;	/* joins, one in each context */
 	atomic_int side;	/* where its last command went */
 	struct xg_gate gate;	/* its twin's (cuda/gather.c) */
-	struct xm_burst bursts;	/* how they run (cuda/mode.c) */
+	struct xm_burst bursts;	/* how they run (interpose/mode.c) */
 	atomic_uint told;	/* changes of its choice (the first 16 logged) */
 	atomic_uint wd_seen;	/* the last watchdog opening of its gate counted */
 	atomic_uint last_told;	/* the last burst told (XSCHED_CUDA_BURST_LOG) */
@@ -501,7 +501,7 @@ bool xu_capturing(CUstream h)
 	       cs != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* ---- bursts (cuda/mode.c) ------------------------------------------------ */
+/* ---- bursts (interpose/mode.c) ------------------------------------------ */
 
 /* With XSCHED_CUDA_BURST_LOG=1 (at XSCHED_LOG=info), the burst that just
  * ended, once: traces of real bursts, for the choice's host tests. */

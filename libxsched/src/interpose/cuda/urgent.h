@@ -6,7 +6,7 @@
  * the two contexts (cuda/events.c).  It calls the driver (cuda/driver.h),
  * the code in the urgent context
  * (cuda/code.c), the gather (cuda/gather.c), the choice of a burst's mode
- * (cuda/mode.c), the handle table (handle_table.c) and the core's log and
+ * (interpose/mode.c), the handle table (handle_table.c) and the core's log and
  * clock (log.c, config.c).
  */
 #ifndef XSCHED_CUDA_URGENT_H
@@ -37,7 +37,7 @@ enum xu_how {
  * the SM partition is on (the two are alternatives); @choose_hold:
  * XSCHED_CUDA_HOLD is auto, so that with the urgent context off (and no
  * partition) each urgent stream's bursts run with Lv1 holds or without, as
- * measured best (cuda/mode.c's modes lv1 and native).  @rt: the wing's
+ * measured best (interpose/mode.c's modes lv1 and native).  @rt: the wing's
  * runtime, whose streams' cap follows the choice.  true: urgent streams
  * are followed (the urgent context is on, or holds are chosen). */
 bool xu_init(struct xsi_runtime *rt, bool split, bool choose_hold);
@@ -84,7 +84,7 @@ void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
 /* The twin of @h, or NULL (synchronize and query cover it too). */
 CUstream xu_twin(CUstream h);
 /* A synchronize (or query) of @h begun at @since (xs_now_ns()) succeeded:
- * the burst in progress ended (cuda/mode.c measures it). */
+ * the burst in progress ended (interpose/mode.c measures it). */
 void xu_stream_synchronized(CUstream h, uint64_t since);
 /* A context of the program synchronized (@of, or NULL: the current one),
  * begun at @since: its device's urgent context too, and (on success) the
