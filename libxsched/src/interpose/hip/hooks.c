@@ -32,7 +32,7 @@
  * are deliberately not hooked, and why), expanded here into hooks and the
  * entry table; tests/libxsched/hip/coverage.py reads them.  hip/decls.h declares the
  * entry points older headers lack; hip/ops.c is the runtime's ops for the
- * core.
+ * core, hip/env.c the wing's environment.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -48,6 +48,7 @@
 #include "hsaq.h"
 
 #include "decls.h"
+#include "env.h"
 #include "ops.h"
 
 extern struct xsi_runtime xh_rt;
@@ -90,16 +91,6 @@ static const struct xh_cxx_name *cxx_name_find(const char *cxx);
 
 static const char *const memwaits[] = { "hipStreamWaitValue", "hipStreamBatchMemOp", NULL };
 
-/* XSCHED_HIP_HOLD: "auto" (unset: each urgent burst's hold chosen) or 1. */
-static void hold_every_burst_read(void)
-{
-	const char *s = getenv("XSCHED_HIP_HOLD");
-
-	xh_hold_every_burst = s && !strcmp(s, "1");
-	if (s && *s && strcmp(s, "1") && strcmp(s, "auto"))
-		xs_err("hip: XSCHED_HIP_HOLD='%s' is not 1 or auto; using auto (holds where they pay)", s);
-}
-
 static void do_resolve(void)
 {
 	unsigned int miss = 0;
@@ -107,7 +98,7 @@ static void do_resolve(void)
 	int r;
 
 	tls_in_init = true;
-	hold_every_burst_read();
+	xh_env_hold_read();
 	/* Waits on a memory value: their writer is invisible to us. */
 	xsi_entries_flag(&xh_rt, memwaits, XSI_ENTRY_MEMWAIT);
 	/* The core resolves by RTLD_NEXT (rt->libs is NULL: nothing is
@@ -165,22 +156,6 @@ static bool xh_init(void)
 		return false;
 	pthread_once(&resolve_once, do_resolve);
 	return atomic_load(&sched_on);
-}
-
-static uint64_t hold_max_ns(void)
-{
-	const char *s = getenv("XSCHED_HIP_HOLD_MAX_MS");
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s)
-		return 10000ULL * 1000000ULL;
-	v = strtoull(s, &end, 10);
-	if (*end || !v) {
-		xs_warn("hip: XSCHED_HIP_HOLD_MAX_MS=%s is not a positive number of ms; using 10000", s);
-		return 10000ULL * 1000000ULL;
-	}
-	return v * 1000000ULL;
 }
 
 /* ---- the table -------------------------------------------------------------- */
@@ -851,7 +826,7 @@ struct xsi_runtime xh_rt = {
 
 __attribute__((constructor)) static void xh_hold_limit(void)
 {
-	xh_rt.hold_max_ns = hold_max_ns();
+	xh_rt.hold_max_ns = xh_env_hold_max_ns();
 }
 
 /* ---- dlsym and the C API ------------------------------------------------- */

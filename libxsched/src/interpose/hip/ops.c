@@ -14,6 +14,7 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include "env.h"
 #include "ops.h"
 
 struct xh_real xh_real;
@@ -58,8 +59,6 @@ int32_t xh_priority(int hip_prio)
 	return p < XSCHED_PRIO_MIN ? XSCHED_PRIO_MIN : p > XSCHED_PRIO_MAX ? XSCHED_PRIO_MAX :
 	       (int32_t)p;
 }
-
-bool xh_hold_every_burst;
 
 bool xh_chooses(int hip_prio)
 {

@@ -37,9 +37,6 @@ int xh_device_count(void);
 int xh_requested_priority(int prio);
 /* xsched priority of HIP priority @hip_prio. */
 int32_t xh_priority(int hip_prio);
-/* XSCHED_HIP_HOLD=1: every burst of an urgent stream holds the lower
- * streams (else each burst's hold is chosen: interpose.h, bursts.c). */
-extern bool xh_hold_every_burst;
 /* Is a stream of HIP priority @hip_prio (the request, clamped) one whose
  * holds are chosen per burst: an urgent one (high), unless
  * XSCHED_HIP_HOLD=1. */
