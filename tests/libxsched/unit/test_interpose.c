@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "fake_rt.h"
+#include "interpose/core_state.h"
+#include "interpose/mode.h"
 #include "util.h"
 
 static struct xsched_xqueue *xq_of(uintptr_t h, uint32_t flags)
@@ -673,6 +675,103 @@ TEST(interpose_cap_is_armed_and_disarmed_by_the_runtime)
 	unsetenv("XSCHED_THRESHOLD");
 	unsetenv("XSCHED_BATCH");
 	xs_config_reload();
+	xsi_runtime_fini(&fake_rt);
+}
+
+static void *launch_lower(void *p)
+{
+	fakeLaunch((uintptr_t)p, 7);
+	return NULL;
+}
+
+/* A burst of @hi (its @n-th launch, left running): did a lower launch made
+ * meanwhile run within 200 ms?  Then the burst completes and its
+ * synchronize ends it. */
+static bool lower_runs_during_burst(struct fake_stream *hi, struct fake_stream *lo,
+				    unsigned int n)
+{
+	struct xsi_sync *y;
+	pthread_t t;
+	bool ran;
+
+	ASSERT_EQ(fakeLaunch((uintptr_t)hi, 1), 0);
+	ASSERT_EQ(pthread_create(&t, NULL, launch_lower, lo), 0);
+	ran = WAIT_UNTIL(fake_launched(lo) == n, 200);
+	y = xsi_sync_begin(&fake_rt, xsi_stream_get(&fake_rt, (uintptr_t)hi, 0),
+			   XSI_SCOPE_STREAM);
+	fake_complete(hi, n);
+	ASSERT_TRUE(WAIT_UNTIL(fake_launched(lo) == n, 2000));
+	pthread_join(t, NULL);
+	fake_complete(lo, n);
+	xsi_sync_end(y, true);
+	return ran;
+}
+
+/* A stream that chooses (bursts.c) holds the lower ones in its lv1 bursts
+ * only: its first burst runs native (mode.c measures each mode in turn,
+ * native first), its second lv1. */
+TEST(interpose_chosen_stream_holds_only_in_its_lv1_bursts)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(0, 0);
+	struct xsi_stream_desc d = { .priority = 5, .device = 0, .chooses = true };
+
+	fake_caller_held(0);
+	fake_auto = false;
+	fake_init();
+	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)hi, &d) != NULL);
+	ASSERT_TRUE(lower_runs_during_burst(hi, lo, 1));	/* native */
+	ASSERT_TRUE(!lower_runs_during_burst(hi, lo, 2));	/* lv1: held */
+	xsi_runtime_fini(&fake_rt);
+}
+
+static void *bursts_of(void *p)
+{
+	struct xsi_sync *y;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(fakeLaunch((uintptr_t)p, 1), 0);
+		y = xsi_sync_begin(&fake_rt, xsi_stream_get(&fake_rt, (uintptr_t)p, 0),
+				   XSI_SCOPE_STREAM);
+		xsi_sync_end(y, fakeStreamSynchronize((uintptr_t)p) == 0);
+	}
+	return NULL;
+}
+
+static void *lower_calls(void *p)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		ASSERT_EQ(fakeLaunch((uintptr_t)p, 2), 0);
+	return NULL;
+}
+
+/* Two threads end the bursts of one stream that chooses while a third
+ * calls on a lower one (the cap moving under it): once they are done the
+ * cap is what the choice wants (no change lost), and under ThreadSanitizer
+ * nothing races. */
+TEST(interpose_concurrent_bursts_leave_the_cap_as_the_choice_wants)
+{
+	struct fake_stream *hi = fake_stream_new(5, 0), *lo = fake_stream_new(0, 0);
+	struct xsi_stream_desc d = { .priority = 5, .device = 0, .chooses = true };
+	struct xsi_stream *s;
+	pthread_t a, b, c;
+
+	fake_caller_held(0);
+	fake_auto = true;
+	fake_init();
+	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)hi, &d) != NULL);
+	ASSERT_EQ(pthread_create(&c, NULL, lower_calls, lo), 0);
+	ASSERT_EQ(pthread_create(&a, NULL, bursts_of, hi), 0);
+	ASSERT_EQ(pthread_create(&b, NULL, bursts_of, hi), 0);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	pthread_join(c, NULL);
+	s = xsi_stream_get(&fake_rt, (uintptr_t)hi, 0);
+	ASSERT_TRUE(s != NULL && s->bursts != NULL);
+	ASSERT_EQ(atomic_load(&s->caps), atomic_load(&s->bursts->caps));
+	ASSERT_GE(s->bursts->st.burst, 10);
 	xsi_runtime_fini(&fake_rt);
 }
 
