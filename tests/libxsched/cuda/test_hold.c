@@ -165,6 +165,28 @@ TEST(hold_default_cap_goes_with_its_urgent_stream)
 	ASSERT_GE(flood(lo, 200, 12), 10);
 }
 
+/* A synchronize ends the burst of a stream that another thread destroys
+ * meanwhile (the test seam destroys it between the lookup and the burst's
+ * end): what the synchronize found stays valid until it is done with it
+ * (ASan sees any use after free), and the stream, gone, arms no cap
+ * though its next burst would hold. */
+TEST(hold_default_burst_ends_on_a_stream_destroyed_meanwhile)
+{
+	CUstream hi, lo;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	launch(hi, 20, 2 * MS);
+	setenv("XSCHED_TEST_DESTROY_IN_SYNC", "1", 1);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);	/* native; lv1 next */
+	unsetenv("XSCHED_TEST_DESTROY_IN_SYNC");
+	ASSERT_GE(flood(lo, 100, 12), 10);
+	ASSERT_EQ(cuStreamDestroy(hi), CUDA_SUCCESS);
+}
+
 /* XSCHED_CUDA_HOLD=1: every burst holds (the default before the choice). */
 TEST(hold_one_holds_every_burst)
 {

@@ -108,6 +108,11 @@ struct xu_stream {
 	/* Whether its program side caps lower streams now (cap_sync()),
 	 * changed under cap_lock. */
 	atomic_bool capping;
+	/* The table's reference and each stream_get()'s: a thread that found
+	 * it (an event's synchronize ending its burst) may use it while
+	 * another destroys the stream; the last put frees it. */
+	atomic_uint refs;
+	bool gone;		/* out of the table (under cap_lock): caps nothing */
 };
 
 static struct xsi_htable streams;
@@ -288,6 +293,7 @@ void xu_stream_created(CUstream h, unsigned int flags, const int *priop)
 	s->ctx = ctx;
 	s->dev = (int)dev;
 	s->prio = prio;
+	atomic_init(&s->refs, 1);
 	{
 		/* The urgent context off: Lv1 holds or none. */
 		bool have[XM_NMODES] = { [XM_NATIVE] = 1, [XM_GATHER] = lv3 && xg_on(),
@@ -315,6 +321,7 @@ void xu_stream_created(CUstream h, unsigned int flags, const int *priop)
 		     (void *)h, prio);
 }
 
+/* The last reference gone (stream_put()). */
 static void stream_free(struct xu_stream *s)
 {
 	/* The twin's work still runs: destroy returns at once, as the
@@ -330,6 +337,12 @@ static void stream_free(struct xu_stream *s)
 	free(s);
 }
 
+static void stream_put(struct xu_stream *s)
+{
+	if (s && atomic_fetch_sub(&s->refs, 1) == 1)
+		stream_free(s);
+}
+
 void xu_stream_destroyed(CUstream h)
 {
 	struct xu_stream *s;
@@ -342,18 +355,21 @@ void xu_stream_destroyed(CUstream h)
 	pthread_mutex_lock(&cap_lock);
 	pthread_mutex_lock(&lock);
 	s = xsi_ht_del(&streams, h);
-	if (s)
+	if (s) {
 		atomic_fetch_sub(&nurgent, 1);
+		s->gone = true;
+	}
 	pthread_mutex_unlock(&lock);
 	if (s)	/* its program side's work runs on (the core sees to that) */
 		(void)xsi_stream_destroyed(xrt, (uintptr_t)h | XU_PROGRAM_SIDE);
 	pthread_mutex_unlock(&cap_lock);
 	if (s) {
 		xg_open();	/* its work runs on, as the program's would */
-		stream_free(s);
+		stream_put(s);
 	}
 }
 
+/* The urgent stream @h, or NULL; a reference the caller puts. */
 static struct xu_stream *stream_get(CUstream h)
 {
 	struct xu_stream *s;
@@ -363,6 +379,8 @@ static struct xu_stream *stream_get(CUstream h)
 		return NULL;
 	pthread_mutex_lock(&lock);
 	s = xsi_ht_get(&streams, h);
+	if (s)
+		atomic_fetch_add(&s->refs, 1);
 	pthread_mutex_unlock(&lock);
 	return s;
 }
@@ -398,7 +416,10 @@ static void cap_sync(struct xu_stream *s)
 	    atomic_load_explicit(&s->capping, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&cap_lock);
-	while ((want = atomic_load(&s->bursts.caps)) != atomic_load(&s->capping)) {
+	/* A stream another thread destroyed meanwhile (this one still holds
+	 * it) has no program side to arm any more. */
+	while ((want = atomic_load(&s->bursts.caps) && !s->gone) !=
+	       atomic_load(&s->capping)) {
 		atomic_store(&s->capping, want);
 		cap_apply(s->h, want);
 	}
@@ -411,14 +432,17 @@ bool xu_stream_urgent(CUstream h, int32_t *pseudo_dev)
 
 	if (s && pseudo_dev)
 		*pseudo_dev = XU_DEV_BASE + s->dev;
+	stream_put(s);
 	return s != NULL;
 }
 
 CUcontext xu_urgent_ctx(CUstream h)
 {
 	struct xu_stream *s = stream_get(h);
+	CUcontext c = s ? devs[s->dev].ctx : NULL;
 
-	return s ? devs[s->dev].ctx : NULL;
+	stream_put(s);
+	return c;
 }
 
 /* side_lock held: the twin stream and the two join events. */
@@ -652,17 +676,34 @@ static void tell_modes(void)
 	each_stream(tell_mode, 0, NULL);
 }
 
+#ifdef XSCHED_TEST_SEAMS
+/* Tests only: another thread destroys the stream at the worst moment of a
+ * synchronize's end, after it was found. */
+static void seam_destroy_in_sync(CUstream h)
+{
+	if (getenv("XSCHED_TEST_DESTROY_IN_SYNC"))
+		xu_stream_destroyed(h);
+}
+#else
+static inline void seam_destroy_in_sync(CUstream h)
+{
+	(void)h;
+}
+#endif
+
 void xu_stream_synchronized(CUstream h, uint64_t since)
 {
 	struct xu_stream *s = stream_get(h);
 
+	seam_destroy_in_sync(h);
 	if (s)
 		burst_end(s, since);
+	stream_put(s);
 }
 
-CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
+static CUstream route(struct xu_stream *s, CUstream h, CUfunction *f, enum xu_how how,
+		      uintptr_t *key)
 {
-	struct xu_stream *s = stream_get(h);
 	int want = SIDE_TWIN, mode;
 	bool first = false;
 
@@ -710,6 +751,15 @@ CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
 	return h;
 }
 
+CUstream xu_route(CUstream h, CUfunction *f, enum xu_how how, uintptr_t *key)
+{
+	struct xu_stream *s = stream_get(h);
+	CUstream on = route(s, h, f, how, key);
+
+	stream_put(s);
+	return on;
+}
+
 const CUlaunchConfig *xu_route_ex(const CUlaunchConfig *cfg, CUfunction *f,
 				  CUlaunchConfig *copy, uintptr_t *key)
 {
@@ -753,7 +803,7 @@ CUstream xu_route_callback(CUstream h, CUstreamCallback *cb, void **data, uintpt
 	CUstream on;
 	struct xu_cb *c;
 
-	if (!stream_get(h) || !*cb)
+	if (!xu_stream_urgent(h, NULL) || !*cb)
 		return xu_route(h, NULL, XU_OPEN, key);
 	c = malloc(sizeof(*c));
 	if (!c)
@@ -779,13 +829,16 @@ void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx)
 		*on = s->twin;
 		*ctx = devs[s->dev].ctx;
 	}
+	stream_put(s);
 }
 
 CUstream xu_twin(CUstream h)
 {
 	struct xu_stream *s = stream_get(h);
+	CUstream twin = s ? s->twin : NULL;
 
-	return s ? s->twin : NULL;
+	stream_put(s);
+	return twin;
 }
 
 CUresult xu_ctx_synchronize(CUcontext of, uint64_t since)
@@ -832,6 +885,7 @@ void xu_capture_begin(CUstream h)
 	s = stream_get(h);
 	if (s)
 		side_set(s, SIDE_ORIG);	/* before it captures: the join is not captured */
+	stream_put(s);
 }
 
 void xu_capture_end(void)
@@ -850,18 +904,21 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 		return;
 	do {
 		n = 0;
+		pthread_mutex_lock(&cap_lock);	/* no program side made again */
 		pthread_mutex_lock(&lock);
 		for (i = 0; i < XSI_HT_SLOTS && n < 64; i++) {
 			struct xu_stream *s = xsi_ht_at(&streams, i);
 
 			if (s && (s->ctx == ctx || (device >= 0 && s->dev == device))) {
 				xsi_ht_del_at(&streams, i);
+				s->gone = true;
 				gone[n++] = s;
 				atomic_fetch_sub(&nurgent, 1);
 			}
 		}
 		pthread_mutex_unlock(&lock);
+		pthread_mutex_unlock(&cap_lock);
 		for (i = 0; i < n; i++)
-			stream_free(gone[i]);
+			stream_put(gone[i]);
 	} while (n == 64);
 }
