@@ -46,6 +46,17 @@ static CUresult ctx_sync(CUstream unused)
 	return cuCtxSynchronize();
 }
 
+/* An event recorded on @h, then synchronized (cuEventSynchronize). */
+static CUresult event_sync(CUstream h)
+{
+	static CUevent ev;
+
+	if (!ev)
+		ASSERT_EQ(cuEventCreate(&ev, 0), CUDA_SUCCESS);
+	ASSERT_EQ(cuEventRecord(ev, h), CUDA_SUCCESS);
+	return cuEventSynchronize(ev);
+}
+
 /* Bursts @from to @to - 1: how many held the lower stream. */
 static int held_in(CUstream hi, CUstream lo, int from, int to, CUresult (*sync)(CUstream))
 {
@@ -106,6 +117,20 @@ TEST(hold_default_bursts_end_at_a_context_synchronize)
 	lo = mk(0);
 	ASSERT_EQ(held_in(hi, lo, 0, 10, ctx_sync), 5);
 	ASSERT_LE(held_in(hi, lo, 10, 40, ctx_sync), 2);
+}
+
+/* An event synchronize ends the burst of the stream that recorded it, as
+ * a stream's synchronize does (with the urgent context off too). */
+TEST(hold_default_bursts_end_at_an_event_synchronize)
+{
+	CUstream hi, lo;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_CUDA_LV3_PRICE", "100", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	ASSERT_EQ(held_in(hi, lo, 0, 10, event_sync), 5);
+	ASSERT_LE(held_in(hi, lo, 10, 40, event_sync), 2);
 }
 
 /* @n kernels (ids @id and up) of 2 ms launched on @lo at once, then

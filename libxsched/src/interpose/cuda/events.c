@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Events across the two contexts of an urgent stream (Lv3 on NVIDIA,
+ * Events recorded on urgent streams: which stream recorded each last, so
+ * that its synchronize ends that stream's burst (the choice of each
+ * burst's mode, with the urgent context on or off); and, with it on,
+ * events across the two contexts of an urgent stream (Lv3 on NVIDIA,
  * cuda/urgent.c).  An event belongs to the context it was made in and
  * cannot be recorded on another context's stream, but any stream may wait
  * for it.  So a record on an urgent stream's twin goes to a twin event made
@@ -24,7 +27,11 @@
 #include "urgent.h"
 #include "../handle_table.h"
 
-static bool on;			/* the urgent context is on */
+static bool on;			/* the urgent context is on: twins */
+/* Events recorded on urgent streams are followed (the urgent context is on,
+ * or the default chooses each burst's holds): a synchronize of one ends
+ * the burst of the stream that recorded it last. */
+static bool follow;
 
 /* The event table's lock: held for a lookup only, never across a driver
  * call. */
@@ -56,46 +63,57 @@ void xu_events_fork_parent(void)
 void xu_events_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
-	if (!on)
+	if (!follow)
 		return;
 	memset(&events, 0, sizeof(events));
 }
 
 void xu_events_init(void)
 {
-	if (!xu_on())
-		return;
-	/* (xu_init() found every driver function it calls) */
-	on = true;
+	/* (xu_init() found every driver function they call) */
+	follow = xu_tracking();
+	on = xu_on();
 }
 
-void xu_event_created(CUevent ev, unsigned int flags)
+/* @ev followed from now (or already): its entry, NULL when the table is
+ * full (said once per event). */
+static struct xu_event *event_add(CUevent ev, unsigned int flags)
 {
-	struct xu_event *e;
+	struct xu_event *e = calloc(1, sizeof(*e)), *had;
 
-	if (!on || !ev)
-		return;
-	e = calloc(1, sizeof(*e));
 	if (!e)
-		return;
+		return NULL;
 	e->ev = ev;
 	e->flags = flags;
 	pthread_mutex_lock(&lock);
-	if (!xsi_ht_put(&events, ev, e)) {
+	had = xsi_ht_get(&events, ev);	/* another thread's record first */
+	if (had) {
+		free(e);
+		e = had;
+	} else if (!xsi_ht_put(&events, ev, e)) {
 		free(e);
 		e = NULL;
 	}
 	pthread_mutex_unlock(&lock);
 	if (!e)
-		xs_warn("cuda: more events than the urgent context follows; event %p is recorded in its own context only",
+		xs_warn("cuda: more events than the library follows; event %p is recorded in its own context only, and its synchronize ends no burst",
 			(void *)ev);
+	return e;
+}
+
+void xu_event_created(CUevent ev, unsigned int flags)
+{
+	/* The urgent context: every event, for its flags; else an event at
+	 * its first record on an urgent stream (xu_record_begin()). */
+	if (on && ev)
+		(void)event_add(ev, flags);
 }
 
 void xu_event_destroyed(CUevent ev)
 {
 	struct xu_event *e;
 
-	if (!on)
+	if (!follow)
 		return;
 	pthread_mutex_lock(&lock);
 	e = xsi_ht_del(&events, ev);
@@ -111,7 +129,7 @@ static struct xu_event *event_get(CUevent ev)
 {
 	struct xu_event *e;
 
-	if (!on || !ev)
+	if (!follow || !ev)
 		return NULL;
 	pthread_mutex_lock(&lock);
 	e = xsi_ht_get(&events, ev);
@@ -166,8 +184,10 @@ void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h)
 
 	memset(rc, 0, sizeof(*rc));
 	rc->h = *h;
-	rc->urgent = uctx != NULL;
+	rc->urgent = uctx != NULL || xu_stream_urgent(*h, NULL);
 	e = event_get(*ev);
+	if (!e && !on && follow && rc->urgent && *ev)
+		e = event_add(*ev, 0);	/* the default's choice: for its burst */
 	rc->e = e;
 	if (!uctx) {
 		rc->captured = e && xu_capturing(*h);

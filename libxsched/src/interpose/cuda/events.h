@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Events across the two contexts of an urgent stream (Lv3 on NVIDIA): see
- * cuda/events.c.  Called by the CUDA table's hooks (cuda/hooks.c).  It
+ * Events recorded on urgent streams, and across the two contexts of an
+ * urgent stream (Lv3 on NVIDIA): see cuda/events.c.  Called by the CUDA table's hooks (cuda/hooks.c).  It
  * calls the driver (cuda/driver.h), the urgent context (cuda/urgent.c), the
  * gather (cuda/gather.c), the handle table (handle_table.c) and the core's
  * log.
@@ -13,7 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* After xu_init(): on when the urgent context is. */
+/* After xu_init(): events followed while urgent streams are (xu_tracking()),
+ * twins made while the urgent context is on. */
 void xu_events_init(void);
 /* Around a fork (cuda/hooks.c's one registration): the event table's lock; the
  * child forgets the table. */
