@@ -789,6 +789,16 @@ API hipError_t hipMemcpyAsync_spt(void *d, const void *s, size_t n, hipMemcpyKin
 	return memcpy_async(d, s, n, k, h, 1);
 }
 
+/* A copy that returns once its stream's work up to it completed (CLR's
+ * synchronous copy on a stream: PyTorch's copy to the host on ROCm). */
+API hipError_t hipMemcpyWithStream(void *d, const void *s, size_t n, hipMemcpyKind k,
+				   hipStream_t h)
+{
+	hipError_t r = memcpy_async(d, s, n, k, h, 0);
+
+	return r == hipSuccess ? stream_sync(h, 0) : r;
+}
+
 /* CLR's own calls through its exported functions (by the PLT). */
 API hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *sym, size_t n, size_t off,
 					hipMemcpyKind k, hipStream_t h)

@@ -234,6 +234,7 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 	h->s = NULL;
 	h->in_call = false;
 	h->unseen = false;
+	h->since = 0;
 	h->flags = 0;
 	h->entered = true;
 	if (depth++) {
@@ -250,8 +251,11 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 	}
 	/* A native burst's call still waits out a higher stream's hold or
 	 * cap, but is counted nowhere: it holds nothing. */
-	if (h->s->bursts)
+	if (h->s->bursts) {
 		h->unseen = !xsi_bursts_call(h->s, e->name);
+		if (e->flags & XSI_ENTRY_SYNCS)	/* after its own call was seen */
+			h->since = xs_now_ns();
+	}
 	flags = gated(rt, h->s) ? XS_NOW_CAP : 0;
 	while ((ret = xs_xq_now_begin(h->s->xq, flags)) == -EAGAIN) {
 		uint64_t now = xs_now_ns(), limit = max;
@@ -304,6 +308,8 @@ void xsi_hold_end(struct xsi_hold *h, bool ok)
 {
 	if (h->s && h->in_call)
 		xs_xq_now_end(h->s->xq, ok && !h->unseen, h->flags);
+	if (h->s && h->in_call && ok && h->since)
+		xsi_bursts_synced(h->s, h->since);
 	h->in_call = false;
 	if (h->entered)
 		depth--;

@@ -96,6 +96,10 @@ enum xsi_default {
  * writer is invisible to the library, so a stream it holds is let through
  * after a short bound (XSI_MEMWAIT_HOLD_NS), not the hold limit. */
 #define XSI_ENTRY_MEMWAIT	(1U << 1)
+/* A scheduled call that returns only once its stream's earlier work
+ * completed (a synchronous copy on a stream): it ends a burst, as a
+ * synchronize does (the hold chosen per burst). */
+#define XSI_ENTRY_SYNCS	(1U << 2)
 
 /* One entry point of the runtime. */
 struct xsi_entry {
@@ -313,6 +317,8 @@ struct xsi_hold {
 	unsigned int flags;	/* XS_NOW_* for the end */
 	bool in_call;		/* begun: counted at end */
 	bool unseen;		/* a native burst's call (bursts.c): not counted */
+	uint64_t since;		/* XSI_ENTRY_SYNCS on a stream that chooses: its
+				 * start, for the burst's end (0: none) */
 	bool entered;		/* xsi_hold_begin() ran: end leaves */
 };
 void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,

@@ -22,7 +22,7 @@
 #include "harness.h"
 #include "hip_helpers.h"
 
-enum burst_end { BY_STREAM, BY_EVENT, BY_DEVICE };
+enum burst_end { BY_STREAM, BY_EVENT, BY_DEVICE, BY_COPY };
 
 #define K_URGENT 180	/* the urgent stream's kernel, 2 ms */
 #define K_LOWER 181	/* a lower launch inside each burst */
@@ -48,8 +48,13 @@ static void run_bursts(hipStream_t hi, hipStream_t lo, int n, enum burst_end how
 		} else if (how == BY_EVENT) {
 			ASSERT_EQ(hipEventRecord(ev, hi), hipSuccess);
 			ASSERT_EQ(hipEventSynchronize(ev), hipSuccess);
-		} else {
+		} else if (how == BY_DEVICE) {
 			ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+		} else {
+			char src[8] = "result", dst[8];
+
+			ASSERT_EQ(hipMemcpyWithStream(dst, src, sizeof(dst),
+						      hipMemcpyDeviceToHost, hi), hipSuccess);
 		}
 	}
 	for (i = 0; i < fake_log_count(); i++) {
@@ -105,6 +110,13 @@ TEST(urgent_bursts_ended_by_an_event_synchronize_are_chosen_too)
 TEST(urgent_bursts_ended_by_a_device_synchronize_are_chosen_too)
 {
 	holds_stop_where_they_buy_nothing(BY_DEVICE);
+}
+
+/* PyTorch's copy of a result to the host, on ROCm: a synchronous copy on
+ * the stream, which ends its burst. */
+TEST(urgent_bursts_ended_by_a_synchronous_copy_are_chosen_too)
+{
+	holds_stop_where_they_buy_nothing(BY_COPY);
 }
 
 /* XSCHED_HIP_HOLD=1: every burst of an urgent stream holds, as before the

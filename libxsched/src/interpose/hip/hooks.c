@@ -89,7 +89,10 @@ static const struct xh_cxx_name *cxx_name_find(const char *cxx);
 #define HELPER(field, sym, ver) \
 	(xh_real.field = (__typeof__(xh_real.field))lookup_real(sym, ver, NULL))
 
+/* Waits on a memory value (their writer is invisible to us), and calls
+ * synchronous on their stream (each ends a burst). */
 static const char *const memwaits[] = { "hipStreamWaitValue", "hipStreamBatchMemOp", NULL };
+static const char *const syncs[] = { "hipMemcpyWithStream", NULL };
 
 static void do_resolve(void)
 {
@@ -99,8 +102,8 @@ static void do_resolve(void)
 
 	tls_in_init = true;
 	xh_env_hold_read();
-	/* Waits on a memory value: their writer is invisible to us. */
 	xsi_entries_flag(&xh_rt, memwaits, XSI_ENTRY_MEMWAIT);
+	xsi_entries_flag(&xh_rt, syncs, XSI_ENTRY_SYNCS);
 	/* The core resolves by RTLD_NEXT (rt->libs is NULL: nothing is
 	 * loaded); what it did not find comes from a loaded libamdhip64. */
 	r = xsi_runtime_init(&xh_rt);
@@ -168,7 +171,6 @@ static bool xh_init(void)
 		__attribute__((alias("hook_" #sym), visibility("default")));
 
 #include "table.h"
-
 
 #define ENUM_S(sym, ver, pt, P, A, S) E_##sym,
 #define ENUM_M(sym, ver, P, A, F) E_##sym,
@@ -337,25 +339,31 @@ static struct xsi_stream *stream_of(int e, hipStream_t h)
 	return xsi_stream_get(&xh_rt, (uintptr_t)h, entries[e].flags);
 }
 
-/* A successful synchronize or query: everything handed over before it ran
- * has completed (the core learns it without a mark). */
-#define SYNC_HOOK(sym)							\
-	static hipError_t (*real_##sym)(hipStream_t);			\
-	static hipError_t hook_##sym(hipStream_t h)			\
+/* A successful synchronize or query of @a: everything handed over before
+ * it ran has completed (the core learns it without a mark), and a burst
+ * ended (interpose.h, the hold chosen per burst).  @S: the stream the
+ * pass-through names, @BEGIN: the synchronize's xsi_sync. */
+#define SYNC_HOOK_OF(sym, T, S, BEGIN)					\
+	static hipError_t (*real_##sym)(T);				\
+	static hipError_t hook_##sym(T a)				\
 	{								\
 		struct xsi_sync *y = NULL;				\
 		hipError_t r;						\
 									\
 		REAL_OR(sym, hipErrorNotSupported);			\
 		if (xh_init()) {					\
-			(void)xsi_pass(&xh_rt, ENTRY(sym), (uintptr_t)h); \
-			y = xsi_sync_begin(&xh_rt, stream_of(E_##sym, h), XSI_SCOPE_STREAM); \
+			(void)xsi_pass(&xh_rt, ENTRY(sym), (uintptr_t)(S)); \
+			y = BEGIN;					\
 		}							\
-		r = real_##sym(h);					\
+		r = real_##sym(a);					\
 		xsi_sync_end(y, r == hipSuccess);			\
 		return r;						\
 	}								\
 	EXPORT_AS(sym)
+#define SYNC_HOOK(sym) SYNC_HOOK_OF(sym, hipStream_t, a,		\
+	xsi_sync_begin(&xh_rt, stream_of(E_##sym, a), XSI_SCOPE_STREAM))
+#define EVSYNC_HOOK(sym) SYNC_HOOK_OF(sym, hipEvent_t, 0,		\
+	xsi_event_sync_begin(&xh_rt, (uintptr_t)a))
 SYNC_HOOK(hipStreamSynchronize)
 SYNC_HOOK(hipStreamSynchronize_spt)
 SYNC_HOOK(hipStreamQuery)
@@ -381,25 +389,6 @@ SYNC_HOOK(hipStreamQuery_spt)
 DEVSYNC_HOOK(hipDeviceSynchronize)
 DEVSYNC_HOOK(hipCtxSynchronize)
 
-/* An event synchronized or found complete: the burst of its stream ended
- * (interpose.h, the hold chosen per burst). */
-#define EVSYNC_HOOK(sym)						\
-	static hipError_t (*real_##sym)(hipEvent_t);			\
-	static hipError_t hook_##sym(hipEvent_t ev)			\
-	{								\
-		struct xsi_sync *y = NULL;				\
-		hipError_t r;						\
-									\
-		REAL_OR(sym, hipErrorNotSupported);			\
-		if (xh_init()) {					\
-			(void)xsi_pass(&xh_rt, ENTRY(sym), 0);		\
-			y = xsi_event_sync_begin(&xh_rt, (uintptr_t)ev); \
-		}							\
-		r = real_##sym(ev);					\
-		xsi_sync_end(y, r == hipSuccess);			\
-		return r;						\
-	}								\
-	EXPORT_AS(sym)
 EVSYNC_HOOK(hipEventSynchronize)
 EVSYNC_HOOK(hipEventQuery)
 
