@@ -58,11 +58,13 @@ bool xsi_bursts_call(struct xsi_stream *s, const char *entry)
 	return m != XM_NATIVE;
 }
 
-void xsi_bursts_synced(struct xsi_stream *s, uint64_t since)
+void xsi_bursts_synced(struct xsi_stream *s, uint64_t since, uint64_t recorded)
 {
 	struct xm_state st;
 	char w[160];
 
+	if (recorded && recorded < atomic_load(&s->bursts->t0))
+		return;	/* an event of an earlier burst: this one goes on */
 	if (xm_burst_end(s->bursts, since, xs_now_ns(), &st) && xsi_log_on()) {
 		xm_waits(&st, w, sizeof(w));
 		xsi_log(s->rt, "stream %#lx: its bursts now run %s (burst %u; %s)",

@@ -58,7 +58,9 @@ struct xsi_event {
 	uintptr_t event;	/* 0: free */
 	uint32_t stream_id;	/* the XQueue id it was recorded on */
 	struct xsi_stream *s;
-	uint64_t seq;
+	uint64_t seq;		/* waits: the stream up to here */
+	uint64_t upto;		/* its completion: the stream done up to here */
+	uint64_t at;		/* recorded at (xs_now_ns()) */
 };
 
 struct xsi_state {
@@ -72,6 +74,9 @@ struct xsi_state {
 	/* Caller-held: the highest priority per device of a stream that caps
 	 * (xsi_stream_caps()). */
 	_Atomic int32_t maxp[XSI_DEVS];
+	/* Streams that choose their holds per burst (bursts.c): while none
+	 * does, an event synchronize looks nothing up. */
+	atomic_uint choosers;
 	/* Streams being captured into a graph (xsi_stream_capture()): while
 	 * any is, a scheduled call asks the runtime whether its own stream
 	 * joined a capture. */
@@ -108,7 +113,9 @@ void xsi_stream_free(struct xsi_stream *s);
 /* bursts.c (over streams.c): the hold chosen per burst, interpose.h. */
 /* A call of @s (desc.chooses) may go: true when its burst holds (lv1). */
 bool xsi_bursts_call(struct xsi_stream *s, const char *entry);
-/* A synchronize of @s begun at @since (xs_now_ns()) succeeded. */
-void xsi_bursts_synced(struct xsi_stream *s, uint64_t since);
+/* A synchronize of @s begun at @since (xs_now_ns()) succeeded; @recorded:
+ * that of an event recorded then (0: of the stream itself), which ends
+ * no burst begun after it. */
+void xsi_bursts_synced(struct xsi_stream *s, uint64_t since, uint64_t recorded);
 
 #endif /* XSCHED_INTERPOSE_CORE_STATE_H */

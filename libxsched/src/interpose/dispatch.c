@@ -250,9 +250,10 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		return;
 	}
 	/* A native burst's call still waits out a higher stream's hold or
-	 * cap, but is counted nowhere: it holds nothing. */
+	 * cap, but is counted nowhere: it holds nothing.  One a higher
+	 * stream caps is counted, or the cap could not bound it. */
 	if (h->s->bursts) {
-		h->unseen = !xsi_bursts_call(h->s, e->name);
+		h->unseen = !xsi_bursts_call(h->s, e->name) && !gated(rt, h->s);
 		if (e->flags & XSI_ENTRY_SYNCS)	/* after its own call was seen */
 			h->since = xs_now_ns();
 	}
@@ -292,6 +293,7 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		return;
 	}
 	h->in_call = true;
+	h->before = xs_xq_launched(h->s->xq);
 	h->flags = (flags & XS_NOW_CAP) | (e->flags & XSI_ENTRY_MEMWAIT ? XS_NOW_MEMWAIT : 0);
 	if (t0) {
 		xsi_log(rt, "%s stream %#lx -> q%u: released after %llu us", e->name,
@@ -304,12 +306,25 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 	}
 }
 
+/* After xs_xq_now_end(): the count on @h's stream up to which the call's
+ * completion says everything completed: itself when it was counted and
+ * no other thread's call was counted meanwhile, else what it followed. */
+static uint64_t held_upto(const struct xsi_hold *h)
+{
+	uint64_t after = xs_xq_launched(h->s->xq);
+
+	return !h->unseen && after == h->before + 1 ? after : h->before;
+}
+
 void xsi_hold_end(struct xsi_hold *h, bool ok)
 {
 	if (h->s && h->in_call)
 		xs_xq_now_end(h->s->xq, ok && !h->unseen, h->flags);
-	if (h->s && h->in_call && ok && h->since)
-		xsi_bursts_synced(h->s, h->since);
+	if (h->s && h->in_call && ok && h->since) {
+		/* Synchronous: what it followed completed, itself too. */
+		xs_xq_completed_upto(h->s->xq, held_upto(h));
+		xsi_bursts_synced(h->s, h->since, 0);
+	}
 	h->in_call = false;
 	if (h->entered)
 		depth--;
@@ -329,6 +344,7 @@ void xsi_stream_capture(struct xsi_stream *s, bool on)
 struct xsi_sync {
 	unsigned int n;
 	uint64_t t0;		/* when the synchronize began (bursts.c) */
+	uint64_t recorded;	/* an event's: when it was recorded; else 0 */
 	struct {
 		struct xsched_xqueue *xq;
 		uint64_t launched;	/* 0: nothing is learnt */
@@ -355,6 +371,7 @@ struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 		pthread_mutex_lock(&st->lock);
 		y->n = 1;
 		y->t0 = xs_now_ns();
+		y->recorded = 0;
 		y->q[0].s = s;
 		y->q[0].xq = s->xq;
 		atomic_fetch_add(&s->xq->refs, 1);
@@ -369,6 +386,7 @@ struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 	if (y) {
 		y->n = 0;
 		y->t0 = xs_now_ns();
+		y->recorded = 0;
 		for (i = 0; i < XSI_SLOTS && y->n <= st->count; i++) {
 			struct xsi_stream *o = atomic_load(&st->slots[i]);
 
@@ -395,7 +413,7 @@ void xsi_sync_end(struct xsi_sync *y, bool ok)
 		if (ok && y->q[i].launched)
 			xs_xq_completed_upto(y->q[i].xq, y->q[i].launched);
 		if (ok && y->q[i].s->bursts)
-			xsi_bursts_synced(y->q[i].s, y->t0);
+			xsi_bursts_synced(y->q[i].s, y->t0, y->recorded);
 		xs_xqueue_put(y->q[i].xq);
 	}
 	free(y);
@@ -442,8 +460,8 @@ static struct xsi_event *event_slot(struct xsi_state *st, uintptr_t ev, bool add
 	return add ? free_e : NULL;
 }
 
-void xsi_event_recorded(struct xsi_runtime *rt, uintptr_t event,
-			struct xsi_stream *s, uint64_t seq)
+static void event_record(struct xsi_runtime *rt, uintptr_t event,
+			 struct xsi_stream *s, uint64_t seq, uint64_t upto)
 {
 	struct xsi_event *e;
 
@@ -456,8 +474,26 @@ void xsi_event_recorded(struct xsi_runtime *rt, uintptr_t event,
 		e->s = s;
 		e->stream_id = xsched_xqueue_id(s->xq);
 		e->seq = seq;
+		e->upto = upto;
+		e->at = xs_now_ns();
 	}
 	pthread_mutex_unlock(&rt->state->lock);
+}
+
+void xsi_event_recorded(struct xsi_runtime *rt, uintptr_t event,
+			struct xsi_stream *s, uint64_t seq)
+{
+	event_record(rt, event, s, seq, seq);
+}
+
+/* What was counted on the stream once the record's hold ended (another
+ * thread's call, counted meanwhile, can only make a wait's target later,
+ * never too early); its completion, only what the record followed. */
+void xsi_event_recorded_held(struct xsi_runtime *rt, uintptr_t event,
+			     const struct xsi_hold *h)
+{
+	if (h->s && h->s->xq)	/* (after xsi_hold_end(): it was begun) */
+		event_record(rt, event, h->s, xs_xq_launched(h->s->xq), held_upto(h));
 }
 
 void xsi_event_forget(struct xsi_runtime *rt, uintptr_t event)
@@ -479,7 +515,7 @@ struct xsi_sync *xsi_event_sync_begin(struct xsi_runtime *rt, uintptr_t event)
 	struct xsi_event *e;
 	struct xsi_sync *y = NULL;
 
-	if (!st || !event)
+	if (!st || !event || !atomic_load_explicit(&st->choosers, memory_order_relaxed))
 		return NULL;
 	pthread_mutex_lock(&st->lock);
 	e = event_slot(st, event, false);
@@ -488,9 +524,10 @@ struct xsi_sync *xsi_event_sync_begin(struct xsi_runtime *rt, uintptr_t event)
 	if (y) {
 		y->n = 1;
 		y->t0 = xs_now_ns();
+		y->recorded = e->at;
 		y->q[0].s = e->s;
 		y->q[0].xq = e->s->xq;
-		y->q[0].launched = 0;
+		y->q[0].launched = e->upto;
 		atomic_fetch_add(&y->q[0].xq->refs, 1);
 	}
 	pthread_mutex_unlock(&st->lock);

@@ -295,6 +295,18 @@ int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle
 /* ---- caller-held dispatch (XSI_RT_CALLER_HELD) -------------------------- */
 
 /*
+ * The hold chosen per burst (a stream described with `chooses`): a burst is
+ * the stream's calls from the first after a synchronize of it to the next
+ * one that succeeds (xsi_sync_end(), or an event recorded on it
+ * synchronized: xsi_event_sync_begin()).  Each burst runs one of two modes,
+ * chosen by the tail of the latencies measured in each (mode.c): lv1, its
+ * calls counted as any stream's (lower streams held while they run, and
+ * capped), or native, its calls made as without the library (waiting out a
+ * higher stream's hold as any call does) but counted nowhere, so that they
+ * hold nothing.  The debug log names each burst's mode at its first call
+ * and each change of the choice.
+ */
+/*
  * Around the caller's own real call through @e on @handle.  Begin waits
  * while the policy holds the stream (learning when its blocker completes by
  * a mark on the blocker) and, while a stream of higher priority exists on
@@ -314,28 +326,18 @@ int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle
  */
 struct xsi_hold {
 	struct xsi_stream *s;
+	uint64_t before;	/* counted on its stream when the call began:
+				 * what the call follows in stream order */
+	uint64_t since;		/* XSI_ENTRY_SYNCS on a stream that chooses: its
+				 * start, for the burst's end (0: none) */
 	unsigned int flags;	/* XS_NOW_* for the end */
 	bool in_call;		/* begun: counted at end */
 	bool unseen;		/* a native burst's call (bursts.c): not counted */
-	uint64_t since;		/* XSI_ENTRY_SYNCS on a stream that chooses: its
-				 * start, for the burst's end (0: none) */
 	bool entered;		/* xsi_hold_begin() ran: end leaves */
 };
 void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		    uintptr_t handle, struct xsi_hold *h);
 void xsi_hold_end(struct xsi_hold *h, bool ok);
-/*
- * The hold chosen per burst (a stream described with `chooses`): a burst is
- * the stream's calls from the first after a synchronize of it to the next
- * one that succeeds (xsi_sync_end(), or an event recorded on it
- * synchronized: xsi_event_sync_begin()).  Each burst runs one of two modes,
- * chosen by the tail of the latencies measured in each (mode.c): lv1, its
- * calls counted as any stream's (lower streams held while they run, and
- * capped), or native, its calls made as without the library (waiting out a
- * higher stream's hold as any call does) but counted nowhere, so that they
- * hold nothing.  The debug log names each burst's mode at its first call
- * and each change of the choice.
- */
 /* Around a real call made outside xsi_hold_begin()/end(), so that the hooks
  * the runtime enters from inside it go straight through. */
 void xsi_enter(void);
@@ -352,9 +354,9 @@ struct xsi_sync;
 struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 				enum xsi_scope scope);
 void xsi_sync_end(struct xsi_sync *y, bool ok);
-/* The same for a synchronize of @event (@ok: it completed): the burst of the
- * stream it was recorded on ended (nothing else is learnt: another thread's
- * calls may be counted before the record's).  NULL: not known. */
+/* The same for a synchronize of @event: what its record followed completed,
+ * and the burst of the stream it was recorded on ended, unless the record
+ * is older than that burst (an old event polled).  NULL: not known. */
 struct xsi_sync *xsi_event_sync_begin(struct xsi_runtime *rt, uintptr_t event);
 /* A context (@context != 0) or every context of @device (>= 0) is torn down:
  * its streams are forgotten (their XQueues destroyed). */
@@ -366,6 +368,12 @@ void xsi_context_gone(struct xsi_runtime *rt, uintptr_t context, int32_t device)
  * sequence number from xsi_call()). */
 void xsi_event_recorded(struct xsi_runtime *rt, uintptr_t event,
 			struct xsi_stream *s, uint64_t seq);
+/* Caller-held: @event was recorded by the call @h just ended (successfully):
+ * it stands for what was counted on the stream by then (for waits), and
+ * its completion says that what the record followed completed (for
+ * synchronizes). */
+void xsi_event_recorded_held(struct xsi_runtime *rt, uintptr_t event,
+			     const struct xsi_hold *h);
 /* The event was destroyed (or recorded again elsewhere). */
 void xsi_event_forget(struct xsi_runtime *rt, uintptr_t event);
 /*

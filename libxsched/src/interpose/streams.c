@@ -158,6 +158,7 @@ static bool bursts_new(struct xsi_stream *s)
 	if (!s->bursts)
 		return false;
 	xm_burst_init(s->bursts, -1, have, XM_PRICE_DEFAULT);
+	atomic_fetch_add(&s->rt->state->choosers, 1);
 	return true;
 }
 

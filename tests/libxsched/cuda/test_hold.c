@@ -269,6 +269,34 @@ static const char *burst_log_of(const char *value, FILE **f)
 	return err_read(*f);
 }
 
+/* An event of an earlier burst, polled (PyTorch's allocator queries old
+ * events), ends no burst: ten bursts that each query an event recorded in
+ * the first, between two launches, are eleven bursts told, not 21. */
+TEST(hold_default_an_old_event_polled_ends_no_burst)
+{
+	FILE *f = err_capture();
+	CUevent old;
+	CUstream hi;
+	int i;
+
+	unsetenv("XSCHED_CUDA_HOLD");
+	setenv("XSCHED_LOG", "info", 1);
+	setenv("XSCHED_CUDA_BURST_LOG", "1", 1);
+	hi = mk(-1);
+	ASSERT_EQ(cuEventCreate(&old, 0), CUDA_SUCCESS);
+	launch(hi, 20, 0);
+	ASSERT_EQ(cuEventRecord(old, hi), CUDA_SUCCESS);
+	ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	for (i = 0; i < 10; i++) {
+		launch(hi, 21, 0);
+		ASSERT_EQ(cuEventQuery(old), CUDA_SUCCESS);	/* long complete */
+		launch(hi, 22, 0);
+		ASSERT_EQ(cuStreamSynchronize(hi), CUDA_SUCCESS);
+	}
+	ASSERT_EQ(count_of(err_read(f), ": burst "), 11);
+	fclose(f);
+}
+
 /* XSCHED_CUDA_BURST_LOG=1 tells each urgent burst once, in order, with its
  * mode and times, at XSCHED_LOG=info (traces of real bursts for the
  * choice's host tests); a bad value is a config error and tells none. */

@@ -8,6 +8,7 @@
 #ifndef XSCHED_HIP_HELPERS_H
 #define XSCHED_HIP_HELPERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,7 +37,7 @@ void expect_line(const char *out, const char *line);
 /* test_hip's own: what its main runs for "--held-reentry"
  * (test_runtime_calls.c). */
 int held_reentry_body(void);
-/* test_bursts.c's, for "--bursts". */
-int bursts_logged_body(void);
+/* test_bursts.c's, for "--bursts" and "--stale-event" (@stale). */
+int bursts_logged_body(bool stale);
 
 #endif

@@ -1003,7 +1003,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--held-reentry"))
 		return held_reentry_body();
 	if (argc > 1 && !strcmp(argv[1], "--bursts"))
-		return bursts_logged_body();
+		return bursts_logged_body(false);
+	if (argc > 1 && !strcmp(argv[1], "--stale-event"))
+		return bursts_logged_body(true);
 	if (argc > 1 && !strcmp(argv[1], "--default")) {
 		dim3 one = { 1, 1, 1 };
 

@@ -720,6 +720,8 @@ TEST(interpose_chosen_stream_holds_only_in_its_lv1_bursts)
 	fake_init();
 	ASSERT_TRUE(xsi_stream_created(&fake_rt, (uintptr_t)hi, &d) != NULL);
 	ASSERT_TRUE(lower_runs_during_burst(hi, lo, 1));	/* native */
+	/* The next one holds: the cap is armed ahead of it. */
+	ASSERT_TRUE(atomic_load(&xsi_stream_get(&fake_rt, (uintptr_t)hi, 0)->caps));
 	ASSERT_TRUE(!lower_runs_during_burst(hi, lo, 2));	/* lv1: held */
 	xsi_runtime_fini(&fake_rt);
 }

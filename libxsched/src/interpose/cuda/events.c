@@ -45,6 +45,7 @@ struct xu_event {
 	atomic_int last;	/* SIDE_ORIG or SIDE_TWIN */
 	atomic_bool captured;	/* last recorded into a stream capture */
 	_Atomic(CUstream) by;	/* the urgent stream of its last record, or NULL */
+	_Atomic uint64_t at;	/* when (xs_now_ns()) */
 };
 
 static struct xsi_htable events;
@@ -76,7 +77,9 @@ void xu_events_init(void)
 }
 
 /* @ev followed from now (or already): its entry, NULL when the table is
- * full (said once per event). */
+ * full (said once). */
+static atomic_bool full_said;
+
 static struct xu_event *event_add(CUevent ev, unsigned int flags)
 {
 	struct xu_event *e = calloc(1, sizeof(*e)), *had;
@@ -95,8 +98,8 @@ static struct xu_event *event_add(CUevent ev, unsigned int flags)
 		e = NULL;
 	}
 	pthread_mutex_unlock(&lock);
-	if (!e)
-		xs_warn("cuda: more events than the library follows; event %p is recorded in its own context only, and its synchronize ends no burst",
+	if (!e && !atomic_exchange(&full_said, true))
+		xs_warn("cuda: more events than the library follows (event %p the first left out): such an event is recorded in its own context only, and its synchronize ends no burst",
 			(void *)ev);
 	return e;
 }
@@ -143,7 +146,7 @@ void xu_event_synchronized(CUevent ev, uint64_t since)
 	CUstream by = e ? atomic_load(&e->by) : NULL;
 
 	if (by)
-		xu_stream_synchronized(by, since);
+		xu_stream_synchronized(by, since, atomic_load(&e->at));
 }
 
 /* The twin of @e in @uctx (the urgent context of the recording stream). */
@@ -216,6 +219,7 @@ void xu_record_end(struct xu_record *rc, CUresult r)
 		return;
 	atomic_store(&e->captured, rc->captured);
 	atomic_store(&e->last, rc->twin ? SIDE_TWIN : SIDE_ORIG);
+	atomic_store(&e->at, xs_now_ns());
 	atomic_store(&e->by, rc->urgent ? rc->h : NULL);
 	if (!rc->twin || (e->flags & CU_EVENT_DISABLE_TIMING))
 		return;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Events recorded on urgent streams, and across the two contexts of an
- * urgent stream (Lv3 on NVIDIA): see cuda/events.c.  Called by the CUDA table's hooks (cuda/hooks.c).  It
- * calls the driver (cuda/driver.h), the urgent context (cuda/urgent.c), the
- * gather (cuda/gather.c), the handle table (handle_table.c) and the core's
- * log.
+ * urgent stream (Lv3 on NVIDIA): see cuda/events.c.  Called by the CUDA
+ * table's hooks (cuda/hooks.c).  It calls the driver (cuda/driver.h), the
+ * urgent context (cuda/urgent.c), the gather (cuda/gather.c), the handle
+ * table (handle_table.c) and the core's log.
  */
 #ifndef XSCHED_CUDA_EVENTS_H
 #define XSCHED_CUDA_EVENTS_H

@@ -431,7 +431,7 @@ ATTR_HOOK(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), (dst, src),
 		if (r == CUDA_SUCCESS)					\
 			r = real_##sym(h);				\
 		if (r == CUDA_SUCCESS)	/* its burst ended */		\
-			xu_stream_synchronized(h, t_);			\
+			xu_stream_synchronized(h, t_, 0);		\
 		xsi_sync_end(y, r == CUDA_SUCCESS);			\
 		if (y2)							\
 			xsi_sync_end(y2, r == CUDA_SUCCESS);		\

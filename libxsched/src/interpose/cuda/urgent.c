@@ -691,12 +691,14 @@ static inline void seam_destroy_in_sync(CUstream h)
 }
 #endif
 
-void xu_stream_synchronized(CUstream h, uint64_t since)
+void xu_stream_synchronized(CUstream h, uint64_t since, uint64_t recorded)
 {
 	struct xu_stream *s = stream_get(h);
 
 	seam_destroy_in_sync(h);
-	if (s)
+	/* An event recorded before the burst in progress began (an old one
+	 * polled) does not end it. */
+	if (s && (!recorded || recorded >= atomic_load(&s->bursts.t0)))
 		burst_end(s, since);
 	stream_put(s);
 }
@@ -917,6 +919,10 @@ void xu_context_gone(CUcontext ctx, int32_t device)
 			}
 		}
 		pthread_mutex_unlock(&lock);
+		/* Their program sides go too, whoever re-made one meanwhile. */
+		for (i = 0; i < n; i++)
+			(void)xsi_stream_destroyed(xrt,
+						   (uintptr_t)gone[i]->h | XU_PROGRAM_SIDE);
 		pthread_mutex_unlock(&cap_lock);
 		for (i = 0; i < n; i++)
 			stream_put(gone[i]);

@@ -84,8 +84,10 @@ void xu_mark_target(CUstream h, CUstream *on, CUcontext *ctx);
 /* The twin of @h, or NULL (synchronize and query cover it too). */
 CUstream xu_twin(CUstream h);
 /* A synchronize (or query) of @h begun at @since (xs_now_ns()) succeeded:
- * the burst in progress ended (interpose/mode.c measures it). */
-void xu_stream_synchronized(CUstream h, uint64_t since);
+ * the burst in progress ended (interpose/mode.c measures it); @recorded:
+ * that of an event recorded on @h then (0: of @h itself), which ends no
+ * burst begun after it. */
+void xu_stream_synchronized(CUstream h, uint64_t since, uint64_t recorded);
 /* A context of the program synchronized (@of, or NULL: the current one),
  * begun at @since: its device's urgent context too, and (on success) the
  * bursts of that context's urgent streams ended. */

@@ -257,14 +257,11 @@ HIP_SCHEDULED_MULTI(HOOK_M)
 /* ---- scheduled hooks of their own ----------------------------------------- */
 
 /* An event record is scheduled like a launch; the event then stands for
- * the record's sequence number on its stream (xsi_event_wait()): what was
- * launched there once the hold ended (another thread's call on the same
- * stream, counted meanwhile, can only make it later, never too early). */
+ * its place on its stream (xsi_event_recorded_held()). */
 static void event_recorded(hipEvent_t ev, const struct xsi_hold *h, hipError_t r)
 {
 	if (r == hipSuccess && h->s)
-		xsi_event_recorded(&xh_rt, (uintptr_t)ev, h->s,
-				   xs_xq_launched(xsi_stream_xqueue(h->s)));
+		xsi_event_recorded_held(&xh_rt, (uintptr_t)ev, h);
 }
 
 #define HOOK_REC(sym, P, A)						\
