@@ -17,6 +17,7 @@
  *   cuda/events.c   events across an urgent stream's two contexts
  *   cuda/split.c    the SM partition (green contexts)
  *   cuda/urgent.c   the urgent context: urgent streams, twins, routing
+ *   cuda/env.c      the urgent streams' variables
  *   cuda/code.c     code in the urgent context
  *   cuda/gather.c   the gather: gates on a host word, its watchdog
  *   mode.c          a burst's mode, a pure function of its waits

@@ -57,6 +57,7 @@
 #include "gather.h"
 #include "../mode.h"
 #include "urgent.h"
+#include "env.h"
 #include "../handle_table.h"
 
 #define XU_DEVS 16		/* devices with an urgent context */
@@ -67,7 +68,7 @@ static bool lv3;			/* XSCHED_CUDA_LV3 and the driver allow it */
  * (XSCHED_CUDA_HOLD unset or auto: the modes native and lv1 only). */
 static bool tracked;
 static int forced_mode = -1;		/* XSCHED_CUDA_LV3_MODE; -1: auto */
-static int price = XM_PRICE_DEFAULT;	/* XSCHED_CUDA_LV3_PRICE, % */
+static uint32_t price = XM_PRICE_DEFAULT;	/* XSCHED_CUDA_LV3_PRICE, % */
 static bool burst_log;			/* XSCHED_CUDA_BURST_LOG: each burst told */
 static struct xsi_runtime *xrt;		/* the wing's, for the cap (cap_sync()) */
 static atomic_uint nurgent;		/* urgent streams alive: 0 keeps calls cheap */
@@ -146,40 +147,12 @@ void xu_fork_child(void)
 	atomic_store(&ncaptures, 0);
 }
 
-/* The urgent context asked for (XSCHED_CUDA_LV3=1), and this libcuda
- * has what it needs. */
-static bool lv3_wanted(bool split)
-{
-	const char *s = getenv("XSCHED_CUDA_LV3");
-
-	/* Off unless asked for: the context's memory and the translation are
-	 * costs a program without a long-kernel batch job should not pay
-	 * (Documentation/cuda.rst, "When each mechanism is worth it"). */
-	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
-		xs_err("cuda: XSCHED_CUDA_LV3='%s' is not 0 or 1; using 0 (urgent context off)", s);
-	if (!s || strcmp(s, "1"))
-		return false;
-	if (split) {
-		xs_info("cuda: XSCHED_CUDA_SM_SPLIT is set: no urgent context (the two are alternatives)");
-		return false;
-	}
-	if (!(xc_drv.ctx_create_v4 || xc_drv.ctx_create_v2) || !xc_drv.ctx_push || !xc_drv.ctx_pop ||
-	    !xc_drv.ctx_get_device || !xc_drv.ctx_get_current || !xc_drv.ctx_sync || !xc_drv.prio_range ||
-	    !xc_drv.stream_create || !xc_drv.stream_destroy || !xc_drv.stream_get_ctx ||
-	    !xc_drv.stream_get_priority || !xc_drv.stream_wait_event || !xc_drv.stream_is_capturing ||
-	    !xc_drv.event_create || !xc_drv.event_destroy || !xc_drv.event_record ||
-	    !xu_code_init()) {
-		xs_warn("cuda: this libcuda lacks what the urgent context needs (cuFuncGetName and cuKernelGetName: CUDA 12.4+); Lv3 off");
-		return false;
-	}
-	return true;
-}
-
 bool xu_init(struct xsi_runtime *rt, bool split, bool choose_hold)
 {
-	const char *s;
+	struct xu_env env;
 
-	lv3 = lv3_wanted(split);
+	xu_env_read(&env, split);
+	lv3 = env.lv3;
 	if (!lv3 && (split || !choose_hold))
 		return false;
 	if (!lv3 && (!xc_drv.ctx_push || !xc_drv.ctx_pop || !xc_drv.ctx_get_device || !xc_drv.ctx_get_current ||
@@ -187,24 +160,9 @@ bool xu_init(struct xsi_runtime *rt, bool split, bool choose_hold)
 		xs_warn("cuda: this libcuda lacks what choosing Lv1 holds needs; every urgent stream's work holds lower streams (XSCHED_CUDA_HOLD=1)");
 		return false;
 	}
-	if (lv3) {
-		s = getenv("XSCHED_CUDA_LV3_MODE");
-		forced_mode = xm_parse(s);
-		if (forced_mode == -2) {
-			xs_err("cuda: XSCHED_CUDA_LV3_MODE='%s' is not auto, native, ctx, gather or lv1; using auto", s);
-			forced_mode = -1;
-		}
-	}
-	s = getenv("XSCHED_CUDA_LV3_PRICE");
-	price = xm_parse_price(s);
-	if (price < 0) {
-		xs_err("cuda: XSCHED_CUDA_LV3_PRICE='%s' is not a number from 0 to 100; using 2", s);
-		price = XM_PRICE_DEFAULT;
-	}
-	s = getenv("XSCHED_CUDA_BURST_LOG");
-	burst_log = s && !strcmp(s, "1");
-	if (s && *s && strcmp(s, "0") && strcmp(s, "1"))
-		xs_err("cuda: XSCHED_CUDA_BURST_LOG='%s' is not 0 or 1; bursts are not told", s);
+	forced_mode = lv3 ? env.forced_mode : -1;
+	price = env.price;
+	burst_log = env.burst_log;
 	if (lv3)
 		xg_init();
 	atexit(tell_modes);
@@ -299,7 +257,7 @@ void xu_stream_created(CUstream h, unsigned int flags, const int *priop)
 		bool have[XM_NMODES] = { [XM_NATIVE] = 1, [XM_GATHER] = lv3 && xg_on(),
 					 [XM_CTX] = lv3, [XM_LV1] = 1 };
 
-		xm_burst_init(&s->bursts, forced_mode, have, (uint32_t)price);
+		xm_burst_init(&s->bursts, forced_mode, have, price);
 	}
 	pthread_mutex_init(&s->side_lock, NULL);
 	atomic_init(&s->capping, false);	/* its program side is not known yet */
