@@ -17,12 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake_libamdhip64.h"
 #include "harness.h"
 #include "hip_helpers.h"
 
 enum burst_end { BY_STREAM, BY_EVENT, BY_DEVICE, BY_COPY };
+
+static int most_in_flight(int id);
 
 #define K_URGENT 180	/* the urgent stream's kernel, 2 ms */
 #define K_LOWER 181	/* a lower launch inside each burst */
@@ -148,6 +152,59 @@ TEST(only_urgent_streams_choose)
 	lo = mk(1);
 	run_bursts(mid, lo, 20, BY_STREAM, held);
 	ASSERT_EQ(count_held(held, 0, 20), 20);
+}
+
+/* A fork while an urgent stream chooses (its burst in progress): the
+ * child's own urgent stream chooses from scratch (its first burst native,
+ * its second held), and the parent's goes on. */
+TEST(fork_child_of_a_choosing_process_chooses_anew)
+{
+	hipStream_t hi, lo;
+	bool held[4];
+	int status;
+	pid_t pid;
+
+	unsetenv("XSCHED_HIP_HOLD");
+	hi = mk(-1);
+	lo = mk(0);
+	run_bursts(hi, lo, 3, BY_STREAM, held);
+	launch(hi, 182, MS);		/* a burst in progress */
+	pid = fork();
+	if (pid == 0) {
+		hipStream_t chi = mk(-1), clo = mk(0);
+
+		run_bursts(chi, clo, 2, BY_STREAM, held);
+		_exit(!held[0] && held[1] ? 0 : 3);
+	}
+	ASSERT_TRUE(pid > 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(hipStreamSynchronize(hi), hipSuccess);
+}
+
+/* An urgent stream destroyed in the middle of a held burst: the lower
+ * stream is neither held by it nor capped after (its work done). */
+TEST(urgent_stream_destroyed_in_a_held_burst_holds_nothing_after)
+{
+	hipStream_t hi, lo;
+	bool held[2];
+	int i;
+
+	unsetenv("XSCHED_HIP_HOLD");
+	setenv("XSCHED_THRESHOLD", "4", 1);
+	setenv("XSCHED_BATCH", "2", 1);
+	hi = mk(-1);
+	lo = mk(0);
+	run_bursts(hi, lo, 1, BY_STREAM, held);	/* native; the next holds */
+	launch(hi, 183, 5 * MS);
+	ASSERT_EQ(hipStreamDestroy(hi), hipSuccess);
+	ASSERT_EQ(hipStreamSynchronize(lo), hipSuccess);
+	usleep(10000);			/* its work done */
+	for (i = 0; i < 12; i++)
+		launch(lo, 184, 2 * MS);
+	ASSERT_EQ(hipStreamSynchronize(lo), hipSuccess);
+	ASSERT_GE(most_in_flight(184), 10);
 }
 
 /* The most launches of kernel @id in flight at once, from the fake's log. */
