@@ -45,9 +45,8 @@ static void caps_follow(struct xsi_stream *s)
 
 bool xsi_bursts_call(struct xsi_stream *s, const char *entry)
 {
-	struct xm_burst *b = s->bursts;
-	bool began = !atomic_load_explicit(&b->in, memory_order_relaxed);
-	enum xm_mode m = xm_burst_mode(b, xs_now_ns);
+	bool began;
+	enum xm_mode m = xm_burst_mode(s->bursts, xs_now_ns, &began);
 
 	caps_follow(s);
 	if (began)

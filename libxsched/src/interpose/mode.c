@@ -533,10 +533,12 @@ static uint32_t us_since(uint64_t t, uint64_t now)
 	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
-enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
+enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void), bool *began)
 {
 	uint64_t t = now();	/* (vDSO: tens of ns, beside a launch's us) */
 
+	if (began)
+		*began = false;
 	atomic_store_explicit(&b->last, t, memory_order_relaxed);
 	if (!atomic_load_explicit(&b->in, memory_order_acquire) ||
 	    (int64_t)(t - atomic_load_explicit(&b->t0, memory_order_relaxed)) >
@@ -556,6 +558,8 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void))
 			atomic_store(&b->mode, (int)xm_begin(&b->st));
 			atomic_store(&b->caps, b->st.cur == XM_LV1);
 			atomic_store_explicit(&b->in, true, memory_order_release);
+			if (began)
+				*began = true;
 		}
 		pthread_mutex_unlock(&b->lock);
 	}

@@ -148,8 +148,8 @@ struct xm_burst {
 void xm_burst_init(struct xm_burst *b, int forced, const bool have[XM_NMODES], uint32_t price);
 void xm_burst_fini(struct xm_burst *b);
 /* A call of the stream (@now(): ns): the mode of its burst, begun now if
- * none is in progress. */
-enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void));
+ * none is in progress (*@began, if given, says whether this call began it). */
+enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void), bool *began);
 /* A synchronize of the stream begun at @since ended at @now: its burst,
  * if any, ended (a call after @since, another thread's, is not one it
  * waited for).  true: the best mode changed (past the first measurements

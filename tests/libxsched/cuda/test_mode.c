@@ -333,15 +333,36 @@ static uint64_t fake_now(void)
 	return clock_ns;
 }
 
+/* The call that begins a burst is told so, and no other: the burst's
+ * first call, not its second, nor one after the 1 s bound ended it
+ * unmeasured (that one begins the next burst). */
+TEST(mode_burst_began_is_told_to_its_first_call_only)
+{
+	struct xm_burst b;
+	bool began;
+
+	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
+	clock_ns = 1000000;
+	xm_burst_mode(&b, fake_now, &began);
+	ASSERT_TRUE(began);
+	clock_ns += 1000;
+	xm_burst_mode(&b, fake_now, &began);
+	ASSERT_TRUE(!began);
+	clock_ns += XM_BURST_MAX_NS + 1;
+	xm_burst_mode(&b, fake_now, &began);
+	ASSERT_TRUE(began);
+	xm_burst_fini(&b);
+}
+
 TEST(mode_burst_wait_is_from_its_last_call)
 {
 	struct xm_burst b;
 
 	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
 	clock_ns = 1000000;
-	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_NATIVE);	/* first call */
+	ASSERT_EQ(xm_burst_mode(&b, fake_now, NULL), XM_NATIVE);	/* first call */
 	clock_ns += 9000000;
-	xm_burst_mode(&b, fake_now);				/* last call */
+	xm_burst_mode(&b, fake_now, NULL);				/* last call */
 	ASSERT_TRUE(!xm_burst_end(&b, clock_ns + 100000, clock_ns + 500000, NULL));	/* its end */
 	ASSERT_EQ(b.st.n[XM_NATIVE], 1);
 	ASSERT_EQ(b.st.wait[XM_NATIVE][0], 500);
@@ -361,10 +382,10 @@ TEST(mode_burst_wait_ignores_a_call_during_its_synchronize)
 
 	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
 	clock_ns = 1000000;
-	xm_burst_mode(&b, fake_now);		/* its last call before the synchronize */
+	xm_burst_mode(&b, fake_now, NULL);		/* its last call before the synchronize */
 	since = clock_ns + 200000;		/* which begins 200 us later */
 	clock_ns = since + 700000;
-	xm_burst_mode(&b, fake_now);		/* another thread's call, 700 us into it */
+	xm_burst_mode(&b, fake_now, NULL);		/* another thread's call, 700 us into it */
 	ASSERT_TRUE(!xm_burst_end(&b, since, clock_ns + 100000, NULL));	/* 100 us more */
 	ASSERT_EQ(b.st.n[XM_NATIVE], 1);
 	ASSERT_EQ(b.st.wait[XM_NATIVE][0], 800);
@@ -381,14 +402,14 @@ TEST(mode_burst_never_synchronized_ends_and_nothing_is_tried)
 
 	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
 	clock_ns = 1000000;
-	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_NATIVE);
+	ASSERT_EQ(xm_burst_mode(&b, fake_now, NULL), XM_NATIVE);
 	clock_ns += 100000;
 	ASSERT_TRUE(!xm_burst_end(&b, clock_ns, clock_ns + 100000, NULL));	/* measured */
 	clock_ns += 1000000;
-	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_GATHER);	/* the next try */
+	ASSERT_EQ(xm_burst_mode(&b, fake_now, NULL), XM_GATHER);	/* the next try */
 	for (i = 0; i < 5; i++) {
 		clock_ns += XM_BURST_MAX_NS / 2 + 1;
-		xm_burst_mode(&b, fake_now);
+		xm_burst_mode(&b, fake_now, NULL);
 	}
 	ASSERT_EQ(b.st.burst, 4);	/* cut twice (every XM_BURST_MAX_NS) */
 	ASSERT_EQ(b.st.runs[XM_GATHER], 1);
@@ -399,7 +420,7 @@ TEST(mode_burst_never_synchronized_ends_and_nothing_is_tried)
 		clock_ns += 1000;
 		ASSERT_TRUE(!xm_burst_end(&b, clock_ns, clock_ns + 100000, NULL));
 		clock_ns += 1000;
-		tried += xm_burst_mode(&b, fake_now) != XM_NATIVE;
+		tried += xm_burst_mode(&b, fake_now, NULL) != XM_NATIVE;
 	}
 	ASSERT_GE(tried, 1);
 	xm_burst_fini(&b);
@@ -413,16 +434,16 @@ TEST(mode_gathered_burst_the_watchdog_started_is_a_loss)
 
 	xm_burst_init(&b, -1, all, XM_PRICE_DEFAULT);
 	clock_ns = 1000000;
-	xm_burst_mode(&b, fake_now);
+	xm_burst_mode(&b, fake_now, NULL);
 	ASSERT_TRUE(!xm_burst_end(&b, clock_ns, clock_ns + 100000, NULL));
 	clock_ns += 1000000;
-	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_GATHER);
+	ASSERT_EQ(xm_burst_mode(&b, fake_now, NULL), XM_GATHER);
 	clock_ns += 20000000;
 	ASSERT_TRUE(!xm_burst_cut(&b, 20000, clock_ns, NULL));
 	ASSERT_EQ(b.st.n[XM_GATHER], 1);
 	ASSERT_EQ(b.st.wait[XM_GATHER][0], 20000);
 	ASSERT_TRUE(!atomic_load(&b.in));
-	ASSERT_EQ(xm_burst_mode(&b, fake_now), XM_CTX);	/* a new burst, the next try */
+	ASSERT_EQ(xm_burst_mode(&b, fake_now, NULL), XM_CTX);	/* a new burst, the next try */
 	ASSERT_TRUE(!xm_burst_cut(&b, 20000, clock_ns, NULL));	/* not the gather's: kept */
 	ASSERT_TRUE(atomic_load(&b.in));
 	ASSERT_EQ(b.st.n[XM_CTX], 0);
@@ -444,7 +465,7 @@ TEST(mode_burst_caps_only_around_lv1_bursts)
 	clock_ns = 1000000;
 	between = atomic_load(&b.caps);
 	for (i = 0; i < 300; i++) {
-		m = xm_burst_mode(&b, fake_now);
+		m = xm_burst_mode(&b, fake_now, NULL);
 		ASSERT_EQ(between, m == XM_LV1);	/* said ahead of it */
 		ASSERT_EQ(atomic_load(&b.caps), m == XM_LV1);
 		clock_ns += 100000;

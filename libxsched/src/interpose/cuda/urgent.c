@@ -679,7 +679,7 @@ static CUstream route(struct xu_stream *s, CUstream h, CUfunction *f, enum xu_ho
 	if (atomic_load_explicit(&s->bursts.mode, memory_order_relaxed) == XM_GATHER &&
 	    xg_watchdog_opened(&s->gate, &s->wd_seen))
 		burst_cut(s);
-	mode = xm_burst_mode(&s->bursts, xs_now_ns);
+	mode = xm_burst_mode(&s->bursts, xs_now_ns, NULL);
 	cap_sync(s);
 	if (mode == XM_NATIVE || mode == XM_LV1) {
 		/* Its own stream: as without the library, holding nothing
