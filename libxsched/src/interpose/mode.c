@@ -566,6 +566,22 @@ enum xm_mode xm_burst_mode(struct xm_burst *b, uint64_t (*now)(void), bool *bega
 	return (enum xm_mode)atomic_load_explicit(&b->mode, memory_order_relaxed);
 }
 
+/* b->lock held, a burst in progress: it ended at @now, @wait_us after its
+ * last call; true: the best mode changed past the first measurements. */
+static bool burst_ended(struct xm_burst *b, uint32_t wait_us, uint64_t now,
+			struct xm_state *seen)
+{
+	bool changed = xm_end(&b->st, us_since(atomic_load(&b->t0), now), wait_us) &&
+		       b->st.burst > XM_NMODES * XM_FIRST;
+
+	if (changed && seen)
+		*seen = b->st;
+	b->ended = now;
+	caps_ahead(b);
+	atomic_store(&b->in, false);
+	return changed;
+}
+
 bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_state *seen)
 {
 	bool changed = false;
@@ -576,14 +592,7 @@ bool xm_burst_end(struct xm_burst *b, uint64_t since, uint64_t now, struct xm_st
 	pthread_mutex_lock(&b->lock);
 	if (atomic_load(&b->in)) {
 		last = atomic_load_explicit(&b->last, memory_order_relaxed);
-		changed = xm_end(&b->st, us_since(atomic_load(&b->t0), now),
-				 us_since(last < since ? last : since, now)) &&
-			  b->st.burst > XM_NMODES * XM_FIRST;
-		if (changed && seen)
-			*seen = b->st;
-		b->ended = now;
-		caps_ahead(b);
-		atomic_store(&b->in, false);
+		changed = burst_ended(b, us_since(last < since ? last : since, now), now, seen);
 	}
 	pthread_mutex_unlock(&b->lock);
 	return changed;
@@ -594,15 +603,8 @@ bool xm_burst_cut(struct xm_burst *b, uint32_t lost_us, uint64_t now, struct xm_
 	bool changed = false;
 
 	pthread_mutex_lock(&b->lock);
-	if (atomic_load(&b->in) && b->st.cur == XM_GATHER) {
-		changed = xm_end(&b->st, us_since(atomic_load(&b->t0), now), lost_us) &&
-			  b->st.burst > XM_NMODES * XM_FIRST;
-		if (changed && seen)
-			*seen = b->st;
-		b->ended = now;
-		caps_ahead(b);
-		atomic_store(&b->in, false);
-	}
+	if (atomic_load(&b->in) && b->st.cur == XM_GATHER)
+		changed = burst_ended(b, lost_us, now, seen);
 	pthread_mutex_unlock(&b->lock);
 	return changed;
 }
