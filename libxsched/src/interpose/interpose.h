@@ -297,14 +297,15 @@ int xsi_pass(struct xsi_runtime *rt, const struct xsi_entry *e, uintptr_t handle
 /*
  * The hold chosen per burst (a stream described with `chooses`): a burst is
  * the stream's calls from the first after a synchronize of it to the next
- * one that succeeds (xsi_sync_end(), or an event recorded on it
- * synchronized: xsi_event_sync_begin()).  Each burst runs one of two modes,
- * chosen by the tail of the latencies measured in each (mode.c): lv1, its
- * calls counted as any stream's (lower streams held while they run, and
- * capped), or native, its calls made as without the library (waiting out a
- * higher stream's hold as any call does) but counted nowhere, so that they
- * hold nothing.  The debug log names each burst's mode at its first call
- * and each change of the choice.
+ * one that succeeds (xsi_sync_end(); an event recorded on it during the
+ * burst synchronized, xsi_event_sync_begin(); an XSI_ENTRY_SYNCS call).
+ * Each burst runs one of two modes, chosen by the tail of the latencies
+ * measured in each (mode.c): lv1, its calls counted as any stream's (lower
+ * streams held while they run, and capped), or native, its calls made as
+ * without the library (waiting out a higher stream's hold as any call
+ * does) but counted nowhere, so that they hold nothing (one that a higher
+ * stream caps is counted).  The debug log names each burst's mode at its
+ * first call and each change of the choice.
  */
 /*
  * Around the caller's own real call through @e on @handle.  Begin waits
