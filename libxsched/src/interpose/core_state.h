@@ -74,9 +74,9 @@ struct xsi_state {
 	/* Caller-held: the highest priority per device of a stream that caps
 	 * (xsi_stream_caps()). */
 	_Atomic int32_t maxp[XSI_DEVS];
-	/* Streams that choose their holds per burst (bursts.c): while none
-	 * does, an event synchronize looks nothing up. */
-	atomic_uint choosers;
+	/* A stream of the runtime chooses its holds per burst (bursts.c; set
+	 * once): until then an event synchronize looks nothing up. */
+	atomic_bool chosen;
 	/* Streams being captured into a graph (xsi_stream_capture()): while
 	 * any is, a scheduled call asks the runtime whether its own stream
 	 * joined a capture. */

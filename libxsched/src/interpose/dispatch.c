@@ -249,15 +249,15 @@ void xsi_hold_begin(struct xsi_runtime *rt, const struct xsi_entry *e,
 		h->s = NULL;	/* recorded into a graph: runs later, elsewhere */
 		return;
 	}
+	flags = gated(rt, h->s) ? XS_NOW_CAP : 0;
 	/* A native burst's call still waits out a higher stream's hold or
 	 * cap, but is counted nowhere: it holds nothing.  One a higher
 	 * stream caps is counted, or the cap could not bound it. */
 	if (h->s->bursts) {
-		h->unseen = !xsi_bursts_call(h->s, e->name) && !gated(rt, h->s);
+		h->unseen = !xsi_bursts_call(h->s, e->name) && !(flags & XS_NOW_CAP);
 		if (e->flags & XSI_ENTRY_SYNCS)	/* after its own call was seen */
 			h->since = xs_now_ns();
 	}
-	flags = gated(rt, h->s) ? XS_NOW_CAP : 0;
 	while ((ret = xs_xq_now_begin(h->s->xq, flags)) == -EAGAIN) {
 		uint64_t now = xs_now_ns(), limit = max;
 
@@ -352,6 +352,28 @@ struct xsi_sync {
 	} q[];
 };
 
+/* A synchronize's record for up to @n streams, begun now; NULL: no memory. */
+static struct xsi_sync *sync_new(unsigned int n, uint64_t recorded)
+{
+	struct xsi_sync *y = malloc(sizeof(*y) + n * sizeof(y->q[0]));
+
+	if (y) {
+		y->n = 0;
+		y->t0 = xs_now_ns();
+		y->recorded = recorded;
+	}
+	return y;
+}
+
+/* state->lock held: @o (with an XQueue) is one of @y's streams. */
+static void sync_add(struct xsi_sync *y, struct xsi_stream *o, uint64_t launched)
+{
+	atomic_fetch_add(&o->xq->refs, 1);
+	y->q[y->n].s = o;
+	y->q[y->n].xq = o->xq;
+	y->q[y->n++].launched = launched;
+}
+
 struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 				enum xsi_scope scope)
 {
@@ -365,16 +387,11 @@ struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 	if (scope == XSI_SCOPE_STREAM) {
 		if (!s || !s->xq)
 			return NULL;
-		y = malloc(sizeof(*y) + sizeof(y->q[0]));
+		y = sync_new(1, 0);
 		if (!y)
 			return NULL;
 		pthread_mutex_lock(&st->lock);
-		y->n = 1;
-		y->t0 = xs_now_ns();
-		y->recorded = 0;
-		y->q[0].s = s;
-		y->q[0].xq = s->xq;
-		atomic_fetch_add(&s->xq->refs, 1);
+		sync_add(y, s, 0);
 		pthread_mutex_unlock(&st->lock);
 		y->q[0].launched = xs_xq_launched(y->q[0].xq);
 		return y;
@@ -382,20 +399,12 @@ struct xsi_sync *xsi_sync_begin(struct xsi_runtime *rt, struct xsi_stream *s,
 	dev = scope == XSI_SCOPE_PROCESS ? -1 : s ? s->desc.device :
 	      rt->current_device ? rt->current_device() : 0;
 	pthread_mutex_lock(&st->lock);
-	y = malloc(sizeof(*y) + (st->count + 1) * sizeof(y->q[0]));
-	if (y) {
-		y->n = 0;
-		y->t0 = xs_now_ns();
-		y->recorded = 0;
-		for (i = 0; i < XSI_SLOTS && y->n <= st->count; i++) {
-			struct xsi_stream *o = atomic_load(&st->slots[i]);
+	y = sync_new(st->count + 1, 0);
+	for (i = 0; y && i < XSI_SLOTS && y->n <= st->count; i++) {
+		struct xsi_stream *o = atomic_load(&st->slots[i]);
 
-			if (!o || o == TOMB || !o->xq || (dev >= 0 && o->desc.device != dev))
-				continue;
-			atomic_fetch_add(&o->xq->refs, 1);
-			y->q[y->n].s = o;
-			y->q[y->n++].xq = o->xq;
-		}
+		if (o && o != TOMB && o->xq && (dev < 0 || o->desc.device == dev))
+			sync_add(y, o, 0);
 	}
 	pthread_mutex_unlock(&st->lock);
 	for (i = 0; y && i < y->n; i++)
@@ -515,21 +524,14 @@ struct xsi_sync *xsi_event_sync_begin(struct xsi_runtime *rt, uintptr_t event)
 	struct xsi_event *e;
 	struct xsi_sync *y = NULL;
 
-	if (!st || !event || !atomic_load_explicit(&st->choosers, memory_order_relaxed))
+	if (!st || !event || !atomic_load_explicit(&st->chosen, memory_order_relaxed))
 		return NULL;
 	pthread_mutex_lock(&st->lock);
 	e = event_slot(st, event, false);
 	if (e && e->s && e->s->xq && e->s->bursts)
-		y = malloc(sizeof(*y) + sizeof(y->q[0]));
-	if (y) {
-		y->n = 1;
-		y->t0 = xs_now_ns();
-		y->recorded = e->at;
-		y->q[0].s = e->s;
-		y->q[0].xq = e->s->xq;
-		y->q[0].launched = e->upto;
-		atomic_fetch_add(&y->q[0].xq->refs, 1);
-	}
+		y = sync_new(1, e->at);
+	if (y)
+		sync_add(y, e->s, e->upto);
 	pthread_mutex_unlock(&st->lock);
 	return y;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which way an urgent stream's bursts run, chosen from their measured
- * latency: see mode.c.  The CUDA wing's urgent context chooses among all
- * four modes (cuda/urgent.c), the core between native and lv1 for any
- * caller-held runtime (bursts.c: the HIP wing's default).  Pure: no
- * driver, no clock.
+ * latency: see mode.c.  The CUDA wing's urgent streams (cuda/urgent.c)
+ * choose among all four modes with the urgent context on, between native
+ * and lv1 without it; the core between native and lv1 for any caller-held
+ * runtime (bursts.c: the HIP wing's default).  Pure: no driver, no clock.
  */
 #ifndef XSCHED_INTERPOSE_MODE_H
 #define XSCHED_INTERPOSE_MODE_H

@@ -158,7 +158,7 @@ static bool bursts_new(struct xsi_stream *s)
 	if (!s->bursts)
 		return false;
 	xm_burst_init(s->bursts, -1, have, XM_PRICE_DEFAULT);
-	atomic_fetch_add(&s->rt->state->choosers, 1);
+	atomic_store(&s->rt->state->chosen, true);
 	return true;
 }
 
@@ -304,7 +304,6 @@ static struct xsi_stream *insert(struct xsi_runtime *rt, int kind,
 		xs_warn("%s: stream %#lx: out of memory for its choice; every burst of it holds",
 			rt->name, (unsigned long)handle);
 		s->desc.chooses = false;
-		s->desc.cap_off = false;
 	}
 	if (with_xq && attach_xq(rt, s, how)) {
 		xsi_stream_free(s);

@@ -187,7 +187,8 @@ void xu_record_begin(struct xu_record *rc, CUevent *ev, CUstream *h)
 
 	memset(rc, 0, sizeof(*rc));
 	rc->h = *h;
-	rc->urgent = uctx != NULL || xu_stream_urgent(*h, NULL);
+	/* (With the urgent context on, an urgent stream has one.) */
+	rc->urgent = uctx != NULL || (!on && xu_stream_urgent(*h, NULL));
 	e = event_get(*ev);
 	if (!e && !on && follow && rc->urgent && *ev)
 		e = event_add(*ev, 0);	/* the default's choice: for its burst */
